@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// The packetlab command: loads the TypeScript CLI through tsx's loader so it runs straight from a checkout.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../src/cli/main.ts');
+process.exitCode = await main(process.argv.slice(2));
