@@ -42,10 +42,6 @@ export const DROP_REASONS = [
   'MAC_INVALID_SOURCE',
   'LOCAL_MAC',
   'UNICAST_IN_L2_MULTICAST',
-  /** packetlab: forwarding with ip_forward=0 (Linux drops in ip_forward() as IP_INADDRERRORS-like "not forwarding"). */
-  'IP_FORWARDING_DISABLED',
-  /** packetlab: TTL reached zero while forwarding (Linux counts IPSTATS_MIB_INHDRERRORS and sends time exceeded). */
-  'IP_TTL_EXPIRED',
   /** packetlab: a switch port of an underlay segment drops a frame larger than the segment MTU, silently. */
   'SEGMENT_MTU_EXCEEDED',
   /** packetlab: conntrack table full and nothing to early-drop ("nf_conntrack: table full, dropping packet"). */
