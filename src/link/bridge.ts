@@ -1,0 +1,146 @@
+// A Linux bridge (net/bridge/): ports, MAC learning with ageing, flooding, local delivery, hairpin; no STP, no VLAN filtering.
+
+import { type Packet, PacketType } from '../core/packet.ts';
+import { isMulticastMac, type MacAddr, readMac } from '../wire/address.ts';
+import { type DeviceOwner, type LinkContext, NetDevice } from './device.ts';
+import { Fdb } from './fdb.ts';
+
+/**
+ * Called for frames the bridge forwards between ports, when br_netfilter is on
+ * (`net.bridge.bridge-nf-call-iptables=1`); returns false to drop. Injected by the layer
+ * above so link/ does not import netfilter/.
+ */
+export type BridgeForwardHook = (
+  bridge: Bridge,
+  pkt: Packet,
+  inPort: NetDevice,
+  outPort: NetDevice,
+) => boolean;
+
+export class Bridge extends NetDevice {
+  readonly kind = 'bridge' as const;
+  readonly fdb = new Fdb();
+  readonly ports = new Map<number, NetDevice>();
+  readonly hairpin = new Set<number>();
+  forwardHook: BridgeForwardHook | null = null;
+  private readonly handleFrame = (port: NetDevice, pkt: Packet): void => this.input(port, pkt);
+
+  constructor(ctx: LinkContext, owner: DeviceOwner, ifindex: number, name: string, mac: MacAddr, mtu = 1500) {
+    super(ctx, owner, ifindex, name, mac, mtu);
+    this.fdb.install(mac, ifindex, { local: true });
+  }
+
+  /** A bridge has carrier when at least one port is up (br_port_carrier_check); with no port it is NO-CARRIER. */
+  protected override hasCarrier(): boolean {
+    if (this.ports.size === 0) return false;
+    for (const port of this.ports.values()) if (port.operUp) return true;
+    return false;
+  }
+
+  /** br_add_if: enslave `port`; its MAC becomes a local entry and its frames come to the bridge. */
+  addPort(port: NetDevice): void {
+    this.ports.set(port.ifindex, port);
+    port.masterIndex = this.ifindex;
+    port.rxHandler = this.handleFrame;
+    this.fdb.install(port.mac, port.ifindex, { local: true });
+  }
+
+  /** br_del_if. */
+  removePort(port: NetDevice): void {
+    this.ports.delete(port.ifindex);
+    this.hairpin.delete(port.ifindex);
+    port.masterIndex = 0;
+    port.rxHandler = null;
+    this.fdb.flushPort(port.ifindex);
+  }
+
+  setHairpin(port: NetDevice, on: boolean): void {
+    if (on) this.hairpin.add(port.ifindex);
+    else this.hairpin.delete(port.ifindex);
+  }
+
+  /** br_handle_frame_finish: learn the source, then deliver locally, forward, or flood. */
+  private input(port: NetDevice, pkt: Packet): void {
+    const now = this.ctx.scheduler.now;
+    if (pkt.length < 14) {
+      this.drop(pkt, 'PKT_TOO_SMALL');
+      return;
+    }
+    const src = readMac(pkt.buf, pkt.start + 6);
+    if (isMulticastMac(src)) {
+      // A group address as source is invalid (br_handle_frame: !is_valid_ether_addr).
+      this.drop(pkt, 'MAC_INVALID_SOURCE');
+      return;
+    }
+    this.fdb.learn(src, port.ifindex, now);
+    this.step(pkt, 'br_handle_frame', port.name);
+
+    if (pkt.pktType === PacketType.Broadcast || pkt.pktType === PacketType.Multicast) {
+      this.flood(pkt, port);
+      this.passUp(pkt);
+      return;
+    }
+    const dst = readMac(pkt.buf, pkt.start);
+    const entry = this.fdb.lookup(dst, now);
+    if (entry?.local) {
+      this.passUp(pkt);
+      return;
+    }
+    const out = entry === undefined ? undefined : this.ports.get(entry.port);
+    if (out === undefined) {
+      this.flood(pkt, port);
+      return;
+    }
+    this.forward(pkt, port, out);
+  }
+
+  /** br_pass_frame_up: the frame is received again, on the bridge device itself. */
+  private passUp(pkt: Packet): void {
+    pkt.pktType = PacketType.Host;
+    this.receive(pkt);
+  }
+
+  /** br_forward: to one port, unless it is the ingress port without hairpin mode (should_deliver). */
+  private forward(pkt: Packet, inPort: NetDevice, out: NetDevice): void {
+    if (out === inPort && !this.hairpin.has(out.ifindex)) return;
+    if (this.forwardHook !== null && !this.forwardHook(this, pkt, inPort, out)) return;
+    this.step(pkt, 'br_forward', out.name);
+    out.transmit(pkt);
+  }
+
+  /** br_flood: a copy to every other port that is up; `inPort` null when the host itself sends. */
+  private flood(pkt: Packet, inPort: NetDevice | null): void {
+    this.step(pkt, 'br_flood', inPort?.name ?? this.name);
+    for (const out of this.ports.values()) {
+      if (!out.operUp) continue;
+      if (inPort === null) out.transmit(pkt.clone());
+      else this.forward(pkt.clone(), inPort, out);
+    }
+  }
+
+  /** br_dev_xmit: the host sends through the bridge: to the port behind the destination MAC, or flooded. */
+  protected xmit(pkt: Packet): void {
+    const dst = readMac(pkt.buf, pkt.start);
+    const entry = this.fdb.lookup(dst, this.ctx.scheduler.now);
+    const out = entry === undefined || entry.local ? undefined : this.ports.get(entry.port);
+    if (out === undefined) {
+      this.flood(pkt, null);
+      return;
+    }
+    this.step(pkt, 'br_dev_xmit', out.name);
+    out.transmit(pkt);
+  }
+
+  private step(pkt: Packet, step: string, detail: string): void {
+    const bus = this.ctx.bus;
+    if (bus.wants.step)
+      bus.emit('step', {
+        time: this.ctx.scheduler.now,
+        netns: this.owner.name,
+        dev: this.name,
+        step,
+        detail,
+        frame: pkt.frame(),
+      });
+  }
+}

@@ -1,0 +1,169 @@
+// The one interface every network device shares (veth, bridge, vxlan, loopback, underlay port), with stats and capture taps.
+//
+// Mirrors the split of net/core/dev.c: `transmit` is dev_queue_xmit (taps see the frame,
+// then the driver's `xmit` runs), `receive` is __netif_receive_skb (taps, then the rx
+// handler a bridge installs on its ports, else the namespace's protocol handlers).
+// No qdiscs, no offloads, no multiple queues.
+
+import type { DropReason } from '../core/drop-reason.ts';
+import { type Packet, PacketType } from '../core/packet.ts';
+import type { Scheduler } from '../core/scheduler.ts';
+import type { TraceBus } from '../core/trace.ts';
+import { isMulticastMac, MAC_BROADCAST, type MacAddr, readMac } from '../wire/address.ts';
+import type { Backlog } from './backlog.ts';
+
+export type DeviceKind = 'loopback' | 'veth' | 'bridge' | 'vxlan';
+
+/** The counters `ip -s link` prints (struct rtnl_link_stats64, the fields we model). */
+export class DeviceStats {
+  rxPackets = 0;
+  rxBytes = 0;
+  rxErrors = 0;
+  rxDropped = 0;
+  rxMulticast = 0;
+  txPackets = 0;
+  txBytes = 0;
+  txErrors = 0;
+  txDropped = 0;
+}
+
+/** What a device needs from the simulation around it. */
+export interface LinkContext {
+  readonly scheduler: Scheduler;
+  readonly bus: TraceBus;
+  readonly backlog: Backlog;
+}
+
+/** What a device needs from the namespace that holds it; the namespace implements it (link/ never imports netns/). */
+export interface DeviceOwner {
+  readonly name: string;
+  /** Hands a received frame to the namespace's protocol handlers (ip_rcv, arp_rcv). */
+  deliver(dev: NetDevice, pkt: Packet): void;
+}
+
+/** Sees every frame a device sends or receives, as a packet socket does (tcpdump). */
+export type Tap = (dev: NetDevice, pkt: Packet, direction: 'rx' | 'tx') => void;
+
+/** Consumes a frame received on a port before the namespace sees it (the bridge's br_handle_frame). */
+export type RxHandler = (dev: NetDevice, pkt: Packet) => void;
+
+export abstract class NetDevice {
+  abstract readonly kind: DeviceKind;
+  ifindex: number;
+  name: string;
+  mac: MacAddr;
+  mtu: number;
+  /** Administrative state (`ip link set up`). */
+  adminUp = false;
+  owner: DeviceOwner;
+  /** The bridge this device is a port of, by ifindex in the same namespace (0: none). */
+  masterIndex = 0;
+  rxHandler: RxHandler | null = null;
+  readonly stats = new DeviceStats();
+  readonly taps: Tap[] = [];
+  readonly ctx: LinkContext;
+
+  constructor(
+    ctx: LinkContext,
+    owner: DeviceOwner,
+    ifindex: number,
+    name: string,
+    mac: MacAddr,
+    mtu: number,
+  ) {
+    this.ctx = ctx;
+    this.owner = owner;
+    this.ifindex = ifindex;
+    this.name = name;
+    this.mac = mac;
+    this.mtu = mtu;
+  }
+
+  /** Operational state: up and with carrier (a veth needs its peer up). */
+  get operUp(): boolean {
+    return this.adminUp && this.hasCarrier();
+  }
+
+  protected hasCarrier(): boolean {
+    return true;
+  }
+
+  /** Sends a frame out of this device (dev_queue_xmit): taps see it, then the driver takes it. */
+  transmit(pkt: Packet): void {
+    if (!this.operUp) {
+      this.stats.txDropped++;
+      this.drop(pkt, 'DEV_READY');
+      return;
+    }
+    this.stats.txPackets++;
+    this.stats.txBytes += pkt.length;
+    if (this.taps.length > 0) this.runTaps(pkt, 'tx');
+    const bus = this.ctx.bus;
+    if (bus.wants.tx)
+      bus.emit('tx', {
+        time: this.ctx.scheduler.now,
+        netns: this.owner.name,
+        dev: this.name,
+        frame: pkt.frame(),
+      });
+    this.xmit(pkt);
+  }
+
+  /** The driver's transmit (ndo_start_xmit). */
+  protected abstract xmit(pkt: Packet): void;
+
+  /** Takes a frame off the wire (__netif_receive_skb): classify, count, tap, then bridge or protocol handlers. */
+  receive(pkt: Packet): void {
+    if (!this.adminUp) {
+      this.stats.rxDropped++;
+      this.drop(pkt, 'DEV_READY');
+      return;
+    }
+    pkt.iif = this.ifindex;
+    this.classify(pkt);
+    this.stats.rxPackets++;
+    this.stats.rxBytes += pkt.length;
+    if (pkt.pktType === PacketType.Multicast || pkt.pktType === PacketType.Broadcast)
+      this.stats.rxMulticast++;
+    if (this.taps.length > 0) this.runTaps(pkt, 'rx');
+    const bus = this.ctx.bus;
+    if (bus.wants.rx)
+      bus.emit('rx', {
+        time: this.ctx.scheduler.now,
+        netns: this.owner.name,
+        dev: this.name,
+        frame: pkt.frame(),
+      });
+    if (this.rxHandler !== null) this.rxHandler(this, pkt);
+    else this.owner.deliver(this, pkt);
+  }
+
+  /** Sets the packet type from the destination MAC, as eth_type_trans does. */
+  protected classify(pkt: Packet): void {
+    if (pkt.length < 14) {
+      pkt.pktType = PacketType.Host;
+      return;
+    }
+    const dst = readMac(pkt.buf, pkt.start);
+    if (dst === MAC_BROADCAST) pkt.pktType = PacketType.Broadcast;
+    else if (isMulticastMac(dst)) pkt.pktType = PacketType.Multicast;
+    else pkt.pktType = dst === this.mac ? PacketType.Host : PacketType.OtherHost;
+  }
+
+  private runTaps(pkt: Packet, direction: 'rx' | 'tx'): void {
+    for (const tap of this.taps) tap(this, pkt, direction);
+  }
+
+  /** Drops a packet with a reason: the one place a device drop is reported. */
+  drop(pkt: Packet, reason: DropReason): void {
+    const bus = this.ctx.bus;
+    if (bus.wants.drop)
+      bus.emit('drop', {
+        time: this.ctx.scheduler.now,
+        netns: this.owner.name,
+        dev: this.name,
+        reason,
+        frame: pkt.frame(),
+      });
+  }
+}

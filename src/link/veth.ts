@@ -1,0 +1,50 @@
+// A veth pair: what one end transmits, the other end receives, across namespaces (drivers/net/veth.c); no XDP, no GRO.
+
+import type { Packet } from '../core/packet.ts';
+import type { MacAddr } from '../wire/address.ts';
+import { type DeviceOwner, type LinkContext, NetDevice } from './device.ts';
+
+/** Largest frame a device accepts beyond its MTU: the Ethernet header plus one VLAN tag (is_skb_forwardable). */
+const ETH_HARD_HEADER_WITH_VLAN = 18;
+
+export class Veth extends NetDevice {
+  readonly kind = 'veth' as const;
+  peer: Veth | null = null;
+
+  /** Creates both ends; `ifindexOf(end)` lets each end's namespace number it. */
+  static pair(
+    ctx: LinkContext,
+    a: { owner: DeviceOwner; ifindex: number; name: string; mac: MacAddr; mtu: number },
+    b: { owner: DeviceOwner; ifindex: number; name: string; mac: MacAddr; mtu: number },
+  ): [Veth, Veth] {
+    const first = new Veth(ctx, a.owner, a.ifindex, a.name, a.mac, a.mtu);
+    const second = new Veth(ctx, b.owner, b.ifindex, b.name, b.mac, b.mtu);
+    first.peer = second;
+    second.peer = first;
+    return [first, second];
+  }
+
+  protected override hasCarrier(): boolean {
+    return this.peer !== null && this.peer.adminUp;
+  }
+
+  /** veth_xmit: hand the frame to the peer's backlog; a frame too big for the peer is dropped there (is_skb_forwardable). */
+  protected xmit(pkt: Packet): void {
+    const peer = this.peer!;
+    if (pkt.length > peer.mtu + ETH_HARD_HEADER_WITH_VLAN) {
+      peer.stats.rxDropped++;
+      peer.drop(pkt, 'PKT_TOO_BIG');
+      return;
+    }
+    if (peer.owner !== this.owner) scrubAcrossNamespaces(pkt);
+    this.ctx.backlog.enqueue(peer, pkt);
+  }
+}
+
+/** skb_scrub_packet(skb, xnet=true): crossing namespaces forgets the mark and the conntrack reference. */
+function scrubAcrossNamespaces(pkt: Packet): void {
+  pkt.mark = 0;
+  pkt.ctIndex = -1;
+  pkt.ctReply = false;
+  pkt.ctInfo = 0;
+}

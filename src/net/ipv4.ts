@@ -1,0 +1,428 @@
+// One namespace's IPv4 layer: receive (ip_rcv), local delivery, forwarding (ip_forward) and output (ip_output)
+// over its routes, neighbours and interfaces; no IP options processing beyond validation, no multicast routing.
+//
+// The function names in comments are those of net/ipv4/ip_input.c, ip_forward.c and
+// ip_output.c, which this file mirrors step by step. ICMP, ARP and fragmentation live in
+// their own files and are called from here.
+
+import type { DropReason } from '../core/drop-reason.ts';
+import { Packet, PacketType } from '../core/packet.ts';
+import type { Rng } from '../core/rng.ts';
+import type { LinkContext, NetDevice } from '../link/device.ts';
+import type { Ipv4Addr, MacAddr } from '../wire/address.ts';
+import { writeMac } from '../wire/address.ts';
+import { writeU16 } from '../wire/bytes.ts';
+import { updateChecksum16 } from '../wire/checksum.ts';
+import type { WireError } from '../wire/error.ts';
+import { ETHERNET_HEADER_LEN, ETHERTYPE_IPV4 } from '../wire/ethernet.ts';
+import { emitIpv4, IPPROTO_ICMP, IPV4_MIN_HEADER_LEN, Ipv4View } from '../wire/ipv4.ts';
+import { Arp } from './arp.ts';
+import type { Fib } from './fib.ts';
+import { fragmentAndSend, Reassembler } from './fragment.ts';
+import { Icmp } from './icmp.ts';
+import { InterfaceAddresses } from './ifaddr.ts';
+import { NeighbourTable } from './neighbour.ts';
+import { type RouteOk, type RouteResult, Router } from './router.ts';
+import type { Sysctls } from './sysctl.ts';
+
+/** What the IPv4 layer needs from the simulation: the link context plus the seeded rng. */
+export interface NetContext extends LinkContext {
+  readonly rng: Rng;
+}
+
+/** The namespace's devices, as the IPv4 layer sees them. */
+export interface Interfaces {
+  readonly name: string;
+  byIndex(ifindex: number): NetDevice | undefined;
+  all(): Iterable<NetDevice>;
+}
+
+/** Local delivery of one transport protocol (udp_rcv, tcp_v4_rcv); the view is the packet's IPv4 header. */
+export type ProtocolHandler = (pkt: Packet, ip: Ipv4View) => void;
+
+/** An ICMP error about a datagram this namespace sent, for the protocol that sent it (udp_err, tcp_v4_err). */
+export type ProtocolErrorHandler = (quoted: Ipv4View, type: number, code: number, info: number) => void;
+
+/** The Netfilter hooks in the IPv4 path; a verdict of false means the packet was taken (dropped or stolen). */
+export type Hook = 'PREROUTING' | 'INPUT' | 'FORWARD' | 'OUTPUT' | 'POSTROUTING';
+export interface NetfilterHooks {
+  run(hook: Hook, pkt: Packet, inDev: NetDevice | undefined, outDev: NetDevice | undefined): boolean;
+}
+
+/** How a locally generated datagram treats DF and path MTU (IP_MTU_DISCOVER). */
+export type PmtuDisc = 'do' | 'dont' | 'want';
+
+export interface OutputOptions {
+  readonly protocol: number;
+  readonly ttl?: number;
+  readonly tos?: number;
+  readonly pmtudisc: PmtuDisc;
+}
+
+export type SendError = 'ENETUNREACH' | 'EHOSTUNREACH' | 'EACCES' | 'EINVAL' | 'EMSGSIZE' | 'EPERM';
+export type SendResult = { ok: true } | { ok: false; error: SendError; mtu?: number };
+
+/** The IP MIB counters `nstat`/`netstat -s` show, the ones this model moves. */
+export class Ipv4Mib {
+  inReceives = 0;
+  inHdrErrors = 0;
+  inAddrErrors = 0;
+  inNoRoutes = 0;
+  inUnknownProtos = 0;
+  inDelivers = 0;
+  forwDatagrams = 0;
+  outRequests = 0;
+  outNoRoutes = 0;
+  reasmReqds = 0;
+  reasmOKs = 0;
+  reasmFails = 0;
+  reasmTimeout = 0;
+  fragOKs = 0;
+  fragFails = 0;
+  fragCreates = 0;
+}
+
+/** A route exception learned from frag-needed (ip_rt_update_pmtu), expiring after ip_rt_mtu_expires (600 s). */
+interface PmtuException {
+  mtu: number;
+  expiresNs: number;
+}
+const MTU_EXPIRES_NS = 600e9;
+/** The smallest PMTU accepted from an ICMP (ip_rt_min_pmtu = 512 + 20 + 20). */
+const MIN_PMTU = 552;
+
+export class Ipv4Stack {
+  readonly addresses = new InterfaceAddresses();
+  readonly neighbours: NeighbourTable;
+  readonly mib = new Ipv4Mib();
+  readonly router: Router;
+  readonly icmp: Icmp;
+  readonly arp: Arp;
+  readonly protocols = new Map<number, ProtocolHandler>();
+  readonly errorHandlers = new Map<number, ProtocolErrorHandler>();
+  netfilter: NetfilterHooks | null = null;
+  private readonly reassembler: Reassembler;
+  private readonly pmtu = new Map<Ipv4Addr, PmtuException>();
+  private readonly identByDst = new Map<Ipv4Addr, number>();
+
+  constructor(
+    readonly ctx: NetContext,
+    readonly interfaces: Interfaces,
+    readonly sysctls: Sysctls,
+    fib: Fib,
+  ) {
+    this.router = new Router(fib, this.addresses);
+    this.arp = new Arp(this);
+    this.neighbours = new NeighbourTable(ctx.scheduler, ctx.rng.fork('neigh'), sysctls, this.arp);
+    this.icmp = new Icmp(this);
+    this.reassembler = new Reassembler(this);
+  }
+
+  /** A packet with `length` bytes to fill and headroom for every header below. */
+  allocatePacket(length: number): Packet {
+    return Packet.allocate(length);
+  }
+
+  get now(): number {
+    return this.ctx.scheduler.now;
+  }
+
+  /** The one place the IPv4 layer drops a packet: counted on the device, and a trace event. */
+  drop(pkt: Packet, reason: DropReason, dev?: NetDevice): void {
+    const device = dev ?? this.interfaces.byIndex(pkt.iif);
+    if (device !== undefined) device.stats.rxDropped++;
+    const bus = this.ctx.bus;
+    if (bus.wants.drop)
+      bus.emit('drop', {
+        time: this.now,
+        netns: this.interfaces.name,
+        dev: device?.name ?? '',
+        reason,
+        frame: pkt.frame(),
+      });
+  }
+
+  /** Emits a path step for the tracer (pwru style). */
+  step(pkt: Packet, step: string, dev: NetDevice | undefined, detail: string): void {
+    const bus = this.ctx.bus;
+    if (bus.wants.step)
+      bus.emit('step', {
+        time: this.now,
+        netns: this.interfaces.name,
+        dev: dev?.name ?? '',
+        step,
+        detail,
+        frame: pkt.frame(),
+      });
+  }
+
+  /** A view of the IPv4 header at `pkt.network`, checked against the frame's end. */
+  viewOf(pkt: Packet): Ipv4View | WireError {
+    const bytes = pkt.end === pkt.buf.length ? pkt.buf : pkt.buf.subarray(0, pkt.end);
+    return Ipv4View.checked(bytes, pkt.network);
+  }
+
+  // ---- receive -----------------------------------------------------------------------
+
+  /** ip_rcv / ip_rcv_core: validate the header, trim link padding, PREROUTING, then route. */
+  receive(dev: NetDevice, pkt: Packet): void {
+    if (pkt.pktType === PacketType.OtherHost) {
+      this.drop(pkt, 'OTHERHOST', dev);
+      return;
+    }
+    this.mib.inReceives++;
+    pkt.network = pkt.start + ETHERNET_HEADER_LEN;
+    const view = this.viewOf(pkt);
+    if (!(view instanceof Ipv4View)) {
+      this.mib.inHdrErrors++;
+      this.drop(pkt, view.defect === 'ipv4.total-length-exceeds-buffer' ? 'PKT_TOO_SMALL' : 'IP_INHDR', dev);
+      return;
+    }
+    if (!view.verifyChecksum()) {
+      this.drop(pkt, 'IP_CSUM', dev);
+      return;
+    }
+    if (!view.optionsAreValid()) {
+      this.mib.inHdrErrors++;
+      this.drop(pkt, 'IP_INHDR', dev);
+      return;
+    }
+    pkt.trim(pkt.network - pkt.start + view.totalLen);
+    this.step(pkt, 'ip_rcv', dev, '');
+    if (this.netfilter !== null && !this.netfilter.run('PREROUTING', pkt, dev, undefined)) return;
+    this.routeInput(dev, pkt);
+  }
+
+  /** ip_rcv_finish → ip_route_input_noref: local delivery, forwarding, or an error. */
+  private routeInput(dev: NetDevice, pkt: Packet): void {
+    const view = Ipv4View.unchecked(pkt.buf, pkt.network);
+    const route = this.router.input(view.dstAddr, view.srcAddr, dev.ifindex, pkt.mark);
+    this.step(pkt, 'ip_route_input', dev, route.ok ? route.type : route.error);
+    if (!route.ok) {
+      this.inputError(dev, pkt, route.error);
+      return;
+    }
+    switch (route.type) {
+      case 'local':
+      case 'broadcast':
+        this.localDeliver(dev, pkt);
+        return;
+      case 'unicast':
+        if (this.sysctls.int(`net.ipv4.conf.${dev.name}.forwarding`) === 0) {
+          // ip_route_input_slow: not forwarding on this device is EHOSTUNREACH, and ip_error stays silent.
+          this.mib.inAddrErrors++;
+          this.drop(pkt, 'IP_INADDRERRORS', dev);
+          return;
+        }
+        this.forward(dev, pkt, route);
+        return;
+    }
+  }
+
+  /**
+   * ip_error: with forwarding on, an unroutable packet gets net unreachable (no route),
+   * host unreachable (an unreachable route) or packet filtered (prohibit); a blackhole, or
+   * forwarding off, drops silently.
+   */
+  private inputError(
+    dev: NetDevice,
+    pkt: Packet,
+    error: 'ENETUNREACH' | 'EHOSTUNREACH' | 'EACCES' | 'EINVAL',
+  ): void {
+    if (error === 'ENETUNREACH') this.mib.inNoRoutes++;
+    else this.mib.inAddrErrors++;
+    const forwarding = this.sysctls.int(`net.ipv4.conf.${dev.name}.forwarding`) !== 0;
+    if (forwarding && error !== 'EINVAL') this.icmp.sendError(pkt, 3, ICMP_CODE_FOR[error], 0);
+    this.drop(pkt, error === 'ENETUNREACH' ? 'IP_INNOROUTES' : 'IP_INADDRERRORS', dev);
+  }
+
+  /** ip_local_deliver: reassemble, INPUT, then the protocol handler (ip_local_deliver_finish). */
+  private localDeliver(dev: NetDevice, pkt: Packet): void {
+    let view = Ipv4View.unchecked(pkt.buf, pkt.network);
+    if (view.moreFragments || view.fragmentOffset !== 0) {
+      const whole = this.reassembler.add(dev, pkt);
+      if (whole === undefined) return;
+      pkt = whole;
+      view = Ipv4View.unchecked(pkt.buf, pkt.network);
+    }
+    if (this.netfilter !== null && !this.netfilter.run('INPUT', pkt, dev, undefined)) return;
+    this.step(pkt, 'ip_local_deliver', dev, '');
+    this.mib.inDelivers++;
+    if (view.protocol === IPPROTO_ICMP) {
+      this.icmp.receive(dev, pkt, view);
+      return;
+    }
+    const handler = this.protocols.get(view.protocol);
+    if (handler === undefined) {
+      this.mib.inUnknownProtos++;
+      this.icmp.sendError(pkt, 3, 2, 0);
+      this.drop(pkt, 'IP_NOPROTO', dev);
+      return;
+    }
+    handler(pkt, view);
+  }
+
+  // ---- forward -----------------------------------------------------------------------
+
+  /** ip_forward: TTL, then MTU with DF, then decrement TTL, FORWARD, and output. */
+  private forward(inDev: NetDevice, pkt: Packet, route: RouteOk): void {
+    const view = Ipv4View.unchecked(pkt.buf, pkt.network);
+    if (pkt.pktType !== PacketType.Host) {
+      this.drop(pkt, 'OTHERHOST', inDev);
+      return;
+    }
+    if (view.ttl <= 1) {
+      this.icmp.sendError(pkt, 11, 0, 0);
+      this.mib.inHdrErrors++;
+      this.drop(pkt, 'IP_INHDR', inDev);
+      return;
+    }
+    const outDev = this.interfaces.byIndex(route.ifindex);
+    if (outDev === undefined) {
+      this.drop(pkt, 'IP_INNOROUTES', inDev);
+      return;
+    }
+    const mtu = this.pathMtu(route, view.dstAddr, outDev);
+    if (view.totalLen > mtu && view.dontFragment) {
+      // ip_exceeds_mtu: drop and tell the sender the next-hop MTU (frag-needed is never rate-limited).
+      this.mib.fragFails++;
+      this.icmp.sendError(pkt, 3, 4, mtu);
+      this.drop(pkt, 'PKT_TOO_BIG', inDev);
+      return;
+    }
+    // ip_decrease_ttl: TTL is the high byte of the TTL/protocol word; update the checksum incrementally.
+    const ttlProtocolOld = (view.ttl << 8) | view.protocol;
+    view.ttl = view.ttl - 1;
+    view.checksum = updateChecksum16(view.checksum, ttlProtocolOld, (view.ttl << 8) | view.protocol);
+    this.step(pkt, 'ip_forward', outDev, `ttl ${view.ttl}`);
+    if (this.netfilter !== null && !this.netfilter.run('FORWARD', pkt, inDev, outDev)) return;
+    this.mib.forwDatagrams++;
+    this.postRouting(pkt, route, outDev);
+  }
+
+  // ---- output ------------------------------------------------------------------------
+
+  /** ip_route_output_key for a locally generated datagram; picks the source address when none is given. */
+  routeOutput(dst: Ipv4Addr, options: { src?: Ipv4Addr; oif?: number; mark?: number } = {}): RouteResult {
+    return this.router.output(dst, options.src ?? 0, options.oif ?? 0, options.mark ?? 0);
+  }
+
+  /** The MTU toward `dst` on `route`: a learned PMTU exception, the route's mtu metric, or the device MTU. */
+  pathMtu(route: RouteOk, dst: Ipv4Addr, dev: NetDevice): number {
+    const exception = this.pmtu.get(dst);
+    if (exception !== undefined) {
+      if (exception.expiresNs > this.now) return Math.min(exception.mtu, dev.mtu);
+      this.pmtu.delete(dst);
+    }
+    return route.mtu > 0 ? route.mtu : dev.mtu;
+  }
+
+  /** ip_rt_update_pmtu from a received frag-needed. */
+  learnPmtu(dst: Ipv4Addr, mtu: number): void {
+    this.pmtu.set(dst, { mtu: Math.max(mtu, MIN_PMTU), expiresNs: this.now + MTU_EXPIRES_NS });
+  }
+
+  /**
+   * ip_queue_xmit / ip_build_and_send_pkt: prepends an IPv4 header to the transport data in
+   * `pkt` and sends it along `route`. The caller already filled the transport checksum using
+   * `route.src`. Returns EMSGSIZE, with the MTU, when DF must be set and the datagram is too big.
+   */
+  output(pkt: Packet, route: RouteResult, options: OutputOptions): SendResult {
+    if (!route.ok) {
+      this.mib.outNoRoutes++;
+      return { ok: false, error: route.error };
+    }
+    const outDev = this.interfaces.byIndex(route.ifindex);
+    if (outDev === undefined) return { ok: false, error: 'ENETUNREACH' };
+    const payloadLen = pkt.length;
+    const totalLen = IPV4_MIN_HEADER_LEN + payloadLen;
+    const mtu = this.pathMtu(route, route.dst, outDev);
+    const dontFragment = options.pmtudisc !== 'dont' && !(options.pmtudisc === 'want' && totalLen > mtu);
+    if (options.pmtudisc === 'do' && totalLen > mtu) return { ok: false, error: 'EMSGSIZE', mtu };
+    pkt.push(IPV4_MIN_HEADER_LEN);
+    pkt.network = pkt.start;
+    emitIpv4(
+      {
+        srcAddr: route.src,
+        dstAddr: route.dst,
+        protocol: options.protocol,
+        ttl: options.ttl ?? this.sysctls.int('net.ipv4.ip_default_ttl'),
+        ident: this.selectIdent(route.dst, dontFragment),
+        dontFragment,
+        moreFragments: false,
+        fragmentOffset: 0,
+        dscp: (options.tos ?? 0) >>> 2,
+        ecn: (options.tos ?? 0) & 3,
+        payloadLen,
+        options: NO_OPTIONS,
+      },
+      Ipv4View.unchecked(pkt.buf, pkt.network),
+    );
+    this.mib.outRequests++;
+    return this.localOut(pkt, route, outDev);
+  }
+
+  /** __ip_local_out: OUTPUT hook, then ip_output. The header is already complete. */
+  localOut(pkt: Packet, route: RouteOk, outDev: NetDevice): SendResult {
+    pkt.iif = 0;
+    this.step(pkt, 'ip_local_out', outDev, '');
+    if (this.netfilter !== null && !this.netfilter.run('OUTPUT', pkt, undefined, outDev))
+      return { ok: false, error: 'EPERM' };
+    this.postRouting(pkt, route, outDev);
+    return { ok: true };
+  }
+
+  /**
+   * __ip_select_ident: DF datagrams from unconnected sockets carry id 0; the others take the
+   * next value of a per-destination counter with a seeded random start (ip_idents).
+   */
+  private selectIdent(dst: Ipv4Addr, dontFragment: boolean): number {
+    if (dontFragment) return 0;
+    let ident = this.identByDst.get(dst);
+    if (ident === undefined) ident = this.ctx.rng.int(0x10000);
+    this.identByDst.set(dst, (ident + 1) & 0xffff);
+    return ident;
+  }
+
+  /** ip_output → POSTROUTING → ip_finish_output: fragment when needed, then the neighbour. */
+  private postRouting(pkt: Packet, route: RouteOk, outDev: NetDevice): void {
+    if (this.netfilter !== null && !this.netfilter.run('POSTROUTING', pkt, undefined, outDev)) return;
+    const view = Ipv4View.unchecked(pkt.buf, pkt.network);
+    const mtu = this.pathMtu(route, view.dstAddr, outDev);
+    const nextHop = route.gateway !== 0 ? route.gateway : view.dstAddr;
+    if (view.totalLen > mtu) {
+      if (view.dontFragment) {
+        // A forwarded DF packet was handled in ip_forward; here only a local one can be too big.
+        this.mib.fragFails++;
+        this.drop(pkt, 'PKT_TOO_BIG', outDev);
+        return;
+      }
+      fragmentAndSend(this, pkt, mtu, (fragment) => this.neighbourOutput(fragment, outDev, nextHop));
+      return;
+    }
+    this.neighbourOutput(pkt, outDev, nextHop);
+  }
+
+  /** ip_finish_output2 → neigh_output: loopback needs no neighbour, the rest resolve with ARP. */
+  neighbourOutput(pkt: Packet, outDev: NetDevice, nextHop: Ipv4Addr): void {
+    if (outDev.kind === 'loopback') {
+      this.transmitTo(pkt, outDev, 0);
+      return;
+    }
+    this.neighbours.output(outDev.ifindex, nextHop, pkt);
+  }
+
+  /** Prepends the Ethernet header (dev_hard_header) and hands the frame to the device. */
+  transmitTo(pkt: Packet, outDev: NetDevice, dstMac: MacAddr): void {
+    pkt.push(ETHERNET_HEADER_LEN);
+    writeMac(pkt.buf, pkt.start, dstMac);
+    writeMac(pkt.buf, pkt.start + 6, outDev.mac);
+    writeU16(pkt.buf, pkt.start + 12, ETHERTYPE_IPV4);
+    outDev.transmit(pkt);
+  }
+}
+
+const NO_OPTIONS = new Uint8Array(0);
+
+/** The ICMP destination-unreachable code ip_error sends for each lookup error. */
+const ICMP_CODE_FOR = { ENETUNREACH: 0, EHOSTUNREACH: 1, EACCES: 13, EINVAL: 0 } as const;

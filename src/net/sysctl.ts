@@ -1,0 +1,142 @@
+// The per-namespace sysctl tree packetlab models: names, Linux defaults, and integer validation; no /proc.
+//
+// Keys are the dotted names `sysctl` prints (net.ipv4.ip_forward). Per-device keys use the
+// `conf.<dev>.` form; `conf.all` and `conf.default` exist as in Linux. Values are kept as
+// the text the kernel would print (`32768\t60999` for the port range).
+
+/** A value's shape: one integer in [min, max], or several separated by tabs. */
+interface SysctlSpec {
+  readonly defaultValue: string;
+  readonly min: number;
+  readonly max: number;
+  readonly fields: number;
+}
+
+const int = (defaultValue: number, min = 0, max = 2147483647): SysctlSpec => ({
+  defaultValue: String(defaultValue),
+  min,
+  max,
+  fields: 1,
+});
+const bool = (defaultValue: 0 | 1): SysctlSpec => int(defaultValue, 0, 1);
+
+/** Namespace-wide keys and their defaults in a new network namespace on Linux 6.x. */
+const GLOBAL_KEYS: Record<string, SysctlSpec> = {
+  'net.ipv4.ip_forward': bool(0),
+  'net.ipv4.ip_default_ttl': int(64, 1, 255),
+  'net.ipv4.ip_local_port_range': { defaultValue: '32768\t60999', min: 1, max: 65535, fields: 2 },
+  'net.ipv4.ip_no_pmtu_disc': int(0, 0, 3),
+  'net.ipv4.icmp_echo_ignore_all': bool(0),
+  'net.ipv4.icmp_ratelimit': int(1000),
+  'net.ipv4.icmp_ratemask': int(6168),
+  'net.ipv4.icmp_msgs_per_sec': int(1000),
+  'net.ipv4.icmp_msgs_burst': int(50),
+  'net.ipv4.icmp_errors_use_inbound_ifaddr': bool(0),
+  'net.ipv4.ipfrag_time': int(30),
+  'net.ipv4.ipfrag_high_thresh': int(4194304),
+  'net.ipv4.ipfrag_low_thresh': int(3145728),
+  'net.ipv4.tcp_tw_reuse': int(2, 0, 2),
+  'net.ipv4.neigh.default.base_reachable_time_ms': int(30000),
+  'net.ipv4.neigh.default.delay_first_probe_time': int(5),
+  'net.ipv4.neigh.default.gc_stale_time': int(60),
+  'net.ipv4.neigh.default.retrans_time_ms': int(1000),
+  'net.ipv4.neigh.default.mcast_solicit': int(3),
+  'net.ipv4.neigh.default.ucast_solicit': int(3),
+  'net.ipv4.neigh.default.unres_qlen_bytes': int(212992),
+  /** packetlab: drops every ICMP error this namespace would send, to reproduce a PMTU black hole. */
+  'net.packetlab.icmp_errors_blackhole': bool(0),
+};
+
+/** Per-device keys (under net.ipv4.conf.<dev>.) and their defaults. */
+const DEVICE_KEYS: Record<string, SysctlSpec> = {
+  forwarding: bool(0),
+  rp_filter: int(0, 0, 2),
+  arp_ignore: int(0, 0, 8),
+  arp_announce: int(0, 0, 2),
+  arp_accept: int(0, 0, 2),
+  proxy_arp: bool(0),
+  accept_local: bool(0),
+  route_localnet: bool(0),
+};
+
+export type SysctlResult = { ok: true; value: string } | { ok: false; error: 'ENOENT' | 'EINVAL' };
+
+export class Sysctls {
+  private readonly values = new Map<string, string>();
+  private readonly specs = new Map<string, SysctlSpec>();
+
+  constructor() {
+    for (const [key, spec] of Object.entries(GLOBAL_KEYS)) this.define(key, spec);
+    this.addDevice('all');
+    this.addDevice('default');
+  }
+
+  /** Adds keys defined by a layer above (netfilter's nf_conntrack_max, the bridge's bridge-nf-call-iptables). */
+  define(key: string, spec: { defaultValue: string; min: number; max: number; fields?: number }): void {
+    this.specs.set(key, { fields: 1, ...spec });
+    this.values.set(key, spec.defaultValue);
+  }
+
+  /** Creates `net.ipv4.conf.<dev>.*`, copying the `default` values as Linux does for new devices. */
+  addDevice(dev: string): void {
+    for (const [name, spec] of Object.entries(DEVICE_KEYS)) {
+      const inherited = this.values.get(`net.ipv4.conf.default.${name}`);
+      this.specs.set(`net.ipv4.conf.${dev}.${name}`, spec);
+      this.values.set(`net.ipv4.conf.${dev}.${name}`, inherited ?? spec.defaultValue);
+    }
+  }
+
+  removeDevice(dev: string): void {
+    for (const name of Object.keys(DEVICE_KEYS)) {
+      this.specs.delete(`net.ipv4.conf.${dev}.${name}`);
+      this.values.delete(`net.ipv4.conf.${dev}.${name}`);
+    }
+  }
+
+  has(key: string): boolean {
+    return this.values.has(normalize(key));
+  }
+
+  get(key: string): SysctlResult {
+    const value = this.values.get(normalize(key));
+    return value === undefined ? { ok: false, error: 'ENOENT' } : { ok: true, value };
+  }
+
+  /** The integer value of a key the stack reads; a programmer error when the key does not exist. */
+  int(key: string): number {
+    const value = this.values.get(key);
+    if (value === undefined) throw new Error(`unknown sysctl ${key}`);
+    return Number.parseInt(value, 10);
+  }
+
+  /** Writes a value after validating it as the kernel's proc_dointvec_minmax would. */
+  set(key: string, text: string): SysctlResult {
+    const name = normalize(key);
+    const spec = this.specs.get(name);
+    if (spec === undefined) return { ok: false, error: 'ENOENT' };
+    const fields = text.trim().split(/\s+/);
+    if (fields.length !== spec.fields) return { ok: false, error: 'EINVAL' };
+    const numbers = fields.map((field) => (/^-?[0-9]+$/.test(field) ? Number(field) : Number.NaN));
+    if (numbers.some((n) => Number.isNaN(n) || n < spec.min || n > spec.max))
+      return { ok: false, error: 'EINVAL' };
+    const value = numbers.join('\t');
+    this.values.set(name, value);
+    if (name === 'net.ipv4.ip_forward') this.propagateForwarding(value);
+    return { ok: true, value };
+  }
+
+  /** Keys under a prefix, sorted, as `sysctl -a` lists them. */
+  keys(prefix = ''): string[] {
+    return [...this.values.keys()].filter((key) => key.startsWith(prefix)).sort();
+  }
+
+  /** Writing ip_forward sets conf.all/default/<every dev>.forwarding too (devinet.c: devinet_sysctl_forward). */
+  private propagateForwarding(value: string): void {
+    for (const key of this.values.keys()) if (key.endsWith('.forwarding')) this.values.set(key, value);
+  }
+}
+
+/** `sysctl` accepts slashes as separators too (net/ipv4/ip_forward). */
+function normalize(key: string): string {
+  return key.includes('/') ? key.replaceAll('/', '.') : key;
+}

@@ -1,0 +1,317 @@
+// A network namespace (a node or a pod): its devices, sysctls, routes, IPv4 layer and UDP sockets, and the
+// operations `ip` performs on them; no IPv6, no VLAN sub-interfaces.
+
+import type { Packet } from '../core/packet.ts';
+import type { Rng } from '../core/rng.ts';
+import { Bridge } from '../link/bridge.ts';
+import type { DeviceOwner, NetDevice } from '../link/device.ts';
+import { Loopback } from '../link/loopback.ts';
+import { Veth } from '../link/veth.ts';
+import {
+  DEFAULT_VXLAN_CONFIG,
+  VXLAN_OVERHEAD,
+  Vxlan,
+  type VxlanConfig,
+  type VxlanUnderlay,
+} from '../link/vxlan.ts';
+import { Fib } from '../net/fib.ts';
+import type { AddrScope, IfAddr } from '../net/ifaddr.ts';
+import { type Interfaces, Ipv4Stack, type NetContext } from '../net/ipv4.ts';
+import { Sysctls } from '../net/sysctl.ts';
+import { UdpTable } from '../socket/udp.ts';
+import type { Ipv4Addr, MacAddr } from '../wire/address.ts';
+import { readU16 } from '../wire/bytes.ts';
+import { ETHERNET_HEADER_LEN, ETHERTYPE_ARP, ETHERTYPE_IPV4 } from '../wire/ethernet.ts';
+import { emitUdp, IPPROTO_UDP, UDP_HEADER_LEN, UdpView } from '../wire/udp.ts';
+import type { Simulation } from './simulation.ts';
+
+export type DeviceError = 'EEXIST' | 'ENODEV' | 'EINVAL' | 'EADDRNOTAVAIL' | 'EADDRINUSE';
+export type Result<T> = { ok: true; value: T } | { ok: false; error: DeviceError };
+
+export interface VxlanOptions extends Partial<Omit<VxlanConfig, 'vni'>> {
+  readonly vni: number;
+  readonly mtu?: number;
+  readonly mac?: MacAddr;
+}
+
+export class Namespace implements DeviceOwner, Interfaces {
+  readonly name: string;
+  readonly sim: Simulation;
+  readonly sysctls = new Sysctls();
+  readonly fib: Fib;
+  readonly ipv4: Ipv4Stack;
+  readonly udp: UdpTable;
+  readonly rng: Rng;
+  private readonly devices = new Map<number, NetDevice>();
+  private nextIfindex = 2;
+
+  constructor(sim: Simulation, name: string) {
+    this.name = name;
+    this.sim = sim;
+    this.rng = sim.rng.fork(`netns:${name}`);
+    const ctx: NetContext = { scheduler: sim.scheduler, bus: sim.bus, backlog: sim.backlog, rng: this.rng };
+    this.fib = new Fib();
+    this.ipv4 = new Ipv4Stack(ctx, this, this.sysctls, this.fib);
+    this.udp = new UdpTable(this.ipv4);
+    this.attach(new Loopback(ctx, this));
+  }
+
+  get ctx(): NetContext {
+    return this.ipv4.ctx;
+  }
+
+  // ---- Interfaces --------------------------------------------------------------------
+
+  byIndex(ifindex: number): NetDevice | undefined {
+    return this.devices.get(ifindex);
+  }
+
+  byName(name: string): NetDevice | undefined {
+    for (const dev of this.devices.values()) if (dev.name === name) return dev;
+    return undefined;
+  }
+
+  all(): NetDevice[] {
+    return [...this.devices.values()].sort((a, b) => a.ifindex - b.ifindex);
+  }
+
+  get loopback(): NetDevice {
+    return this.devices.get(1)!;
+  }
+
+  // ---- DeviceOwner -------------------------------------------------------------------
+
+  /** __netif_receive_skb_core's protocol dispatch: IPv4 and ARP; everything else is dropped. */
+  deliver(dev: NetDevice, pkt: Packet): void {
+    if (pkt.length < ETHERNET_HEADER_LEN) {
+      this.ipv4.drop(pkt, 'PKT_TOO_SMALL', dev);
+      return;
+    }
+    switch (readU16(pkt.buf, pkt.start + 12)) {
+      case ETHERTYPE_IPV4:
+        this.ipv4.receive(dev, pkt);
+        return;
+      case ETHERTYPE_ARP:
+        this.ipv4.arp.receive(dev, pkt);
+        return;
+      default:
+        this.ipv4.drop(pkt, 'UNHANDLED_PROTO', dev);
+        return;
+    }
+  }
+
+  // ---- devices -----------------------------------------------------------------------
+
+  allocateIfindex(): number {
+    while (this.devices.has(this.nextIfindex)) this.nextIfindex++;
+    return this.nextIfindex++;
+  }
+
+  private attach(dev: NetDevice): void {
+    this.devices.set(dev.ifindex, dev);
+    if (dev.kind !== 'loopback' || !this.sysctls.has(`net.ipv4.conf.${dev.name}.forwarding`))
+      this.sysctls.addDevice(dev.name);
+  }
+
+  private nameTaken(name: string): boolean {
+    return this.byName(name) !== undefined;
+  }
+
+  /** `ip link add NAME type veth peer name PEER [netns OTHER]`. */
+  addVeth(
+    name: string,
+    peerName: string,
+    peerNs: Namespace = this,
+    options: { mtu?: number } = {},
+  ): Result<[Veth, Veth]> {
+    if (this.nameTaken(name) || peerNs.nameTaken(peerName) || (peerNs === this && name === peerName))
+      return { ok: false, error: 'EEXIST' };
+    const mtu = options.mtu ?? 1500;
+    const ifindex = this.allocateIfindex();
+    const peerIfindex = peerNs.allocateIfindex();
+    const pair = Veth.pair(
+      this.ctx,
+      { owner: this, ifindex, name, mac: this.sim.randomMac(), mtu },
+      { owner: peerNs, ifindex: peerIfindex, name: peerName, mac: this.sim.randomMac(), mtu },
+    );
+    this.attach(pair[0]);
+    peerNs.attach(pair[1]);
+    return { ok: true, value: pair };
+  }
+
+  /** `ip link add NAME type bridge`. */
+  addBridge(name: string, options: { mac?: MacAddr; mtu?: number } = {}): Result<Bridge> {
+    if (this.nameTaken(name)) return { ok: false, error: 'EEXIST' };
+    const bridge = new Bridge(
+      this.ctx,
+      this,
+      this.allocateIfindex(),
+      name,
+      options.mac ?? this.sim.randomMac(),
+      options.mtu ?? 1500,
+    );
+    this.attach(bridge);
+    return { ok: true, value: bridge };
+  }
+
+  /** `ip link set DEV master BRIDGE`. */
+  setMaster(dev: NetDevice, bridge: Bridge): void {
+    if (dev.masterIndex !== 0) (this.byIndex(dev.masterIndex) as Bridge | undefined)?.removePort(dev);
+    bridge.addPort(dev);
+  }
+
+  /** `ip link add NAME type vxlan id VNI [local A] [dev D] [dstport P] [nolearning]`; MTU = lower MTU − 50. */
+  addVxlan(name: string, options: VxlanOptions): Result<Vxlan> {
+    if (this.nameTaken(name)) return { ok: false, error: 'EEXIST' };
+    const config: VxlanConfig = { ...DEFAULT_VXLAN_CONFIG, ...options };
+    const lower = config.lowerIfindex !== 0 ? this.byIndex(config.lowerIfindex) : undefined;
+    if (config.lowerIfindex !== 0 && lower === undefined) return { ok: false, error: 'ENODEV' };
+    const mtu = options.mtu ?? (lower !== undefined ? lower.mtu - VXLAN_OVERHEAD : 1500);
+    const vxlan = new Vxlan(
+      this.ctx,
+      this,
+      this.allocateIfindex(),
+      name,
+      options.mac ?? this.sim.randomMac(),
+      mtu,
+      config,
+      this.underlay,
+      this.rng.u32(),
+    );
+    this.attach(vxlan);
+    return { ok: true, value: vxlan };
+  }
+
+  /** The UDP socket a VXLAN device opens when it comes up (vxlan_open → vxlan_sock_add). */
+  private bindVxlanPort(vxlan: Vxlan): void {
+    const port = vxlan.config.dstPort;
+    if (this.udp.isBound(port)) return;
+    this.udp.bind(0, port, (datagram) => {
+      const target = this.all().find(
+        (dev): dev is Vxlan => dev instanceof Vxlan && dev.config.dstPort === port && dev.adminUp,
+      );
+      if (target === undefined) {
+        this.ipv4.drop(datagram.pkt, 'VXLAN_VNI_NOT_FOUND');
+        return;
+      }
+      target.receiveEncapsulated(datagram.pkt, datagram.payloadOffset);
+    });
+  }
+
+  private readonly underlay: VxlanUnderlay = {
+    sendEncapsulated: (vxlan, pkt, remote, srcPort, tos) => {
+      const config = vxlan.config;
+      const route = this.ipv4.routeOutput(remote, {
+        ...(config.local !== undefined ? { src: config.local } : {}),
+        ...(config.lowerIfindex !== 0 ? { oif: config.lowerIfindex } : {}),
+      });
+      if (!route.ok) return false;
+      const payloadLen = pkt.length;
+      pkt.push(UDP_HEADER_LEN);
+      emitUdp(
+        { srcPort, dstPort: config.dstPort, payloadLen },
+        UdpView.unchecked(pkt.buf, pkt.start),
+        config.udpChecksum ? { srcAddr: route.src, dstAddr: route.dst } : undefined,
+      );
+      pkt.mark = 0;
+      const sent = this.ipv4.output(pkt, route, {
+        protocol: IPPROTO_UDP,
+        tos,
+        pmtudisc: 'dont',
+        ...(config.ttl !== 0 ? { ttl: config.ttl } : {}),
+      });
+      return sent.ok;
+    },
+    localPortRange: () => {
+      const range = this.sysctls.get('net.ipv4.ip_local_port_range');
+      return parsePortRange(range.ok ? range.value : '');
+    },
+  };
+
+  /** Moves a device to another namespace (`ip link set DEV netns OTHER`): it goes down and loses its addresses. */
+  moveDevice(dev: NetDevice, target: Namespace): void {
+    this.setDown(dev);
+    this.devices.delete(dev.ifindex);
+    this.sysctls.removeDevice(dev.name);
+    if (target.byIndex(dev.ifindex) !== undefined) dev.ifindex = target.allocateIfindex();
+    dev.owner = target;
+    target.attach(dev);
+  }
+
+  /** `ip link del DEV`: a veth takes its peer along. */
+  deleteDevice(dev: NetDevice): void {
+    this.setDown(dev);
+    this.devices.delete(dev.ifindex);
+    this.sysctls.removeDevice(dev.name);
+    if (dev instanceof Veth && dev.peer !== null) {
+      const peer = dev.peer;
+      dev.peer = null;
+      peer.peer = null;
+      const peerNs = peer.owner as Namespace;
+      peerNs.deleteDevice(peer);
+    }
+  }
+
+  // ---- state -------------------------------------------------------------------------
+
+  /** `ip link set DEV up`: kernel routes for its addresses appear (fib_netdev_event NETDEV_UP). */
+  setUp(dev: NetDevice): void {
+    if (dev.adminUp) return;
+    dev.adminUp = true;
+    for (const ifa of this.ipv4.addresses.onDevice(dev.ifindex))
+      this.ipv4.router.addKernelRoutes(ifa, dev.kind === 'loopback');
+    if (dev instanceof Vxlan) this.bindVxlanPort(dev);
+  }
+
+  /** `ip link set DEV down`: its routes and neighbours go (fib_disable_ip, neigh_ifdown). */
+  setDown(dev: NetDevice): void {
+    if (!dev.adminUp) return;
+    dev.adminUp = false;
+    this.ipv4.router.removeDeviceRoutes(dev.ifindex);
+    this.ipv4.neighbours.flushDevice(dev.ifindex);
+  }
+
+  setMtu(dev: NetDevice, mtu: number): Result<number> {
+    if (mtu < 68 || mtu > 65535) return { ok: false, error: 'EINVAL' };
+    dev.mtu = mtu;
+    return { ok: true, value: mtu };
+  }
+
+  // ---- addresses ---------------------------------------------------------------------
+
+  /** `ip addr add A/LEN dev DEV`: the address, then its local and prefix routes if the device is up. */
+  addAddress(
+    dev: NetDevice,
+    addr: Ipv4Addr,
+    prefixLen: number,
+    options: { scope?: AddrScope; broadcast?: Ipv4Addr } = {},
+  ): Result<IfAddr> {
+    if (this.ipv4.addresses.find(dev.ifindex, addr, prefixLen) !== undefined)
+      return { ok: false, error: 'EEXIST' };
+    const scope = options.scope ?? (addr >>> 24 === 127 ? 'host' : 'global');
+    const ifa = this.ipv4.addresses.add({
+      ifindex: dev.ifindex,
+      addr,
+      prefixLen,
+      broadcast: options.broadcast,
+      scope,
+      label: dev.name,
+    });
+    if (dev.adminUp) this.ipv4.router.addKernelRoutes(ifa, dev.kind === 'loopback');
+    return { ok: true, value: ifa };
+  }
+
+  removeAddress(dev: NetDevice, addr: Ipv4Addr, prefixLen: number): Result<IfAddr> {
+    const ifa = this.ipv4.addresses.find(dev.ifindex, addr, prefixLen);
+    if (ifa === undefined) return { ok: false, error: 'EADDRNOTAVAIL' };
+    this.ipv4.addresses.remove(ifa);
+    this.ipv4.router.removeKernelRoutes(ifa);
+    return { ok: true, value: ifa };
+  }
+}
+
+/** `ip_local_port_range` is printed "32768\t60999". */
+function parsePortRange(text: string): [number, number] {
+  const [low, high] = text.split('\t').map(Number);
+  return [low ?? 32768, high ?? 60999];
+}

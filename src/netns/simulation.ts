@@ -1,0 +1,69 @@
+// The simulation: one virtual clock, one seeded rng, one trace bus and one receive backlog shared by every namespace.
+
+import { Rng } from '../core/rng.ts';
+import { Scheduler } from '../core/scheduler.ts';
+import { TraceBus } from '../core/trace.ts';
+import { Backlog } from '../link/backlog.ts';
+import type { MacAddr } from '../wire/address.ts';
+import { Namespace } from './namespace.ts';
+
+export interface SimulationOptions {
+  /** The seed every random choice derives from; the same seed replays the same bytes. */
+  readonly seed?: string | number;
+}
+
+export class Simulation {
+  readonly scheduler = new Scheduler();
+  readonly bus = new TraceBus();
+  readonly backlog = new Backlog(this.scheduler);
+  readonly rng: Rng;
+  private readonly macRng: Rng;
+  private readonly namespaces = new Map<string, Namespace>();
+
+  constructor(options: SimulationOptions = {}) {
+    this.rng = new Rng(options.seed ?? 'packetlab');
+    this.macRng = this.rng.fork('mac');
+  }
+
+  get now(): number {
+    return this.scheduler.now;
+  }
+
+  /** `ip netns add NAME`: a new namespace with `lo` (down, as Linux creates it). */
+  addNamespace(name: string): Namespace {
+    if (this.namespaces.has(name)) throw new Error(`namespace ${name} exists`);
+    const ns = new Namespace(this, name);
+    this.namespaces.set(name, ns);
+    return ns;
+  }
+
+  namespace(name: string): Namespace {
+    const ns = this.namespaces.get(name);
+    if (ns === undefined) throw new Error(`no namespace ${name}`);
+    return ns;
+  }
+
+  hasNamespace(name: string): boolean {
+    return this.namespaces.has(name);
+  }
+
+  allNamespaces(): Namespace[] {
+    return [...this.namespaces.values()];
+  }
+
+  /** eth_random_addr: a random unicast, locally administered MAC. */
+  randomMac(): MacAddr {
+    const high = (this.macRng.u32() & 0xfeff) | 0x0200;
+    return high * 0x1_0000_0000 + this.macRng.u32();
+  }
+
+  /** Runs every event due now or earlier than `durationNs` from now. */
+  run(durationNs = 0): void {
+    this.scheduler.runFor(durationNs);
+  }
+
+  /** Runs until no event is pending (bounded by the scheduler's event limit). */
+  runUntilIdle(): void {
+    this.scheduler.runUntilIdle();
+  }
+}

@@ -1,0 +1,154 @@
+// UDP in one namespace (net/ipv4/udp.c): receive with length and checksum checks, demux to bound sockets, port
+// unreachable for the rest, and sending; no connected-socket lookup, no SO_REUSEPORT, no GSO.
+
+import type { Packet } from '../core/packet.ts';
+import type { Ipv4Stack, PmtuDisc, SendResult } from '../net/ipv4.ts';
+import type { Ipv4Addr } from '../wire/address.ts';
+import { IPPROTO_ICMP, type Ipv4View } from '../wire/ipv4.ts';
+import { emitUdp, IPPROTO_UDP, UDP_HEADER_LEN, UdpView } from '../wire/udp.ts';
+
+/** A datagram as a socket receives it. */
+export interface UdpDatagram {
+  readonly srcAddr: Ipv4Addr;
+  readonly srcPort: number;
+  readonly dstAddr: Ipv4Addr;
+  readonly dstPort: number;
+  readonly payload: Uint8Array;
+  /** The whole packet, for kernel users that keep working on it (the VXLAN device). */
+  readonly pkt: Packet;
+  /** Offset in `pkt.buf` of the UDP payload. */
+  readonly payloadOffset: number;
+}
+
+export type UdpHandler = (datagram: UdpDatagram) => void;
+export type UdpErrorHandler = (
+  type: number,
+  code: number,
+  info: number,
+  dstAddr: Ipv4Addr,
+  dstPort: number,
+) => void;
+
+interface UdpSocket {
+  readonly addr: Ipv4Addr;
+  readonly port: number;
+  readonly onDatagram: UdpHandler;
+  readonly onError: UdpErrorHandler | undefined;
+}
+
+export interface UdpSendOptions {
+  readonly dst: Ipv4Addr;
+  readonly dstPort: number;
+  readonly srcPort: number;
+  readonly src?: Ipv4Addr;
+  readonly payload: Uint8Array;
+  readonly ttl?: number;
+  readonly tos?: number;
+  readonly pmtudisc?: PmtuDisc;
+  readonly mark?: number;
+  readonly checksum?: boolean;
+}
+
+export class UdpTable {
+  private readonly sockets = new Map<number, UdpSocket[]>();
+  readonly stats = { inDatagrams: 0, noPorts: 0, inErrors: 0, inCsumErrors: 0, outDatagrams: 0 };
+
+  constructor(private readonly stack: Ipv4Stack) {
+    stack.protocols.set(IPPROTO_UDP, (pkt, ip) => this.receive(pkt, ip));
+    stack.errorHandlers.set(IPPROTO_UDP, (quoted, type, code, info) =>
+      this.receiveError(quoted, type, code, info),
+    );
+  }
+
+  /** bind(): `addr` 0 is INADDR_ANY. Returns false for EADDRINUSE. */
+  bind(addr: Ipv4Addr, port: number, onDatagram: UdpHandler, onError?: UdpErrorHandler): boolean {
+    const bound = this.sockets.get(port) ?? [];
+    if (bound.some((socket) => socket.addr === addr || socket.addr === 0 || addr === 0)) return false;
+    bound.push({ addr, port, onDatagram, onError });
+    this.sockets.set(port, bound);
+    return true;
+  }
+
+  unbind(addr: Ipv4Addr, port: number): void {
+    const bound = this.sockets.get(port)?.filter((socket) => socket.addr !== addr) ?? [];
+    if (bound.length === 0) this.sockets.delete(port);
+    else this.sockets.set(port, bound);
+  }
+
+  isBound(port: number): boolean {
+    return this.sockets.has(port);
+  }
+
+  /** udp_rcv → __udp4_lib_rcv: length, checksum, socket lookup, else port unreachable. */
+  private receive(pkt: Packet, ip: Ipv4View): void {
+    const end = ip.offset + ip.totalLen;
+    const udp = UdpView.checked(ip.bytes.subarray(0, end), ip.offset + ip.headerLen);
+    if (!(udp instanceof UdpView) || udp.offset + udp.length !== end) {
+      this.stats.inErrors++;
+      this.stack.drop(pkt, 'PKT_TOO_SMALL');
+      return;
+    }
+    if (!udp.verifyChecksum({ srcAddr: ip.srcAddr, dstAddr: ip.dstAddr })) {
+      this.stats.inCsumErrors++;
+      this.stack.drop(pkt, 'UDP_CSUM');
+      return;
+    }
+    const socket = this.lookup(ip.dstAddr, udp.dstPort);
+    if (socket === undefined) {
+      this.stats.noPorts++;
+      this.stack.icmp.sendError(pkt, 3, 3, 0);
+      this.stack.drop(pkt, 'NO_SOCKET');
+      return;
+    }
+    this.stats.inDatagrams++;
+    socket.onDatagram({
+      srcAddr: ip.srcAddr,
+      srcPort: udp.srcPort,
+      dstAddr: ip.dstAddr,
+      dstPort: udp.dstPort,
+      payload: udp.payload(),
+      pkt,
+      payloadOffset: udp.offset + UDP_HEADER_LEN,
+    });
+  }
+
+  /** __udp4_lib_err: an ICMP error about a datagram we sent reaches the socket that sent it. */
+  private receiveError(quoted: Ipv4View, type: number, code: number, info: number): void {
+    const at = quoted.offset + quoted.headerLen;
+    if (quoted.bytes.length < at + 4 || quoted.protocol === IPPROTO_ICMP) return;
+    const srcPort = (quoted.bytes[at]! << 8) | quoted.bytes[at + 1]!;
+    const dstPort = (quoted.bytes[at + 2]! << 8) | quoted.bytes[at + 3]!;
+    this.lookup(quoted.srcAddr, srcPort)?.onError?.(type, code, info, quoted.dstAddr, dstPort);
+  }
+
+  private lookup(addr: Ipv4Addr, port: number): UdpSocket | undefined {
+    const bound = this.sockets.get(port);
+    if (bound === undefined) return undefined;
+    return bound.find((socket) => socket.addr === addr) ?? bound.find((socket) => socket.addr === 0);
+  }
+
+  /** udp_sendmsg: route, build header and checksum, then the IP layer. */
+  send(options: UdpSendOptions): SendResult {
+    const route = this.stack.routeOutput(options.dst, {
+      ...(options.src !== undefined ? { src: options.src } : {}),
+      ...(options.mark !== undefined ? { mark: options.mark } : {}),
+    });
+    if (!route.ok) return { ok: false, error: route.error };
+    const pkt = this.stack.allocatePacket(UDP_HEADER_LEN + options.payload.length);
+    if (options.mark !== undefined) pkt.mark = options.mark;
+    pkt.buf.set(options.payload, pkt.start + UDP_HEADER_LEN);
+    const pseudo = options.checksum === false ? undefined : { srcAddr: route.src, dstAddr: route.dst };
+    emitUdp(
+      { srcPort: options.srcPort, dstPort: options.dstPort, payloadLen: options.payload.length },
+      UdpView.unchecked(pkt.buf, pkt.start),
+      pseudo,
+    );
+    this.stats.outDatagrams++;
+    return this.stack.output(pkt, route, {
+      protocol: IPPROTO_UDP,
+      pmtudisc: options.pmtudisc ?? 'want',
+      ...(options.ttl !== undefined ? { ttl: options.ttl } : {}),
+      ...(options.tos !== undefined ? { tos: options.tos } : {}),
+    });
+  }
+}

@@ -1,0 +1,15 @@
+// What a command returns: its standard output, standard error and exit code, as the real tool would.
+
+export interface CommandResult {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exitCode: number;
+}
+
+export function ok(stdout: string): CommandResult {
+  return { stdout, stderr: '', exitCode: 0 };
+}
+
+export function fail(stderr: string, exitCode = 1, stdout = ''): CommandResult {
+  return { stdout, stderr, exitCode };
+}
