@@ -42,8 +42,6 @@ export const DROP_REASONS = [
   'MAC_INVALID_SOURCE',
   'LOCAL_MAC',
   'UNICAST_IN_L2_MULTICAST',
-  /** packetlab: a switch port of an underlay segment drops a frame larger than the segment MTU, silently. */
-  'SEGMENT_MTU_EXCEEDED',
   /** packetlab: conntrack table full and nothing to early-drop ("nf_conntrack: table full, dropping packet"). */
   'CONNTRACK_TABLE_FULL',
   /** packetlab: conntrack insert clash at confirm (counted as insert_failed). */

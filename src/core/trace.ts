@@ -26,6 +26,8 @@ export interface TraceSite {
 export interface DropEvent extends TraceSite {
   readonly reason: DropReason;
   readonly frame: Uint8Array;
+  /** Offset of the IPv4 header in `frame`, or -1 when the frame starts with its Ethernet header. */
+  readonly networkOffset: number;
 }
 
 /** A frame received (`rx`) or transmitted (`tx`) by a device, as a tap on it would see it. */
@@ -40,6 +42,8 @@ export interface StepEvent extends TraceSite {
   /** Human-readable detail, e.g. the route chosen or the fdb entry hit. */
   readonly detail: string;
   readonly frame: Uint8Array;
+  /** Offset of the IPv4 header in `frame`, or -1 when the frame starts with its Ethernet header. */
+  readonly networkOffset: number;
 }
 
 /** Every trace kind and its event; extend here. */

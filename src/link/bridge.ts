@@ -141,6 +141,7 @@ export class Bridge extends NetDevice {
         step,
         detail,
         frame: pkt.frame(),
+        networkOffset: -1,
       });
   }
 }

@@ -164,6 +164,7 @@ export abstract class NetDevice {
         dev: this.name,
         reason,
         frame: pkt.frame(),
+        networkOffset: -1,
       });
   }
 }

@@ -25,7 +25,7 @@ export class Veth extends NetDevice {
   }
 
   protected override hasCarrier(): boolean {
-    return this.peer !== null && this.peer.adminUp;
+    return this.peer?.adminUp === true;
   }
 
   /** veth_xmit: hand the frame to the peer's backlog; a frame too big for the peer is dropped there (is_skb_forwardable). */

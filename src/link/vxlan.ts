@@ -179,6 +179,7 @@ export class Vxlan extends NetDevice {
         step,
         detail: String(detail),
         frame: pkt.frame(),
+        networkOffset: -1,
       });
   }
 }

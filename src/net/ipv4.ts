@@ -139,6 +139,7 @@ export class Ipv4Stack {
         dev: device?.name ?? '',
         reason,
         frame: pkt.frame(),
+        networkOffset: networkOffsetOf(pkt),
       });
   }
 
@@ -153,6 +154,7 @@ export class Ipv4Stack {
         step,
         detail,
         frame: pkt.frame(),
+        networkOffset: networkOffsetOf(pkt),
       });
   }
 
@@ -187,7 +189,10 @@ export class Ipv4Stack {
       this.drop(pkt, 'IP_INHDR', dev);
       return;
     }
-    pkt.trim(pkt.network - pkt.start + view.totalLen);
+    // eth_type_trans pulled the MAC header; from here the packet starts at its IP header, and
+    // link padding beyond the total length goes (pskb_trim_rcsum).
+    pkt.start = pkt.network;
+    pkt.trim(view.totalLen);
     this.step(pkt, 'ip_rcv', dev, '');
     if (this.netfilter !== null && !this.netfilter.run('PREROUTING', pkt, dev, undefined)) return;
     this.routeInput(dev, pkt);
@@ -423,6 +428,11 @@ export class Ipv4Stack {
 }
 
 const NO_OPTIONS = new Uint8Array(0);
+
+/** Where the IPv4 header sits in the packet's frame, for trace events (-1: not set, read it as Ethernet). */
+function networkOffsetOf(pkt: Packet): number {
+  return pkt.network >= pkt.start ? pkt.network - pkt.start : -1;
+}
 
 /** The ICMP destination-unreachable code ip_error sends for each lookup error. */
 const ICMP_CODE_FOR = { ENETUNREACH: 0, EHOSTUNREACH: 1, EACCES: 13, EINVAL: 0 } as const;

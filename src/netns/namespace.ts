@@ -15,7 +15,7 @@ import {
   type VxlanUnderlay,
 } from '../link/vxlan.ts';
 import { Fib } from '../net/fib.ts';
-import type { AddrScope, IfAddr } from '../net/ifaddr.ts';
+import { type AddrScope, type IfAddr, SCOPE_VALUE } from '../net/ifaddr.ts';
 import { type Interfaces, Ipv4Stack, type NetContext } from '../net/ipv4.ts';
 import { Sysctls } from '../net/sysctl.ts';
 import { UdpTable } from '../socket/udp.ts';
@@ -73,6 +73,26 @@ export class Namespace implements DeviceOwner, Interfaces {
 
   all(): NetDevice[] {
     return [...this.devices.values()].sort((a, b) => a.ifindex - b.ifindex);
+  }
+
+  // ---- InterfaceResolver (for ip route / ip rule) ------------------------------------
+
+  nameOf(ifindex: number): string | undefined {
+    return this.devices.get(ifindex)?.name;
+  }
+
+  indexOf(name: string): number | undefined {
+    return this.byName(name)?.ifindex;
+  }
+
+  selectSource(ifindex: number, dst: Ipv4Addr, scope: number): Ipv4Addr | undefined {
+    const maxScope = scope >= SCOPE_VALUE.host ? 'host' : scope >= SCOPE_VALUE.link ? 'link' : 'global';
+    return this.ipv4.addresses.select(ifindex, dst, maxScope);
+  }
+
+  forwarding(ifindex: number): boolean {
+    const dev = this.devices.get(ifindex);
+    return dev !== undefined && this.sysctls.int(`net.ipv4.conf.${dev.name}.forwarding`) !== 0;
   }
 
   get loopback(): NetDevice {

@@ -6,6 +6,7 @@ import { TraceBus } from '../core/trace.ts';
 import { Backlog } from '../link/backlog.ts';
 import type { MacAddr } from '../wire/address.ts';
 import { Namespace } from './namespace.ts';
+import { Segment, type SegmentOptions } from './segment.ts';
 
 export interface SimulationOptions {
   /** The seed every random choice derives from; the same seed replays the same bytes. */
@@ -19,6 +20,8 @@ export class Simulation {
   readonly rng: Rng;
   private readonly macRng: Rng;
   private readonly namespaces = new Map<string, Namespace>();
+  /** The simulation's files: what `tcpdump -w` writes and `nft -f` reads, by path. */
+  readonly files = new Map<string, Uint8Array>();
 
   constructor(options: SimulationOptions = {}) {
     this.rng = new Rng(options.seed ?? 'packetlab');
@@ -35,6 +38,11 @@ export class Simulation {
     const ns = new Namespace(this, name);
     this.namespaces.set(name, ns);
     return ns;
+  }
+
+  /** An underlay network (a Docker network for kind nodes) to plug node interfaces into. */
+  addSegment(name: string, options: SegmentOptions = {}): Segment {
+    return new Segment(this, name, options);
   }
 
   namespace(name: string): Namespace {

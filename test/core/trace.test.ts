@@ -17,7 +17,7 @@ describe('trace bus', () => {
     let built = 0;
     const buildDrop = (): DropEvent => {
       built++;
-      return { time: 1, netns: 'node-a', dev: 'eth0', reason: 'NETFILTER_DROP', frame };
+      return { time: 1, netns: 'node-a', dev: 'eth0', reason: 'NETFILTER_DROP', frame, networkOffset: -1 };
     };
     for (let i = 0; i < 1000; i++) if (bus.wants.drop) bus.emit('drop', buildDrop());
     expect(built).toBe(0);
@@ -60,7 +60,7 @@ describe('trace bus', () => {
     expect(bus.enabled).toBe(true);
 
     if (bus.wants.drop)
-      bus.emit('drop', { time: 5, netns: 'node-a', dev: 'eth0', reason: 'NETFILTER_DROP', frame });
+      bus.emit('drop', { time: 5, netns: 'node-a', dev: 'eth0', reason: 'NETFILTER_DROP', frame, networkOffset: -1 });
     if (bus.wants.step) {
       bus.emit('step', {
         time: 6,
@@ -69,11 +69,12 @@ describe('trace bus', () => {
         step: 'ip_forward',
         detail: 'via 10.0.0.2',
         frame,
+        networkOffset: -1,
       });
     }
     if (bus.wants.tx) throw new Error('no tx listener');
 
-    expect(drops).toEqual([{ time: 5, netns: 'node-a', dev: 'eth0', reason: 'NETFILTER_DROP', frame }]);
+    expect(drops).toEqual([{ time: 5, netns: 'node-a', dev: 'eth0', reason: 'NETFILTER_DROP', frame, networkOffset: -1 }]);
     expect(steps).toEqual(['node-a eth0 ip_forward: via 10.0.0.2']);
   });
 

@@ -4,6 +4,8 @@ import type { Namespace } from '../../netns/namespace.ts';
 import { type CommandResult, fail } from '../result.ts';
 import { addrChange } from './addr-command.ts';
 import { linkAdd, linkDel, linkSet } from './link-command.ts';
+import { routeCommand } from './route-command.ts';
+import { ruleCommand } from './rule-command.ts';
 
 /** Global options of `ip` that change how objects print. */
 export interface IpOptions {
@@ -58,6 +60,8 @@ export function ip(ns: Namespace, args: string[]): CommandResult {
   if (object === undefined) return fail(USAGE, 255);
   if (matches(object, 'link')) return link(target, rest, options);
   if (matches(object, 'address')) return address(target, rest, options);
+  if (matches(object, 'route')) return routeCommand(rest, target, target.fib);
+  if (matches(object, 'rule')) return ruleCommand(rest, target, target.fib);
   if (object === 'help') return fail(USAGE, 255);
   return fail(`Object "${object}" is unknown, try "ip help".\n`, 255);
 }
