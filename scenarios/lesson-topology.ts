@@ -63,8 +63,20 @@ export function buildLesson(options: LessonOptions = {}): Lesson {
   const w1 = sim.addNamespace('w1');
   const w2 = sim.addNamespace('w2');
   const specs: NodeSpec[] = [
-    { ns: w1, address: '172.18.0.2', podCidr: '10.244.1.0/24', gateway: '10.244.1.1', tunnelAddress: '10.244.1.0' },
-    { ns: w2, address: '172.18.0.3', podCidr: '10.244.2.0/24', gateway: '10.244.2.1', tunnelAddress: '10.244.2.0' },
+    {
+      ns: w1,
+      address: '172.18.0.2',
+      podCidr: '10.244.1.0/24',
+      gateway: '10.244.1.1',
+      tunnelAddress: '10.244.1.0',
+    },
+    {
+      ns: w2,
+      address: '172.18.0.3',
+      podCidr: '10.244.2.0/24',
+      gateway: '10.244.2.1',
+      tunnelAddress: '10.244.2.0',
+    },
   ];
   for (const spec of specs) {
     must(spec.ns, 'ip link set lo up');
@@ -85,7 +97,10 @@ export function buildLesson(options: LessonOptions = {}): Lesson {
     must(w2, 'ip route add 10.244.1.0/24 via 172.18.0.2 dev eth0');
   } else {
     for (const spec of specs) {
-      must(spec.ns, `ip link add flannel.1 type vxlan id 1 local ${spec.address} dev eth0 nolearning dstport 8472`);
+      must(
+        spec.ns,
+        `ip link add flannel.1 type vxlan id 1 local ${spec.address} dev eth0 nolearning dstport 8472`,
+      );
       must(spec.ns, `ip addr add ${spec.tunnelAddress}/32 dev flannel.1`);
       must(spec.ns, 'ip link set flannel.1 up');
     }
@@ -105,7 +120,14 @@ export function buildLesson(options: LessonOptions = {}): Lesson {
 }
 
 /** What a CNI ADD does for one pod: a veth pair, the pod end as eth0 with its address and routes. */
-function addPod(sim: Simulation, node: NodeSpec, name: string, address: string, wiring: PodWiring, mtu: number): Namespace {
+function addPod(
+  sim: Simulation,
+  node: NodeSpec,
+  name: string,
+  address: string,
+  wiring: PodWiring,
+  mtu: number,
+): Namespace {
   const pod = sim.addNamespace(name);
   // CNI plugins name the host end veth + 8 random hex digits; ours come from the seed.
   const hostVeth = `veth${pod.rng.u32().toString(16).padStart(8, '0')}`;

@@ -1,6 +1,6 @@
 // The first tour: two namespaces joined by a veth pair, a ping across, and every frame on the wire decoded.
 
-import { formatFrame } from '../src/capture/print.ts';
+import { formatLayers } from '../src/capture/layers.ts';
 import { Simulation } from '../src/netns/simulation.ts';
 import { exec } from '../src/tools/exec.ts';
 
@@ -33,12 +33,13 @@ export function runTwoNamespaces(seed: string | number = 'packetlab'): TourOutpu
   lines.push('$ ip netns exec a ping -c 2 10.0.0.2');
   const result = exec(a, 'ping -c 2 10.0.0.2');
   lines.push(...result.stdout.trimEnd().split('\n'));
-  lines.push('', '$ tcpdump -nn -e -i veth-a   # what crossed the veth, one line per frame');
-  for (const { timeNs, direction, frame } of frames) {
+  lines.push('', 'What crossed veth-a, frame by frame, one line per layer:');
+  frames.forEach(({ timeNs, direction, frame }, index) => {
     lines.push(
-      `${formatTime(timeNs)} ${direction === 'tx' ? 'Out' : 'In '} ${formatFrame(frame, { linkType: 1, showLinkLayer: true })}`,
+      `#${index + 1} ${formatTime(timeNs)} ${direction === 'tx' ? 'out of' : 'into'} veth-a, ${frame.length} bytes`,
     );
-  }
+    for (const layer of formatLayers(frame)) lines.push(`    ${layer}`);
+  });
   return { lines, frames };
 }
 

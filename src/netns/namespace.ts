@@ -147,8 +147,9 @@ export class Namespace implements DeviceOwner, Interfaces {
     if (this.nameTaken(name) || peerNs.nameTaken(peerName) || (peerNs === this && name === peerName))
       return { ok: false, error: 'EEXIST' };
     const mtu = options.mtu ?? 1500;
-    const ifindex = this.allocateIfindex();
+    // veth_newlink registers the peer first, so in one namespace the peer gets the lower ifindex.
     const peerIfindex = peerNs.allocateIfindex();
+    const ifindex = this.allocateIfindex();
     const pair = Veth.pair(
       this.ctx,
       { owner: this, ifindex, name, mac: this.sim.randomMac(), mtu },
@@ -278,9 +279,24 @@ export class Namespace implements DeviceOwner, Interfaces {
   setUp(dev: NetDevice): void {
     if (dev.adminUp) return;
     dev.adminUp = true;
+    if (dev.kind === 'loopback') this.addLoopbackAddress(dev);
     for (const ifa of this.ipv4.addresses.onDevice(dev.ifindex))
       this.ipv4.router.addKernelRoutes(ifa, dev.kind === 'loopback');
     if (dev instanceof Vxlan) this.bindVxlanPort(dev);
+  }
+
+  /** inetdev_event NETDEV_UP on a loopback: 127.0.0.1/8 scope host, unless it is already there. */
+  private addLoopbackAddress(lo: NetDevice): void {
+    const addr = 0x7f000001;
+    if (this.ipv4.addresses.find(lo.ifindex, addr, 8) !== undefined) return;
+    this.ipv4.addresses.add({
+      ifindex: lo.ifindex,
+      addr,
+      prefixLen: 8,
+      broadcast: undefined,
+      scope: 'host',
+      label: lo.name,
+    });
   }
 
   /** `ip link set DEV down`: its routes and neighbours go (fib_disable_ip, neigh_ifdown). */

@@ -1,5 +1,5 @@
 // `ping` as iputils prints it: echo requests on the virtual clock, replies, ICMP errors, local errors and the summary;
-// options -c -s -M -W -i -t -I (by address); no flood, no -f/-A/-R, no IPv6.
+// options -c -s -M -W -i -t -m -I (by address); no flood, no -f/-A/-R, no IPv6.
 
 import type { EchoEvent } from '../net/icmp.ts';
 import type { PmtuDisc } from '../net/ipv4.ts';
@@ -22,6 +22,7 @@ interface PingOptions {
   intervalNs: number;
   ttl: number | undefined;
   source: Ipv4Addr | undefined;
+  mark: number;
   destination: string;
 }
 
@@ -53,6 +54,7 @@ function parseOptions(args: string[]): PingOptions | string {
     intervalNs: 1e9,
     ttl: undefined,
     source: undefined,
+    mark: 0,
     destination: '',
   };
   const destinations: string[] = [];
@@ -116,6 +118,13 @@ function parseOptions(args: string[]): PingOptions | string {
         options.source = addr;
         break;
       }
+      case '-m': {
+        const text = value();
+        const v = Number(text);
+        if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) return `ping: invalid argument: '${text}'`;
+        options.mark = v;
+        break;
+      }
       case '-n':
       case '-q':
         break;
@@ -142,7 +151,10 @@ export function ping(ns: Namespace, args: string[]): CommandResult {
   const dst = parseIpv4(parsed.destination);
   if (dst === undefined) return fail(`ping: ${parsed.destination}: Name or service not known\n`, 2);
   const stack = ns.ipv4;
-  const route = stack.routeOutput(dst, parsed.source !== undefined ? { src: parsed.source } : {});
+  const route = stack.routeOutput(dst, {
+    mark: parsed.mark,
+    ...(parsed.source !== undefined ? { src: parsed.source } : {}),
+  });
   if (!route.ok)
     return fail(
       `ping: connect: ${route.error === 'EACCES' ? 'Permission denied' : 'Network is unreachable'}\n`,
@@ -186,6 +198,7 @@ export function ping(ns: Namespace, args: string[]): CommandResult {
     transmitted++;
     lastSendNs = scheduler.now;
     const pkt = stack.allocatePacket(ICMPV4_HEADER_LEN + parsed.size);
+    pkt.mark = parsed.mark;
     const view = Icmpv4View.unchecked(pkt.buf, pkt.start);
     view.type = ICMPV4_ECHO_REQUEST;
     view.code = 0;

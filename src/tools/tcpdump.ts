@@ -4,7 +4,7 @@
 
 import { compileFilter, type FilterPredicate } from '../capture/filter/index.ts';
 import { PcapWriter } from '../capture/pcap.ts';
-import { type TimestampFormat, TcpdumpPrinter } from '../capture/print.ts';
+import { TcpdumpPrinter, type TimestampFormat } from '../capture/print.ts';
 import { type Packet, PacketType } from '../core/packet.ts';
 import type { NetDevice, Tap } from '../link/device.ts';
 import type { Namespace } from '../netns/namespace.ts';
@@ -113,10 +113,14 @@ function parseOptions(args: string[]): TcpdumpOptions | string {
 export function startTcpdump(ns: Namespace, args: string[]): Capture | CommandResult {
   const options = parseOptions(args);
   if (typeof options === 'string') return fail(`${options}\n`, 1);
-  const ifaceName = options.iface ?? ns.all().find((dev) => dev.kind !== 'loopback' && dev.adminUp)?.name ?? 'lo';
+  const ifaceName =
+    options.iface ?? ns.all().find((dev) => dev.kind !== 'loopback' && dev.adminUp)?.name ?? 'lo';
   const any = ifaceName === 'any';
-  const devices = any ? ns.all() : [ns.byName(ifaceName)].filter((dev): dev is NetDevice => dev !== undefined);
-  if (devices.length === 0) return fail(`tcpdump: ${ifaceName}: No such device exists\n(No such device exists)\n`, 1);
+  const devices = any
+    ? ns.all()
+    : [ns.byName(ifaceName)].filter((dev): dev is NetDevice => dev !== undefined);
+  if (devices.length === 0)
+    return fail(`tcpdump: ${ifaceName}: No such device exists\n(No such device exists)\n`, 1);
   if (!any && !devices[0]!.adminUp) return fail(`tcpdump: ${ifaceName}: That device is not up\n`, 1);
   const linkType = any ? LINKTYPE_LINUX_SLL2 : LINKTYPE_ETHERNET;
   const compiled = compileFilter(options.filter, { linkType });
@@ -155,7 +159,8 @@ class RunningCapture implements Capture {
       absoluteSeq: options.absoluteSeq,
       ifName: (ifindex) => ns.byIndex(ifindex)?.name,
     });
-    this.writer = options.writeFile !== undefined ? new PcapWriter({ linkType, snapLen: SNAPLEN }) : undefined;
+    this.writer =
+      options.writeFile !== undefined ? new PcapWriter({ linkType, snapLen: SNAPLEN }) : undefined;
     this.tap = (dev, pkt, direction) => this.onFrame(dev, pkt, direction);
     for (const dev of devices) dev.taps.push(this.tap);
   }
@@ -192,7 +197,8 @@ class RunningCapture implements Capture {
 /** The SLL2 header tcpdump -i any sees in front of the network-layer bytes (af_packet's cooked mode). */
 function cooked(dev: NetDevice, pkt: Packet, direction: 'rx' | 'tx'): Uint8Array {
   const frame = pkt.frame();
-  const payload = frame.length >= ETHERNET_HEADER_LEN ? frame.subarray(ETHERNET_HEADER_LEN) : new Uint8Array(0);
+  const payload =
+    frame.length >= ETHERNET_HEADER_LEN ? frame.subarray(ETHERNET_HEADER_LEN) : new Uint8Array(0);
   const out = new Uint8Array(SLL2_HEADER_LEN + payload.length);
   writeU16(out, 0, frame.length >= ETHERNET_HEADER_LEN ? readU16(frame, 12) : 0);
   writeU32(out, 4, dev.ifindex);

@@ -1,0 +1,10 @@
+// packetlab's public API: build a simulation of namespaces and devices, drive it with commands, watch its packets.
+
+export { attachPathTrace } from './capture/path-trace.ts';
+export type { DropReason } from './core/drop-reason.ts';
+export { Packet } from './core/packet.ts';
+export { TraceBus } from './core/trace.ts';
+export { Namespace } from './netns/namespace.ts';
+export { Segment } from './netns/segment.ts';
+export { Simulation, type SimulationOptions } from './netns/simulation.ts';
+export { type CommandResult, exec, spawn } from './tools/exec.ts';

@@ -1,0 +1,291 @@
+// The printer against the real tcpdump: every frame type of the sample capture, whole and cut at
+// every length, in Ethernet and SLL2 captures, with and without -e; plus goldens and random bytes.
+
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL2, PcapWriter } from '../../src/capture/pcap.ts';
+import {
+  formatFrame,
+  formatTcpdumpLine,
+  formatTimestamp,
+  type LineOptions,
+  type PrintLinkType,
+  TcpdumpPrinter,
+  TcpSeqTable,
+} from '../../src/capture/print.ts';
+import { millis, seconds } from '../../src/core/scheduler.ts';
+import { sampleFrames, toSll2 } from '../support/frames.ts';
+import { requireTool } from '../support/tools.ts';
+
+/** Interface names as tcpdump resolves SLL2 indices: from the machine it runs on. */
+function hostInterfaceNames(): Map<number, string> {
+  const names = new Map<number, string>();
+  try {
+    for (const name of readdirSync('/sys/class/net')) {
+      names.set(Number(readFileSync(join('/sys/class/net', name, 'ifindex'), 'utf8')), name);
+    }
+  } catch {
+    // No sysfs: every index prints as '?', on both sides.
+  }
+  return names;
+}
+const hostNames = hostInterfaceNames();
+const ifName = (ifIndex: number) => hostNames.get(ifIndex);
+
+interface Record {
+  readonly timeNs: number;
+  readonly frame: Uint8Array;
+  readonly wireLength: number;
+  readonly label: string;
+}
+
+const samples = sampleFrames();
+
+/** The sample frames one per second, with sub-microsecond digits tcpdump must truncate. */
+function sampleRecords(linkType: PrintLinkType): Record[] {
+  return samples.map((sample, i) => {
+    const frame = linkType === LINKTYPE_ETHERNET ? sample.frame : toSll2(sample.frame, sample.sll2);
+    return { timeNs: seconds(i) + millis(250) + 999, frame, wireLength: frame.length, label: sample.name };
+  });
+}
+
+/** Every sample frame cut at every length up to 130 bytes (the snaplen effect), one per second. */
+function truncatedRecords(linkType: PrintLinkType): Record[] {
+  const records: Record[] = [];
+  for (const whole of sampleRecords(linkType)) {
+    for (let cut = 1; cut < Math.min(whole.frame.length, 130); cut++) {
+      records.push({
+        timeNs: seconds(records.length),
+        frame: whole.frame.subarray(0, cut),
+        wireLength: whole.wireLength,
+        label: `${whole.label} cut at ${cut}`,
+      });
+    }
+  }
+  return records;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'packetlab-print-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function writeCapture(name: string, linkType: PrintLinkType, records: readonly Record[]): string {
+  const writer = new PcapWriter({ linkType });
+  for (const record of records) writer.write(record.timeNs, record.frame, record.wireLength);
+  const path = join(dir, name);
+  writeFileSync(path, writer.bytes());
+  return path;
+}
+
+/** tcpdump's output split per packet: a packet starts at a timestamp, continuation lines follow. */
+function tcpdumpBlocks(path: string, flags: readonly string[]): string[] {
+  const out = execFileSync('tcpdump', ['-nn', ...flags, '-r', path], {
+    encoding: 'utf8',
+    env: { ...process.env, TZ: 'UTC' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const start = /^(\d\d:\d\d:\d\d\.\d{6,9}|\d+\.\d{6,9}) /;
+  const blocks: string[] = [];
+  for (const line of out.split('\n')) {
+    if (start.test(line)) blocks.push(line);
+    else if (blocks.length > 0 && line !== '') blocks[blocks.length - 1] += `\n${line}`;
+  }
+  return blocks;
+}
+
+function ourBlocks(
+  records: readonly Record[],
+  options: Omit<LineOptions, 'tcpSeq' | 'wireLength'>,
+): string[] {
+  const printer = new TcpdumpPrinter(options);
+  return records.map((record) => printer.formatLine(record.timeNs, record.frame, record.wireLength));
+}
+
+/** Compares packet by packet, naming each packet, so a failure says which frame type differs. */
+function expectSameLines(records: readonly Record[], ours: string[], theirs: string[]): void {
+  expect(theirs).toHaveLength(records.length);
+  const labelled = (lines: string[]) => lines.map((line, i) => `${records[i]!.label}: ${line}`);
+  expect(labelled(ours)).toEqual(labelled(theirs));
+}
+
+const LINK_TYPES: readonly { name: string; linkType: PrintLinkType }[] = [
+  { name: 'Ethernet', linkType: LINKTYPE_ETHERNET },
+  { name: 'SLL2 (-i any)', linkType: LINKTYPE_LINUX_SLL2 },
+];
+
+describe('formatTcpdumpLine against the real tcpdump -nn -r', () => {
+  for (const { name, linkType } of LINK_TYPES) {
+    for (const showLinkLayer of [false, true]) {
+      const flags = showLinkLayer ? ['-e'] : [];
+      const title = `${name}${showLinkLayer ? ' with -e' : ''}`;
+
+      it(`prints every frame type as tcpdump does: ${title}`, (ctx) => {
+        if (!requireTool('tcpdump', ctx)) return;
+        const records = sampleRecords(linkType);
+        const path = writeCapture(`sample-${linkType}.pcap`, linkType, records);
+        const ours = ourBlocks(records, { linkType, showLinkLayer, ifName });
+        expectSameLines(records, ours, tcpdumpBlocks(path, flags));
+      });
+
+      it(`prints every truncation of every frame type as tcpdump does: ${title}`, (ctx) => {
+        if (!requireTool('tcpdump', ctx)) return;
+        const records = truncatedRecords(linkType);
+        const path = writeCapture(`cut-${linkType}.pcap`, linkType, records);
+        const ours = ourBlocks(records, { linkType, showLinkLayer, ifName });
+        expectSameLines(records, ours, tcpdumpBlocks(path, flags));
+      });
+    }
+  }
+
+  it('prints epoch nanosecond timestamps as tcpdump --nano -tt does', (ctx) => {
+    if (!requireTool('tcpdump', ctx)) return;
+    const records = sampleRecords(LINKTYPE_ETHERNET).map((record, i) => ({
+      ...record,
+      timeNs: seconds(86_400 * i) + 123_456_789 + i,
+    }));
+    const path = writeCapture('nano.pcap', LINKTYPE_ETHERNET, records);
+    const ours = ourBlocks(records, { linkType: LINKTYPE_ETHERNET, timestamp: 'epoch', nano: true });
+    expectSameLines(records, ours, tcpdumpBlocks(path, ['--nano', '-tt']));
+  });
+});
+
+describe('formatFrame goldens', () => {
+  const byName = new Map(samples.map((sample) => [sample.name, sample.frame]));
+  const ethernet = { linkType: LINKTYPE_ETHERNET } as const;
+  const frame = (name: string) => byName.get(name)!;
+
+  it('prints the handshake with absolute, then relative, sequence numbers', () => {
+    const tcpSeq = new TcpSeqTable();
+    const lines = ['TCP SYN', 'TCP SYN-ACK', 'TCP ACK', 'TCP data with PSH (PROXY v2 + request)'].map(
+      (name) => formatFrame(frame(name), { ...ethernet, tcpSeq }),
+    );
+    expect(lines).toEqual([
+      'IP 10.244.1.5.41234 > 10.96.40.12.80: Flags [S], seq 1, win 64240, options [mss 1460,sackOK,TS val 1 ecr 0,nop,wscale 7], length 0',
+      'IP 10.96.40.12.80 > 10.244.1.5.41234: Flags [S.], seq 3000000000, ack 2, win 65160, options [mss 1410,sackOK,TS val 8 ecr 1,nop,wscale 7], length 0',
+      'IP 10.244.1.5.41234 > 10.96.40.12.80: Flags [.], ack 1, win 502, options [nop,nop,TS val 9 ecr 8], length 0',
+      'IP 10.244.1.5.41234 > 10.96.40.12.80: Flags [P.], seq 1:58, ack 1, win 502, options [nop,nop,TS val 10 ecr 8], length 57: HTTP',
+    ]);
+    // Without the table every segment prints as the first of its conversation (absolute numbers).
+    expect(formatFrame(frame('TCP ACK'), ethernet)).toContain('Flags [.], ack 3000000001, win 502');
+  });
+
+  it('prints ARP, ICMP and the VXLAN tunnels', () => {
+    expect(formatFrame(frame('ARP request'), ethernet)).toBe(
+      'ARP, Request who-has 10.244.1.1 tell 10.244.1.5, length 28',
+    );
+    expect(formatFrame(frame('ARP reply'), ethernet)).toBe(
+      'ARP, Reply 10.244.1.1 is-at 0a:58:0a:f4:02:07, length 46',
+    );
+    expect(formatFrame(frame('ICMP echo request'), ethernet)).toBe(
+      'IP 10.244.1.5 > 10.244.2.7: ICMP echo request, id 1, seq 1, length 64',
+    );
+    expect(formatFrame(frame('ICMP frag needed quoting TCP'), ethernet)).toBe(
+      'IP 10.244.2.1 > 10.244.1.5: ICMP 10.96.40.12 unreachable - need to frag (mtu 1450), length 556',
+    );
+    expect(formatFrame(frame('VXLAN 8472 with inner TCP'), ethernet)).toBe(
+      'IP 172.18.0.2.54321 > 172.18.0.3.8472: OTV, flags [I] (0x08), overlay 0, instance 1\n' +
+        'IP 10.244.1.5.41234 > 10.244.2.7.80: Flags [S], seq 101, win 64240, options [mss 1410,sackOK,TS val 41 ecr 0,nop,wscale 7], length 0',
+    );
+    expect(formatFrame(frame('VXLAN 4789 with inner TCP'), ethernet).split('\n')[0]).toBe(
+      'IP 172.18.0.2.54321 > 172.18.0.3.4789: VXLAN, flags [I] (0x08), vni 4096',
+    );
+    expect(formatFrame(frame('IPv4 last fragment'), ethernet)).toBe(
+      'IP 10.244.1.5 > 10.244.2.7: ip-proto-17',
+    );
+    expect(formatFrame(frame('unknown IP protocol'), ethernet)).toBe(
+      'IP 10.244.1.5 > 10.244.2.7:  ip-proto-253 29',
+    );
+  });
+
+  it('prints the SLL2 interface and direction columns', () => {
+    const sll2 = (name: string) => {
+      const sample = samples.find((s) => s.name === name)!;
+      return toSll2(sample.frame, sample.sll2);
+    };
+    const names = (i: number) => ({ 1: 'lo', 4: 'eth0' })[i];
+    const options = { linkType: LINKTYPE_LINUX_SLL2, ifName: names } as const;
+    expect(formatFrame(sll2('ARP request'), options)).toBe(
+      'lo    B   ARP, Request who-has 10.244.1.1 tell 10.244.1.5, length 28',
+    );
+    expect(formatFrame(sll2('ICMP echo reply'), options)).toBe(
+      'eth0  In  IP 10.244.2.7 > 10.244.1.5: ICMP echo reply, id 1, seq 1, length 64',
+    );
+    expect(formatFrame(sll2('VXLAN 8472 with inner TCP'), options)).toMatch(
+      /^\? {5}Out IP 172\.18\.0\.2\.54321 > /,
+    );
+  });
+
+  it('marks truncation as tcpdump does', () => {
+    const syn = frame('TCP SYN');
+    // Cut by the snaplen: the wire length stays the frame's.
+    const cut = { ...ethernet, wireLength: syn.length };
+    expect(formatFrame(syn.subarray(0, 10), cut)).toBe(' [|ether]');
+    expect(formatFrame(syn.subarray(0, 30), cut)).toBe('IP  [|ip]');
+    expect(formatFrame(syn.subarray(0, 40), cut)).toBe('IP 10.244.1.5.41234 > 10.96.40.12.80:  [|tcp]');
+    expect(formatFrame(syn.subarray(0, 40), ethernet)).toBe(
+      'IP truncated-ip - 34 bytes missing! 10.244.1.5.41234 > 10.96.40.12.80:  [|tcp]',
+    );
+    expect(formatFrame(syn.subarray(0, 63), cut)).toBe(
+      'IP 10.244.1.5.41234 > 10.96.40.12.80: Flags [S], seq 1, win 64240, options [mss 1460,sackOK,TS [|tcp]>',
+    );
+    expect(formatFrame(new Uint8Array(0), ethernet)).toBe('[Invalid header: caplen==0]');
+  });
+
+  it('formats the timestamps tcpdump prints from virtual time 0 = 00:00:00 UTC', () => {
+    expect(formatTimestamp(0)).toBe('00:00:00.000000');
+    expect(formatTimestamp(seconds(3661) + 999_999_999)).toBe('01:01:01.999999');
+    expect(formatTimestamp(seconds(86_400 + 5))).toBe('00:00:05.000000');
+    expect(formatTimestamp(seconds(2) + 5, 'clock', true)).toBe('00:00:02.000000005');
+    expect(formatTimestamp(seconds(86_400) + 1_000, 'epoch')).toBe('86400.000001');
+    expect(formatTimestamp(1, 'none')).toBe('');
+    expect(formatTcpdumpLine(millis(1500), frame('ARP request'), ethernet)).toBe(
+      '00:00:01.500000 ARP, Request who-has 10.244.1.1 tell 10.244.1.5, length 28',
+    );
+  });
+});
+
+describe('formatFrame on random bytes', () => {
+  it('never throws, whatever the bytes, link type and flags', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 200 }),
+        fc.constantFrom<PrintLinkType>(LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL2),
+        fc.boolean(),
+        fc.nat(64),
+        (bytes, linkType, showLinkLayer, extra) => {
+          const text = formatFrame(bytes, { linkType, showLinkLayer, wireLength: bytes.length + extra });
+          expect(typeof text).toBe('string');
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('never throws on sample frames with random bytes overwritten', () => {
+    const tcpSeq = new TcpSeqTable();
+    fc.assert(
+      fc.property(
+        fc.nat(samples.length - 1),
+        fc.array(fc.tuple(fc.nat(199), fc.nat(255)), { maxLength: 6 }),
+        fc.nat(200),
+        (index, patches, cut) => {
+          const frame = samples[index]!.frame.slice(0, Math.max(1, cut));
+          for (const [at, value] of patches) if (at < frame.length) frame[at] = value;
+          for (const showLinkLayer of [false, true]) {
+            formatFrame(frame, { linkType: LINKTYPE_ETHERNET, showLinkLayer, tcpSeq });
+            formatFrame(toSll2(frame.length >= 14 ? frame : new Uint8Array(14), samples[index]!.sll2), {
+              linkType: LINKTYPE_LINUX_SLL2,
+              showLinkLayer,
+              tcpSeq,
+            });
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
