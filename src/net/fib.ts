@@ -79,7 +79,12 @@ export function newFlowKey(init: Partial<FlowKey> = {}): FlowKey {
   };
 }
 
-/** How a lookup fails: unreachable/prohibit/blackhole rules or routes, or no route at all. */
+/**
+ * How a lookup fails. An `unreachable` route gives EHOSTUNREACH (fib_props) while an
+ * `unreachable` rule, no route at all, or a `throw` with nothing after it give ENETUNREACH
+ * (fib4_rule_action, __fib_lookup); prohibit is EACCES and blackhole EINVAL either way.
+ * `ip route get` on Linux 6.18 prints exactly these (see the iproute2 transcript fixture).
+ */
 export type FibErrno = 'ENETUNREACH' | 'EHOSTUNREACH' | 'EACCES' | 'EINVAL';
 
 export interface FibHit {
@@ -549,6 +554,7 @@ function isLoopbackNet(addr: Ipv4Addr): boolean {
 }
 
 function decision(
+  fib: Fib,
   type: RouteDecision['type'],
   srcAddr: Ipv4Addr,
   dev: number,
@@ -556,7 +562,10 @@ function decision(
   route: Route | undefined,
   input: boolean,
 ): RouteDecision {
-  const gateway = type === 'unicast' ? route?.gateway : undefined;
+  // rt_set_nexthop uses the gateway only when its nexthop has link scope: a gateway that is
+  // one of our own addresses resolved through a host-scope route and the path is direct.
+  let gateway = type === 'unicast' ? route?.gateway : undefined;
+  if (gateway !== undefined && !route!.onlink && fib.isLocalAddress(gateway)) gateway = undefined;
   return { ok: true, type, srcAddr: srcAddr >>> 0, gateway, dev, table, route, input };
 }
 
@@ -582,13 +591,13 @@ export function routeOutput(
   if (oif !== 0) {
     if (dst === LIMITED_BROADCAST) {
       if (src === 0) src = select(oif, 0, RT_SCOPE_LINK);
-      return decision('broadcast', src, oif, 0, undefined, false);
+      return decision(fib, 'broadcast', src, oif, 0, undefined, false);
     }
     if (src === 0 && dst === 0) src = select(oif, 0, RT_SCOPE_HOST);
   }
   if (dst === 0) {
     if (src === 0) src = LOCALHOST;
-    return decision('local', src, lo, 0, undefined, false);
+    return decision(fib, 'local', src, lo, 0, undefined, false);
   }
   const flow = newFlowKey({
     dstAddr: dst,
@@ -603,19 +612,19 @@ export function routeOutput(
     // "Apparently, routing tables are wrong. Assume, that the destination is on link."
     if (oif === 0) return kernelError(res.error);
     if (src === 0) src = select(oif, 0, RT_SCOPE_LINK);
-    return decision(dst === LIMITED_BROADCAST ? 'broadcast' : 'unicast', src, oif, 0, undefined, false);
+    return decision(fib, dst === LIMITED_BROADCAST ? 'broadcast' : 'unicast', src, oif, 0, undefined, false);
   }
   const route = res.route;
   if (res.type === 'local') {
     if (src === 0) src = route.prefSrc ?? dst;
-    return decision('local', src, lo, res.table, route, false);
+    return decision(fib, 'local', src, lo, res.table, route, false);
   }
   // fib_select_path / fib_result_prefsrc
   if (src === 0) src = route.prefSrc ?? select(route.oif!, route.gateway ?? 0, route.scope);
   const dev = route.oif!;
   if (isLoopbackNet(src) && dev !== lo) return kernelError('EINVAL');
   const type = dst === LIMITED_BROADCAST || res.type === 'broadcast' ? 'broadcast' : 'unicast';
-  return decision(type, src, dev, res.table, route, false);
+  return decision(fib, type, src, dev, res.table, route, false);
 }
 
 /** Input route for a packet received on `query.iif` (route.c: ip_route_input_slow, no multicast). */
@@ -631,7 +640,7 @@ export function routeInput(
   // Martians.
   if (isMulticast(src) || src === LIMITED_BROADCAST) return kernelError('EINVAL');
   if (dst === LIMITED_BROADCAST || (src === 0 && dst === 0))
-    return decision('broadcast', src, lo, 0, undefined, true);
+    return decision(fib, 'broadcast', src, lo, 0, undefined, true);
   if (src === 0 || dst === 0 || isMulticast(dst)) return kernelError('EINVAL');
   if (isLoopbackNet(dst) || isLoopbackNet(src)) return kernelError('EINVAL');
   const flow = newFlowKey({ dstAddr: dst, srcAddr: src, iif: query.iif, mark: query.mark, tos: query.tos });
@@ -639,12 +648,12 @@ export function routeInput(
   if (!res.ok) return kernelError(forwarding ? res.error : 'EHOSTUNREACH');
   switch (res.type) {
     case 'broadcast':
-      return decision('broadcast', src, lo, res.table, res.route, true);
+      return decision(fib, 'broadcast', src, lo, res.table, res.route, true);
     case 'local':
-      return decision('local', src, lo, res.table, res.route, true);
+      return decision(fib, 'local', src, lo, res.table, res.route, true);
     case 'unicast':
       if (!forwarding) return kernelError('EHOSTUNREACH');
-      return decision('unicast', src, res.route.oif!, res.table, res.route, true);
+      return decision(fib, 'unicast', src, res.route.oif!, res.table, res.route, true);
     default:
       return kernelError('EINVAL');
   }

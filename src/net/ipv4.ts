@@ -17,12 +17,12 @@ import type { WireError } from '../wire/error.ts';
 import { ETHERNET_HEADER_LEN, ETHERTYPE_IPV4 } from '../wire/ethernet.ts';
 import { emitIpv4, IPPROTO_ICMP, IPV4_MIN_HEADER_LEN, Ipv4View } from '../wire/ipv4.ts';
 import { Arp } from './arp.ts';
-import type { Fib } from './fib.ts';
+import type { Fib, InterfaceResolver } from './fib.ts';
 import { fragmentAndSend, Reassembler } from './fragment.ts';
 import { Icmp } from './icmp.ts';
 import { InterfaceAddresses } from './ifaddr.ts';
 import { NeighbourTable } from './neighbour.ts';
-import { type RouteOk, type RouteResult, Router } from './router.ts';
+import { type RouteErrno, type RouteOk, type RouteResult, Router } from './router.ts';
 import type { Sysctls } from './sysctl.ts';
 
 /** What the IPv4 layer needs from the simulation: the link context plus the seeded rng. */
@@ -31,7 +31,7 @@ export interface NetContext extends LinkContext {
 }
 
 /** The namespace's devices, as the IPv4 layer sees them. */
-export interface Interfaces {
+export interface Interfaces extends InterfaceResolver {
   readonly name: string;
   byIndex(ifindex: number): NetDevice | undefined;
   all(): Iterable<NetDevice>;
@@ -46,7 +46,13 @@ export type ProtocolErrorHandler = (quoted: Ipv4View, type: number, code: number
 /** The Netfilter hooks in the IPv4 path; a verdict of false means the packet was taken (dropped or stolen). */
 export type Hook = 'PREROUTING' | 'INPUT' | 'FORWARD' | 'OUTPUT' | 'POSTROUTING';
 export interface NetfilterHooks {
-  run(hook: Hook, pkt: Packet, inDev: NetDevice | undefined, outDev: NetDevice | undefined): boolean;
+  /** Runs the hook's entries; undefined lets the packet go on, a reason means it was dropped. */
+  run(
+    hook: Hook,
+    pkt: Packet,
+    inDev: NetDevice | undefined,
+    outDev: NetDevice | undefined,
+  ): DropReason | undefined;
 }
 
 /** How a locally generated datagram treats DF and path MTU (IP_MTU_DISCOVER). */
@@ -66,6 +72,8 @@ export type SendResult = { ok: true } | { ok: false; error: SendError; mtu?: num
 export class Ipv4Mib {
   inReceives = 0;
   inHdrErrors = 0;
+  inCsumErrors = 0;
+  inTruncatedPkts = 0;
   inAddrErrors = 0;
   inNoRoutes = 0;
   inUnknownProtos = 0;
@@ -95,6 +103,8 @@ export class Ipv4Stack {
   readonly addresses = new InterfaceAddresses();
   readonly neighbours: NeighbourTable;
   readonly mib = new Ipv4Mib();
+  /** Packets dropped in this namespace, by reason. */
+  readonly drops = new Map<DropReason, number>();
   readonly router: Router;
   readonly icmp: Icmp;
   readonly arp: Arp;
@@ -111,7 +121,7 @@ export class Ipv4Stack {
     readonly sysctls: Sysctls,
     fib: Fib,
   ) {
-    this.router = new Router(fib, this.addresses);
+    this.router = new Router(fib, interfaces);
     this.arp = new Arp(this);
     this.neighbours = new NeighbourTable(ctx.scheduler, ctx.rng.fork('neigh'), sysctls, this.arp);
     this.icmp = new Icmp(this);
@@ -127,10 +137,14 @@ export class Ipv4Stack {
     return this.ctx.scheduler.now;
   }
 
-  /** The one place the IPv4 layer drops a packet: counted on the device, and a trace event. */
+  /**
+   * The one place the namespace's stack drops a packet: counted per reason (like the kernel's
+   * drop monitor) and a trace event. Device counters (`ip -s link`) move only where Linux moves
+   * them (core drops such as an unknown EtherType); IP errors count in the IP MIB instead.
+   */
   drop(pkt: Packet, reason: DropReason, dev?: NetDevice): void {
+    this.drops.set(reason, (this.drops.get(reason) ?? 0) + 1);
     const device = dev ?? this.interfaces.byIndex(pkt.iif);
-    if (device !== undefined) device.stats.rxDropped++;
     const bus = this.ctx.bus;
     if (bus.wants.drop)
       bus.emit('drop', {
@@ -176,11 +190,14 @@ export class Ipv4Stack {
     pkt.network = pkt.start + ETHERNET_HEADER_LEN;
     const view = this.viewOf(pkt);
     if (!(view instanceof Ipv4View)) {
-      this.mib.inHdrErrors++;
-      this.drop(pkt, view.defect === 'ipv4.total-length-exceeds-buffer' ? 'PKT_TOO_SMALL' : 'IP_INHDR', dev);
+      const truncated = view.defect === 'ipv4.total-length-exceeds-buffer';
+      if (truncated) this.mib.inTruncatedPkts++;
+      else this.mib.inHdrErrors++;
+      this.drop(pkt, truncated ? 'PKT_TOO_SMALL' : 'IP_INHDR', dev);
       return;
     }
     if (!view.verifyChecksum()) {
+      this.mib.inCsumErrors++;
       this.drop(pkt, 'IP_CSUM', dev);
       return;
     }
@@ -194,7 +211,7 @@ export class Ipv4Stack {
     pkt.start = pkt.network;
     pkt.trim(view.totalLen);
     this.step(pkt, 'ip_rcv', dev, '');
-    if (this.netfilter !== null && !this.netfilter.run('PREROUTING', pkt, dev, undefined)) return;
+    if (this.hookDrops('PREROUTING', pkt, dev, undefined, dev)) return;
     this.routeInput(dev, pkt);
   }
 
@@ -213,12 +230,7 @@ export class Ipv4Stack {
         this.localDeliver(dev, pkt);
         return;
       case 'unicast':
-        if (this.sysctls.int(`net.ipv4.conf.${dev.name}.forwarding`) === 0) {
-          // ip_route_input_slow: not forwarding on this device is EHOSTUNREACH, and ip_error stays silent.
-          this.mib.inAddrErrors++;
-          this.drop(pkt, 'IP_INADDRERRORS', dev);
-          return;
-        }
+        // Not forwarding on this device came back from the lookup as EHOSTUNREACH (ip_route_input_slow).
         this.forward(dev, pkt, route);
         return;
     }
@@ -232,7 +244,7 @@ export class Ipv4Stack {
   private inputError(
     dev: NetDevice,
     pkt: Packet,
-    error: 'ENETUNREACH' | 'EHOSTUNREACH' | 'EACCES' | 'EINVAL',
+    error: RouteErrno,
   ): void {
     if (error === 'ENETUNREACH') this.mib.inNoRoutes++;
     else this.mib.inAddrErrors++;
@@ -250,7 +262,7 @@ export class Ipv4Stack {
       pkt = whole;
       view = Ipv4View.unchecked(pkt.buf, pkt.network);
     }
-    if (this.netfilter !== null && !this.netfilter.run('INPUT', pkt, dev, undefined)) return;
+    if (this.hookDrops('INPUT', pkt, dev, undefined, dev)) return;
     this.step(pkt, 'ip_local_deliver', dev, '');
     this.mib.inDelivers++;
     if (view.protocol === IPPROTO_ICMP) {
@@ -300,7 +312,7 @@ export class Ipv4Stack {
     view.ttl = view.ttl - 1;
     view.checksum = updateChecksum16(view.checksum, ttlProtocolOld, (view.ttl << 8) | view.protocol);
     this.step(pkt, 'ip_forward', outDev, `ttl ${view.ttl}`);
-    if (this.netfilter !== null && !this.netfilter.run('FORWARD', pkt, inDev, outDev)) return;
+    if (this.hookDrops('FORWARD', pkt, inDev, outDev, inDev)) return;
     this.mib.forwDatagrams++;
     this.postRouting(pkt, route, outDev);
   }
@@ -371,10 +383,39 @@ export class Ipv4Stack {
   localOut(pkt: Packet, route: RouteOk, outDev: NetDevice): SendResult {
     pkt.iif = 0;
     this.step(pkt, 'ip_local_out', outDev, '');
-    if (this.netfilter !== null && !this.netfilter.run('OUTPUT', pkt, undefined, outDev))
-      return { ok: false, error: 'EPERM' };
+    const view = Ipv4View.unchecked(pkt.buf, pkt.network);
+    const dstBefore = view.dstAddr;
+    const markBefore = pkt.mark;
+    if (this.hookDrops('OUTPUT', pkt, undefined, outDev, outDev)) return { ok: false, error: 'EPERM' };
+    if (view.dstAddr !== dstBefore || pkt.mark !== markBefore) {
+      // ip_route_me_harder: DNAT or a new mark in OUTPUT may send the packet elsewhere.
+      const rerouted = this.router.output(view.dstAddr, view.srcAddr, 0, pkt.mark);
+      const newDev = rerouted.ok ? this.interfaces.byIndex(rerouted.ifindex) : undefined;
+      if (!rerouted.ok || newDev === undefined) {
+        this.mib.outNoRoutes++;
+        this.drop(pkt, 'IP_OUTNOROUTES', outDev);
+        return { ok: false, error: rerouted.ok ? 'ENETUNREACH' : rerouted.error };
+      }
+      this.postRouting(pkt, rerouted, newDev);
+      return { ok: true };
+    }
     this.postRouting(pkt, route, outDev);
     return { ok: true };
+  }
+
+  /** Runs a Netfilter hook; true when it dropped the packet (counted and traced here, on `dev`). */
+  private hookDrops(
+    hook: Hook,
+    pkt: Packet,
+    inDev: NetDevice | undefined,
+    outDev: NetDevice | undefined,
+    dev: NetDevice | undefined,
+  ): boolean {
+    if (this.netfilter === null) return false;
+    const reason = this.netfilter.run(hook, pkt, inDev, outDev);
+    if (reason === undefined) return false;
+    this.drop(pkt, reason, dev);
+    return true;
   }
 
   /**
@@ -391,7 +432,7 @@ export class Ipv4Stack {
 
   /** ip_output → POSTROUTING → ip_finish_output: fragment when needed, then the neighbour. */
   private postRouting(pkt: Packet, route: RouteOk, outDev: NetDevice): void {
-    if (this.netfilter !== null && !this.netfilter.run('POSTROUTING', pkt, undefined, outDev)) return;
+    if (this.hookDrops('POSTROUTING', pkt, undefined, outDev, outDev)) return;
     const view = Ipv4View.unchecked(pkt.buf, pkt.network);
     const mtu = this.pathMtu(route, view.dstAddr, outDev);
     const nextHop = route.gateway !== 0 ? route.gateway : view.dstAddr;

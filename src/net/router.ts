@@ -1,10 +1,17 @@
-// Route resolution for packets (net/ipv4/route.c): input and output lookups over the fib, with source address
-// selection, and the kernel routes that follow addresses and link state (fib_frontend.c); no route cache, no multipath.
+// Route resolution for packets: the fib's input and output decisions (fib.ts: routeInput/routeOutput, mirroring
+// route.c) reduced to what the IPv4 path needs, and the kernel routes that follow addresses and link state
+// (fib_frontend.c); no route cache, no multipath.
 
 import type { Ipv4Addr } from '../wire/address.ts';
-import { addInterfaceAddressRoutes, type Fib, type FibErrno, newFlowKey } from './fib.ts';
-import type { AddrScope, IfAddr, InterfaceAddresses } from './ifaddr.ts';
-import { LOOPBACK_IFINDEX, type RouteType, RT_SCOPE_HOST, RT_SCOPE_LINK, RTPROT_KERNEL } from './route.ts';
+import {
+  addInterfaceAddressRoutes,
+  type Fib,
+  type InterfaceResolver,
+  routeInput,
+  routeOutput,
+} from './fib.ts';
+import type { IfAddr } from './ifaddr.ts';
+import { type Errno, RTPROT_KERNEL } from './route.ts';
 
 /** A usable path: where the packet goes next and with which source address. */
 export interface RouteOk {
@@ -21,86 +28,62 @@ export interface RouteOk {
   readonly mtu: number;
 }
 
-/** No path: the errno, and the reject route type that caused it when one did. */
+/** The errors a route lookup can end with. */
+export type RouteErrno = 'ENETUNREACH' | 'EHOSTUNREACH' | 'EACCES' | 'EINVAL';
+
+/** No path, and why. */
 export interface RouteError {
   readonly ok: false;
-  readonly error: FibErrno;
-  readonly type: RouteType | undefined;
+  readonly error: RouteErrno;
 }
 
 export type RouteResult = RouteOk | RouteError;
 
-export class Router {
-  private readonly flow = newFlowKey();
+function routeErrno(errno: Errno): RouteErrno {
+  return errno === 'EHOSTUNREACH' || errno === 'EACCES' || errno === 'EINVAL' ? errno : 'ENETUNREACH';
+}
 
+export class Router {
   constructor(
     readonly fib: Fib,
-    private readonly addresses: InterfaceAddresses,
+    private readonly interfaces: InterfaceResolver,
   ) {}
 
   /** ip_route_input_slow: what to do with a packet received on `iif`. */
   input(dst: Ipv4Addr, src: Ipv4Addr, iif: number, mark: number): RouteResult {
-    const flow = this.flow;
-    flow.dstAddr = dst;
-    flow.srcAddr = src;
-    flow.iif = iif;
-    flow.oif = 0;
-    flow.mark = mark;
-    flow.scope = 0;
-    if (dst === 0xffff_ffff)
-      return { ok: true, type: 'broadcast', ifindex: iif, gateway: 0, src: dst, dst, mtu: 0 };
-    const result = this.fib.lookup(flow);
-    if (!result.ok) return { ok: false, error: result.error, type: result.route?.type };
-    const route = result.route;
-    const type = result.type as RouteOk['type'];
+    const decision = routeInput(
+      this.fib,
+      { dstAddr: dst, srcAddr: src, iif, oif: 0, mark, tos: 0 },
+      this.interfaces,
+    );
+    if (!decision.ok) return { ok: false, error: routeErrno(decision.errno) };
     return {
       ok: true,
-      type,
-      ifindex: type === 'local' ? LOOPBACK_IFINDEX : (route.oif ?? iif),
-      gateway: route.gateway ?? 0,
-      src: route.prefSrc ?? 0,
+      type: decision.type,
+      ifindex: decision.dev,
+      gateway: decision.gateway ?? 0,
+      src: decision.srcAddr,
       dst,
-      mtu: route.mtu ?? 0,
+      mtu: decision.route?.mtu ?? 0,
     };
   }
 
   /** ip_route_output_key_hash_rcu: the path of a locally generated packet, with its source address. */
   output(dst: Ipv4Addr, src: Ipv4Addr, oif: number, mark: number): RouteResult {
-    if (src !== 0 && !this.addresses.isLocal(src)) return { ok: false, error: 'EINVAL', type: undefined };
-    const flow = this.flow;
-    flow.dstAddr = dst;
-    flow.srcAddr = src;
-    flow.iif = LOOPBACK_IFINDEX;
-    flow.oif = oif;
-    flow.mark = mark;
-    flow.scope = 0;
-    const result = this.fib.lookup(flow);
-    if (!result.ok) return { ok: false, error: result.error, type: result.route?.type };
-    const route = result.route;
-    if (result.type === 'local') {
-      return {
-        ok: true,
-        type: 'local',
-        ifindex: LOOPBACK_IFINDEX,
-        gateway: 0,
-        src: src || dst,
-        dst,
-        mtu: route.mtu ?? 0,
-      };
-    }
-    const ifindex = route.oif ?? oif;
-    const gateway = route.gateway ?? 0;
-    const scope: AddrScope =
-      route.scope >= RT_SCOPE_HOST ? 'host' : route.scope >= RT_SCOPE_LINK ? 'link' : 'global';
-    const chosen = src || route.prefSrc || this.addresses.select(ifindex, gateway || dst, scope) || 0;
+    const decision = routeOutput(
+      this.fib,
+      { dstAddr: dst, srcAddr: src, iif: 0, oif, mark, tos: 0 },
+      this.interfaces,
+    );
+    if (!decision.ok) return { ok: false, error: routeErrno(decision.errno) };
     return {
       ok: true,
-      type: result.type as RouteOk['type'],
-      ifindex,
-      gateway,
-      src: chosen,
+      type: decision.type,
+      ifindex: decision.dev,
+      gateway: decision.gateway ?? 0,
+      src: decision.srcAddr,
       dst,
-      mtu: route.mtu ?? 0,
+      mtu: decision.route?.mtu ?? 0,
     };
   }
 

@@ -18,6 +18,9 @@ import { Fib } from '../net/fib.ts';
 import { type AddrScope, type IfAddr, SCOPE_VALUE } from '../net/ifaddr.ts';
 import { type Interfaces, Ipv4Stack, type NetContext } from '../net/ipv4.ts';
 import { Sysctls } from '../net/sysctl.ts';
+import { sendTcpReset } from '../net/tcp-reset.ts';
+import type { NetfilterHost } from '../netfilter/host.ts';
+import { Netfilter } from '../netfilter/netfilter.ts';
 import { UdpTable } from '../socket/udp.ts';
 import type { Ipv4Addr, MacAddr } from '../wire/address.ts';
 import { readU16 } from '../wire/bytes.ts';
@@ -41,6 +44,7 @@ export class Namespace implements DeviceOwner, Interfaces {
   readonly fib: Fib;
   readonly ipv4: Ipv4Stack;
   readonly udp: UdpTable;
+  readonly netfilter: Netfilter;
   readonly rng: Rng;
   private readonly devices = new Map<number, NetDevice>();
   private nextIfindex = 2;
@@ -53,6 +57,8 @@ export class Namespace implements DeviceOwner, Interfaces {
     this.fib = new Fib();
     this.ipv4 = new Ipv4Stack(ctx, this, this.sysctls, this.fib);
     this.udp = new UdpTable(this.ipv4);
+    this.netfilter = new Netfilter(this.netfilterHost(), sim.scheduler);
+    this.ipv4.netfilter = this.netfilter;
     this.attach(new Loopback(ctx, this));
   }
 
@@ -73,6 +79,31 @@ export class Namespace implements DeviceOwner, Interfaces {
 
   all(): NetDevice[] {
     return [...this.devices.values()].sort((a, b) => a.ifindex - b.ifindex);
+  }
+
+  /** What rule evaluation asks of this namespace (NetfilterHost). */
+  private netfilterHost(): NetfilterHost {
+    const rng = this.rng.fork('netfilter');
+    return {
+      rng,
+      now: () => this.sim.now,
+      ifname: (ifindex) => this.nameOf(ifindex),
+      addressType: (addr) => {
+        const type = this.fib.addressType(addr);
+        return type === 'throw' ? 'unspec' : type;
+      },
+      masqueradeAddress: (oif, dst) => {
+        // nf_nat_masquerade_ipv4: inet_select_addr(out, nexthop, RT_SCOPE_UNIVERSE).
+        const route = this.ipv4.routeOutput(dst, { oif });
+        const nexthop = route.ok && route.gateway !== 0 ? route.gateway : dst;
+        return this.ipv4.addresses.select(oif, nexthop, 'global');
+      },
+      reject: (pkt, how) => {
+        if (how.kind === 'tcp-reset') sendTcpReset(this.ipv4, pkt);
+        else this.ipv4.icmp.sendError(pkt, 3, how.code, 0);
+      },
+      log: (line) => this.sim.kernelLog.push(line),
+    };
   }
 
   // ---- InterfaceResolver (for ip route / ip rule) ------------------------------------
@@ -104,6 +135,7 @@ export class Namespace implements DeviceOwner, Interfaces {
   /** __netif_receive_skb_core's protocol dispatch: IPv4 and ARP; everything else is dropped. */
   deliver(dev: NetDevice, pkt: Packet): void {
     if (pkt.length < ETHERNET_HEADER_LEN) {
+      dev.stats.rxDropped++;
       this.ipv4.drop(pkt, 'PKT_TOO_SMALL', dev);
       return;
     }
@@ -115,6 +147,8 @@ export class Namespace implements DeviceOwner, Interfaces {
         this.ipv4.arp.receive(dev, pkt);
         return;
       default:
+        // __netif_receive_skb_core: no handler for the protocol counts in the device's rx_dropped.
+        dev.stats.rxDropped++;
         this.ipv4.drop(pkt, 'UNHANDLED_PROTO', dev);
         return;
     }

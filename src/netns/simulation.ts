@@ -22,6 +22,8 @@ export class Simulation {
   private readonly namespaces = new Map<string, Namespace>();
   /** The simulation's files: what `tcpdump -w` writes and `nft -f` reads, by path. */
   readonly files = new Map<string, Uint8Array>();
+  /** The kernel log (what `dmesg` shows): LOG target lines, conntrack's "table full". Shared by every namespace, as in Linux. */
+  readonly kernelLog: string[] = [];
 
   constructor(options: SimulationOptions = {}) {
     this.rng = new Rng(options.seed ?? 'packetlab');

@@ -32,6 +32,8 @@ export type UdpErrorHandler = (
 interface UdpSocket {
   readonly addr: Ipv4Addr;
   readonly port: number;
+  /** Set for a connected socket: only datagrams from this address and port reach it (udp4_lib_lookup's scoring). */
+  readonly remote: { readonly addr: Ipv4Addr; readonly port: number } | undefined;
   readonly onDatagram: UdpHandler;
   readonly onError: UdpErrorHandler | undefined;
 }
@@ -60,11 +62,20 @@ export class UdpTable {
     );
   }
 
-  /** bind(): `addr` 0 is INADDR_ANY. Returns false for EADDRINUSE. */
-  bind(addr: Ipv4Addr, port: number, onDatagram: UdpHandler, onError?: UdpErrorHandler): boolean {
+  /**
+   * bind(), and connect() when `remote` is given: `addr` 0 is INADDR_ANY. A connected socket
+   * hears only its peer; a datagram from anyone else finds no socket. Returns false for EADDRINUSE.
+   */
+  bind(
+    addr: Ipv4Addr,
+    port: number,
+    onDatagram: UdpHandler,
+    onError?: UdpErrorHandler,
+    remote?: { readonly addr: Ipv4Addr; readonly port: number },
+  ): boolean {
     const bound = this.sockets.get(port) ?? [];
     if (bound.some((socket) => socket.addr === addr || socket.addr === 0 || addr === 0)) return false;
-    bound.push({ addr, port, onDatagram, onError });
+    bound.push({ addr, port, onDatagram, onError, remote });
     this.sockets.set(port, bound);
     return true;
   }
@@ -93,7 +104,7 @@ export class UdpTable {
       this.stack.drop(pkt, 'UDP_CSUM');
       return;
     }
-    const socket = this.lookup(ip.dstAddr, udp.dstPort);
+    const socket = this.lookup(ip.dstAddr, udp.dstPort, ip.srcAddr, udp.srcPort);
     if (socket === undefined) {
       this.stats.noPorts++;
       this.stack.icmp.sendError(pkt, 3, 3, 0);
@@ -118,13 +129,29 @@ export class UdpTable {
     if (quoted.bytes.length < at + 4 || quoted.protocol === IPPROTO_ICMP) return;
     const srcPort = (quoted.bytes[at]! << 8) | quoted.bytes[at + 1]!;
     const dstPort = (quoted.bytes[at + 2]! << 8) | quoted.bytes[at + 3]!;
-    this.lookup(quoted.srcAddr, srcPort)?.onError?.(type, code, info, quoted.dstAddr, dstPort);
+    this.lookup(quoted.srcAddr, srcPort, quoted.dstAddr, dstPort)?.onError?.(
+      type,
+      code,
+      info,
+      quoted.dstAddr,
+      dstPort,
+    );
   }
 
-  private lookup(addr: Ipv4Addr, port: number): UdpSocket | undefined {
+  private lookup(
+    addr: Ipv4Addr,
+    port: number,
+    remoteAddr: Ipv4Addr,
+    remotePort: number,
+  ): UdpSocket | undefined {
     const bound = this.sockets.get(port);
     if (bound === undefined) return undefined;
-    return bound.find((socket) => socket.addr === addr) ?? bound.find((socket) => socket.addr === 0);
+    const hears = (socket: UdpSocket): boolean =>
+      socket.remote === undefined || (socket.remote.addr === remoteAddr && socket.remote.port === remotePort);
+    return (
+      bound.find((socket) => socket.addr === addr && hears(socket)) ??
+      bound.find((socket) => socket.addr === 0 && hears(socket))
+    );
   }
 
   /** udp_sendmsg: route, build header and checksum, then the IP layer. */

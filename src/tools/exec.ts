@@ -1,6 +1,7 @@
 // The command façade: `exec(namespace, "command line")` runs one command as the real tool would and returns its output.
 
 import type { Namespace } from '../netns/namespace.ts';
+import { bridge } from './bridge.ts';
 import { ip } from './ip/ip.ts';
 import { ping } from './ping.ts';
 import { type CommandResult, fail } from './result.ts';
@@ -13,6 +14,7 @@ export type { CommandResult } from './result.ts';
 type Command = (ns: Namespace, args: string[]) => CommandResult;
 
 const COMMANDS: Record<string, Command> = {
+  bridge,
   ip,
   ping,
   sysctl,

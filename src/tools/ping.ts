@@ -256,6 +256,9 @@ export function ping(ns: Namespace, args: string[]): CommandResult {
     lines.push(
       `rtt min/avg/max/mdev = ${min.toFixed(3)}/${avg.toFixed(3)}/${max.toFixed(3)}/${mdev.toFixed(3)} ms`,
     );
+  } else {
+    // iputils ends a summary that has no rtt line with an empty line.
+    lines.push('');
   }
   return { stdout: `${lines.join('\n')}\n`, stderr, exitCode: received > 0 ? 0 : 1 };
 }

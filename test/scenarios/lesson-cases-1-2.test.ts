@@ -10,6 +10,8 @@ import {
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { exec, spawn } from '../../src/tools/exec.ts';
 import { parseIpv4 } from '../../src/wire/address.ts';
+import { tsharkCheck } from '../support/tshark.ts';
+import { requireTool } from '../support/tools.ts';
 
 function capture(ns: Namespace, line: string): () => string {
   const running = spawn(ns, line);
@@ -104,13 +106,32 @@ describe('what the nodes show', () => {
     const lesson = buildLesson({ pods: 'bridge', nodes: 'vxlan' });
     const stop = capture(lesson.w1, 'tcpdump -ni any -c 20 host 10.244.1.5 or udp port 8472');
     exec(lesson.diag, 'ping -c 1 10.244.2.7');
-    const lines = stop()
-      .split('\n')
-      .filter((line) => line.includes('ICMP echo request'));
-    const devices = lines.map((line) => line.split(/\s+/)[1]);
+    // One record per frame: a VXLAN frame's inner packet prints on a continuation line.
+    const records = stop()
+      .trimEnd()
+      .split(/\n(?=\d{2}:\d{2}:\d{2}\.\d{6} )/)
+      .filter((record) => record.includes('ICMP echo request'));
+    const devices = records.map((record) => record.split(/\s+/)[1]);
     expect(devices).toEqual([expect.stringMatching(/^veth/), 'cni0', 'flannel.1', 'eth0']);
-    expect(lines[3]).toMatch(
-      /eth0 {2}Out IP 172\.18\.0\.2\.\d+ > 172\.18\.0\.3\.8472: OTV, flags \[I\] \(0x08\), overlay 0, instance 1/,
+    expect(records[3]).toMatch(
+      /^\S+ eth0 {2}Out IP 172\.18\.0\.2\.\d+ > 172\.18\.0\.3\.8472: OTV, flags \[I\] \(0x08\), overlay 0, instance 1\nIP 10\.244\.1\.5 > 10\.244\.2\.7: ICMP echo request, id \d+, seq 1, length 64$/,
     );
+  });
+
+  it('the same traffic written with tcpdump -w on W1 reads cleanly in tshark, VXLAN decoded', (ctx) => {
+    if (!requireTool('tshark', ctx)) return;
+    const lesson = buildLesson({ pods: 'bridge', nodes: 'vxlan' });
+    const stop = capture(lesson.w1, 'tcpdump -ni any -w /w1.pcap');
+    exec(lesson.diag, 'ping -c 2 10.244.2.7');
+    udpExchange(lesson, lesson.remote, '10.244.2.7');
+    stop();
+    const pcap = lesson.sim.files.get('/w1.pcap');
+    if (pcap === undefined) throw new Error('tcpdump -w wrote nothing');
+    const report = tsharkCheck(pcap, ['vxlan.vni', 'ip.src', 'udp.dstport']);
+    expect(report.problems).toEqual([]);
+    const tunnelled = report.rows.filter(([vni]) => vni === '1');
+    // Two echo requests, two replies and the UDP datagram and its answer crossed the tunnel.
+    expect(tunnelled).toHaveLength(6);
+    expect(tunnelled.every(([, sources]) => sources!.endsWith('10.244.1.5') || sources!.endsWith('10.244.2.7'))).toBe(true);
   });
 });

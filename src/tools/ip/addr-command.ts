@@ -1,13 +1,13 @@
 // `ip addr add/del` (the changes), as iproute2 parses them; the listing lives in addr-show.ts.
 
 import type { Namespace } from '../../netns/namespace.ts';
-import { parseIpv4 } from '../../wire/address.ts';
+import { parseIpv4, prefixMask } from '../../wire/address.ts';
 import { type CommandResult, fail, ok } from '../result.ts';
 
 export function addrChange(ns: Namespace, verb: 'add' | 'del', args: string[]): CommandResult {
   let prefix: string | undefined;
   let devName: string | undefined;
-  let broadcast: number | undefined;
+  let broadcast: number | '+' | '-' | undefined;
   let scope: 'host' | 'link' | 'global' | undefined;
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
@@ -16,7 +16,8 @@ export function addrChange(ns: Namespace, verb: 'add' | 'del', args: string[]): 
       devName = value;
       i++;
     } else if (word === 'broadcast' || word === 'brd') {
-      broadcast = parseIpv4(value ?? '');
+      // `brd +` / `brd -`: the subnet's broadcast address with the host bits set or cleared.
+      broadcast = value === '+' || value === '-' ? value : parseIpv4(value ?? '');
       i++;
     } else if (word === 'scope') {
       if (value !== 'host' && value !== 'link' && value !== 'global')
@@ -39,9 +40,19 @@ export function addrChange(ns: Namespace, verb: 'add' | 'del', args: string[]): 
   const dev = ns.byName(devName);
   if (dev === undefined) return fail(`Cannot find device "${devName}"\n`, 1);
   if (verb === 'add') {
+    const mask = prefixMask(prefixLen);
+    // iproute2 computes `brd +|-` only for prefixes up to /30; on /31 and /32 it sends none.
+    const brd =
+      broadcast !== '+' && broadcast !== '-'
+        ? broadcast
+        : prefixLen > 30
+          ? undefined
+          : broadcast === '+'
+            ? (addr | ~mask) >>> 0
+            : (addr & mask) >>> 0;
     const result = ns.addAddress(dev, addr, prefixLen, {
       ...(scope !== undefined ? { scope } : {}),
-      ...(broadcast !== undefined ? { broadcast } : {}),
+      ...(brd !== undefined ? { broadcast: brd } : {}),
     });
     return result.ok ? ok('') : fail('RTNETLINK answers: File exists\n', 2);
   }

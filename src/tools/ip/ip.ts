@@ -3,7 +3,10 @@
 import type { Namespace } from '../../netns/namespace.ts';
 import { type CommandResult, fail } from '../result.ts';
 import { addrChange } from './addr-command.ts';
+import { addrShow } from './addr-show.ts';
 import { linkAdd, linkDel, linkSet } from './link-command.ts';
+import { linkShow } from './link-show.ts';
+import { neighCommand } from './neigh-command.ts';
 import { routeCommand } from './route-command.ts';
 import { ruleCommand } from './rule-command.ts';
 
@@ -13,6 +16,8 @@ export interface IpOptions {
   details: boolean;
   stats: number;
   oneline: boolean;
+  /** `-4`: IPv4 only (what `ip addr` lists). */
+  family: 'unspec' | 'inet';
 }
 
 const USAGE = `Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }
@@ -37,12 +42,15 @@ export function matches(word: string, keyword: string): boolean {
 }
 
 export function ip(ns: Namespace, args: string[]): CommandResult {
-  const options: IpOptions = { brief: false, details: false, stats: 0, oneline: false };
+  const options: IpOptions = { brief: false, details: false, stats: 0, oneline: false, family: 'unspec' };
   let i = 0;
   let target = ns;
   for (; i < args.length && args[i]!.startsWith('-'); i++) {
     const flag = args[i]!.replace(/^--?/, '');
-    if (flag === '4') continue;
+    if (flag === '4') {
+      options.family = 'inet';
+      continue;
+    }
     if (matches(flag, 'brief') && flag.length >= 2) options.brief = true;
     else if (matches(flag, 'details')) options.details = true;
     else if (matches(flag, 'statistics') || flag === 'stats') options.stats++;
@@ -62,20 +70,24 @@ export function ip(ns: Namespace, args: string[]): CommandResult {
   if (matches(object, 'address')) return address(target, rest, options);
   if (matches(object, 'route')) return routeCommand(rest, target, target.fib);
   if (matches(object, 'rule')) return ruleCommand(rest, target, target.fib);
+  if (matches(object, 'neighbour') || matches(object, 'neighbor')) return neighCommand(target, rest);
   if (object === 'help') return fail(USAGE, 255);
   return fail(`Object "${object}" is unknown, try "ip help".\n`, 255);
 }
 
-function link(ns: Namespace, args: string[], _options: IpOptions): CommandResult {
+function link(ns: Namespace, args: string[], options: IpOptions): CommandResult {
   const [verb = 'show', ...rest] = args;
   if (verb === 'add') return linkAdd(ns, rest);
   if (matches(verb, 'set')) return linkSet(ns, rest);
   if (matches(verb, 'delete')) return linkDel(ns, rest);
+  if (matches(verb, 'show') || matches(verb, 'list') || verb === 'lst') return linkShow(ns, rest, options);
   return fail(`Command "${verb}" is unknown, try "ip link help".\n`, 255);
 }
 
-function address(ns: Namespace, args: string[], _options: IpOptions): CommandResult {
+function address(ns: Namespace, args: string[], options: IpOptions): CommandResult {
   const [verb = 'show', ...rest] = args;
+  if (matches(verb, 'show') || matches(verb, 'list') || verb === 'lst')
+    return addrShow(ns, rest, { ...options, inetOnly: options.family === 'inet' });
   if (verb === 'add') return addrChange(ns, 'add', rest);
   if (matches(verb, 'delete')) return addrChange(ns, 'del', rest);
   return fail(`Command "${verb}" is unknown, try "ip address help".\n`, 255);

@@ -4,6 +4,7 @@ import type { Bridge } from '../../link/bridge.ts';
 import type { NetDevice } from '../../link/device.ts';
 import type { Namespace } from '../../netns/namespace.ts';
 import { parseIpv4, parseMac } from '../../wire/address.ts';
+import { VXLAN_PORT_LINUX } from '../../wire/vxlan.ts';
 import { type CommandResult, fail, ok } from '../result.ts';
 
 const LINK_USAGE = 'Usage: ip link add [link DEV | parentdev NAME] [ name ] NAME\n';
@@ -80,13 +81,15 @@ function vxlanAdd(
   extra: { mtu: number | undefined; mac: number | undefined },
 ): CommandResult {
   let vni: number | undefined;
+  // vxlan_nl2conf: learning is on unless `nolearning` is given.
   const options: {
     local?: number;
     lowerIfindex?: number;
     dstPort?: number;
     learning?: boolean;
     ttl?: number;
-  } = {};
+  } = { learning: true };
+  let stderr = '';
   for (let j = 0; j < args.length; j++) {
     const word = args[j]!;
     const value = args[j + 1];
@@ -130,13 +133,19 @@ function vxlanAdd(
   }
   if (vni === undefined || !Number.isInteger(vni) || vni < 0 || vni > 0xffffff)
     return fail('vxlan: missing virtual network identifier\n', 255);
+  // iplink_vxlan.c warns when no port is given; the kernel's default is 8472, also for `dstport 0`.
+  if (options.dstPort === undefined)
+    stderr =
+      'vxlan: destination port not specified\nWill use Linux kernel default (non-standard value)\n' +
+      "Use 'dstport 4789' to get the IANA assigned value\nUse 'dstport 0' to get default and quiet this message\n";
+  if (options.dstPort === undefined || options.dstPort === 0) options.dstPort = VXLAN_PORT_LINUX;
   const result = ns.addVxlan(name, {
     vni,
     ...options,
     ...(extra.mtu !== undefined ? { mtu: extra.mtu } : {}),
     ...(extra.mac !== undefined ? { mac: extra.mac } : {}),
   });
-  return result.ok ? ok('') : fail('RTNETLINK answers: File exists\n', 2);
+  return result.ok ? { stdout: '', stderr, exitCode: 0 } : fail('RTNETLINK answers: File exists\n', 2);
 }
 
 /** `ip link set DEV up|down|mtu N|master BR|nomaster|netns NS|address MAC|name NEW`. */
@@ -198,7 +207,21 @@ export function linkSet(ns: Namespace, args: string[]): CommandResult {
         const mac = parseMac(value ?? '');
         if (mac === undefined) return fail(`"${value}" is invalid lladdr.\n`, 1);
         changes.push((dev) => {
+          changeBridgeLocalAddress(ns, dev, mac);
           dev.mac = mac;
+          return undefined;
+        });
+        break;
+      }
+      case 'type': {
+        if (value === undefined) return fail(NOT_COMPLETE, 255);
+        const parsed = bridgeSlaveOptions(value, args.slice(i + 2));
+        if ('exitCode' in parsed) return parsed;
+        i = args.length;
+        changes.push((dev) => {
+          const bridge = dev.masterIndex !== 0 ? ns.byIndex(dev.masterIndex) : undefined;
+          if (bridge?.kind !== 'bridge') return fail('RTNETLINK answers: Operation not supported\n', 2);
+          if (parsed.hairpin !== undefined) (bridge as Bridge).setHairpin(dev, parsed.hairpin);
           return undefined;
         });
         break;
@@ -216,6 +239,63 @@ export function linkSet(ns: Namespace, args: string[]): CommandResult {
     if (error !== undefined) return error;
   }
   return ok('');
+}
+
+const NOT_COMPLETE = 'Command line is not complete. Try option "help"\n';
+
+const BRIDGE_SLAVE_USAGE = `Usage: ... bridge_slave [ fdb_flush ]
+\t\t\t[ state STATE ]
+\t\t\t[ priority PRIO ]
+\t\t\t[ cost COST ]
+\t\t\t[ guard {on | off} ]
+\t\t\t[ hairpin {on | off} ]
+\t\t\t[ fastleave {on | off} ]
+\t\t\t[ root_block {on | off} ]
+\t\t\t[ learning {on | off} ]
+\t\t\t[ flood {on | off} ]
+\t\t\t[ proxy_arp {on | off} ]
+\t\t\t[ proxy_arp_wifi {on | off} ]
+\t\t\t[ mcast_router MULTICAST_ROUTER ]
+\t\t\t[ mcast_fast_leave {on | off} ]
+\t\t\t[ mcast_flood {on | off} ]
+\t\t\t[ bcast_flood {on | off} ]
+\t\t\t[ mcast_to_unicast {on | off} ]
+\t\t\t[ group_fwd_mask MASK ]
+\t\t\t[ neigh_suppress {on | off} ]
+\t\t\t[ vlan_tunnel {on | off} ]
+\t\t\t[ isolated {on | off} ]
+\t\t\t[ locked {on | off} ]
+\t\t\t[ backup_port DEVICE ] [ nobackup_port ]
+`;
+
+/** `type bridge_slave hairpin on|off` (iplink_bridge_slave.c); the other port options are not modelled. */
+function bridgeSlaveOptions(kind: string, args: string[]): { hairpin: boolean | undefined } | CommandResult {
+  if (kind !== 'bridge_slave') return fail('RTNETLINK answers: Operation not supported\n', 2);
+  let hairpin: boolean | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (word !== 'hairpin') return fail(`bridge_slave: unknown option "${word}"?\n${BRIDGE_SLAVE_USAGE}`, 1);
+    const value = args[++i];
+    if (value === undefined) return fail(NOT_COMPLETE, 255);
+    if (value !== 'on' && value !== 'off')
+      return fail(`Error: argument of "hairpin" must be one of "off", "on", not "${value}"\n`, 1);
+    hairpin = value === 'on';
+  }
+  return { hairpin };
+}
+
+/**
+ * br_fdb_change_mac_address / br_fdb_changeaddr: a bridge's or a port's new MAC replaces
+ * its old local entry in the bridge's forwarding database.
+ */
+function changeBridgeLocalAddress(ns: Namespace, dev: NetDevice, mac: number): void {
+  const bridge =
+    dev.kind === 'bridge' ? dev : dev.masterIndex !== 0 ? ns.byIndex(dev.masterIndex) : undefined;
+  if (bridge?.kind !== 'bridge') return;
+  const fdb = (bridge as Bridge).fdb;
+  const old = fdb.lookup(dev.mac, ns.sim.now);
+  if (old?.local && old.port === dev.ifindex) fdb.remove(dev.mac);
+  fdb.install(mac, dev.ifindex, { local: true });
 }
 
 /** `ip link del DEV`. */

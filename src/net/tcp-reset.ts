@@ -1,0 +1,48 @@
+// The TCP reset REJECT --reject-with tcp-reset sends back (net/ipv4/netfilter/nf_reject_ipv4.c: nf_send_reset):
+// addresses and ports swapped; seq = the segment's ack if it had one, else ack = its seq + its length.
+
+import type { Packet } from '../core/packet.ts';
+import { IPPROTO_TCP, Ipv4View } from '../wire/ipv4.ts';
+import { emitTcp, TCP_HEADER_LEN, TcpView } from '../wire/tcp.ts';
+import type { Ipv4Stack } from './ipv4.ts';
+
+const NO_FLAGS = {
+  fin: false,
+  syn: false,
+  rst: false,
+  psh: false,
+  ack: false,
+  urg: false,
+  ece: false,
+  cwr: false,
+};
+
+export function sendTcpReset(stack: Ipv4Stack, orig: Packet): void {
+  const ip = Ipv4View.checked(orig.buf.subarray(0, orig.end), orig.network);
+  if (!(ip instanceof Ipv4View) || ip.protocol !== IPPROTO_TCP || ip.fragmentOffset !== 0) return;
+  const segmentLen = ip.totalLen - ip.headerLen;
+  const tcp = TcpView.checked(ip.bytes, ip.offset + ip.headerLen, segmentLen);
+  if (!(tcp instanceof TcpView) || tcp.rst) return;
+  // nf_reject_ip_tcphdr_put: answer the ACK if there is one, else acknowledge what came.
+  const payloadLen = segmentLen - tcp.headerLen;
+  const ackNumber = tcp.ack ? 0 : (tcp.seqNumber + payloadLen + (tcp.syn ? 1 : 0) + (tcp.fin ? 1 : 0)) >>> 0;
+  const route = stack.routeOutput(ip.srcAddr, { src: ip.dstAddr });
+  if (!route.ok) return;
+  const pkt = stack.allocatePacket(TCP_HEADER_LEN);
+  emitTcp(
+    {
+      srcPort: tcp.dstPort,
+      dstPort: tcp.srcPort,
+      seqNumber: tcp.ack ? tcp.ackNumber : 0,
+      ackNumber,
+      flags: { ...NO_FLAGS, rst: true, ack: !tcp.ack },
+      window: 0,
+      urgentPointer: 0,
+      options: [],
+      payloadLen: 0,
+    },
+    TcpView.unchecked(pkt.buf, pkt.start, TCP_HEADER_LEN),
+    { srcAddr: route.src, dstAddr: route.dst },
+  );
+  stack.output(pkt, route, { protocol: IPPROTO_TCP, pmtudisc: 'do' });
+}

@@ -1,0 +1,182 @@
+// Runs a base chain over a packet as nft_do_chain does: rules in order, expressions left to right, jump/goto with a
+// stack of at most 16, return, policy at the end, rule counters, and trace events for packets with nftrace set.
+
+import { evalCmp, lookupElement } from './expr/compare.ts';
+import type { Chain, Expr, Rule, Table, Verdict } from './ir.ts';
+import { JUMP_STACK_MAX } from './ir.ts';
+import type { PacketState } from './packet-state.ts';
+import type { NftTraceEvent, TracedPacket } from './trace.ts';
+
+/** What a statement the chain cannot run alone (nat, reject, log, xt matches, marks) asks of its owner. */
+export interface StatementRunner {
+  /** Runs one non-verdict statement or xt match; returns false when the rule must stop (a failed match). */
+  run(state: PacketState, expr: Expr, rule: Rule, table: Table): boolean;
+  /** NAT and REJECT end with a verdict of their own (accept or drop). */
+  terminal(state: PacketState, expr: Expr, table: Table): Verdict | undefined;
+}
+
+/** Where trace events go; only called for packets whose nftrace flag is set and when someone listens. */
+export type TraceSink = (event: NftTraceEvent) => void;
+
+const CONTINUE: Verdict = { kind: 'continue' };
+const ACCEPT: Verdict = { kind: 'accept' };
+const DROP: Verdict = { kind: 'drop' };
+
+interface Frame {
+  chain: Chain;
+  next: number;
+}
+
+/** The verdict of one base chain: accept (go on to the next hook entry) or drop. */
+export function runBaseChain(
+  state: PacketState,
+  table: Table,
+  base: Chain,
+  statements: StatementRunner,
+  trace: TraceSink | undefined,
+): 'accept' | 'drop' {
+  const stack: Frame[] = [];
+  let chain = base;
+  let index = 0;
+  let dumped = false;
+  const emit = (type: NftTraceEvent['type'], rule: Rule | undefined, verdict: Verdict, at: Chain): void => {
+    if (trace === undefined || !state.pkt.nftrace) return;
+    if (state.pkt.traceId === 0) state.pkt.traceId = state.host.rng.u32() || 1;
+    trace({
+      id: state.pkt.traceId,
+      family: table.family,
+      table,
+      chain: at,
+      type,
+      rule,
+      verdict,
+      packet: dumped ? undefined : snapshot(state),
+      mark: state.pkt.mark >>> 0,
+      hook: state.hook,
+    });
+    dumped = true;
+  };
+
+  for (;;) {
+    let verdict: Verdict = CONTINUE;
+    let decided = false;
+    for (; index < chain.rules.length; index++) {
+      const rule = chain.rules[index]!;
+      const result = evalRule(state, rule, table, statements);
+      if (result === undefined) continue; // NFT_BREAK: a match failed
+      if (result.kind === 'continue') {
+        emit('rule', rule, CONTINUE, chain);
+        continue;
+      }
+      emit('rule', rule, result, chain);
+      verdict = result;
+      decided = true;
+      index++;
+      break;
+    }
+    switch (verdict.kind) {
+      case 'accept':
+      case 'drop':
+        return verdict.kind;
+      case 'queue':
+        return 'drop';
+      case 'jump':
+      case 'goto': {
+        const target = table.chains.get(verdict.chain);
+        if (target === undefined) return 'drop';
+        if (verdict.kind === 'jump') {
+          if (stack.length >= JUMP_STACK_MAX) return 'drop';
+          stack.push({ chain, next: index });
+        }
+        chain = target;
+        index = 0;
+        continue;
+      }
+      case 'return':
+      case 'continue':
+        break;
+    }
+    // End of the chain (or `return`): back to the caller, or the base chain's policy.
+    const caller = stack.pop();
+    if (caller !== undefined) {
+      if (!decided) emit('return', undefined, CONTINUE, chain);
+      chain = caller.chain;
+      index = caller.next;
+      continue;
+    }
+    const policy = base.base?.policy === 'drop' ? DROP : ACCEPT;
+    base.policyPackets++;
+    base.policyBytes += state.length;
+    emit('policy', undefined, policy, base);
+    return policy.kind === 'drop' ? 'drop' : 'accept';
+  }
+}
+
+/** One rule: undefined when a match failed (NFT_BREAK), else its verdict (continue when it has none). */
+function evalRule(
+  state: PacketState,
+  rule: Rule,
+  table: Table,
+  statements: StatementRunner,
+): Verdict | undefined {
+  for (const expr of rule.exprs) {
+    switch (expr.kind) {
+      case 'cmp':
+        if (!evalCmp(state, expr.left, expr.op, expr.right)) return undefined;
+        break;
+      case 'lookup': {
+        const element = lookupElement(state, expr.left, expr.set, table);
+        if (element === null) return undefined;
+        if ((element !== undefined) === expr.negate) return undefined;
+        break;
+      }
+      case 'vmap': {
+        const element = lookupElement(state, expr.left, expr.map, table);
+        if (element === null || element === undefined) return undefined;
+        const data = element.data;
+        if (data !== undefined && isVerdict(data)) return data;
+        return undefined;
+      }
+      case 'counter':
+        rule.packets++;
+        rule.bytes += state.length;
+        break;
+      case 'verdict':
+        return expr.verdict;
+      case 'nat':
+      case 'reject': {
+        const verdict = statements.terminal(state, expr, table);
+        if (verdict !== undefined) return verdict;
+        break;
+      }
+      case 'match':
+      case 'meta-set':
+      case 'ct-set':
+      case 'log':
+      case 'notrack':
+        if (!statements.run(state, expr, rule, table)) return undefined;
+        break;
+    }
+  }
+  return CONTINUE;
+}
+
+function isVerdict(data: object): data is Verdict {
+  return (
+    'kind' in data &&
+    ['accept', 'drop', 'continue', 'return', 'jump', 'goto', 'queue'].includes((data as Verdict).kind)
+  );
+}
+
+/** The headers the kernel dumps with the first trace event of a chain run (copied: the packet keeps changing). */
+function snapshot(state: PacketState): TracedPacket {
+  const pkt = state.pkt;
+  const received = pkt.iif !== 0 && state.hook !== 'output' && pkt.network >= 14;
+  return {
+    iifname: state.inDev?.name,
+    oifname: state.outDev?.name,
+    mark: pkt.mark >>> 0,
+    linkHeader: received ? pkt.buf.slice(pkt.network - 14, pkt.network) : undefined,
+    network: pkt.buf.slice(pkt.network, pkt.end),
+  };
+}

@@ -1,0 +1,142 @@
+// Comparisons and set lookups (nft_cmp, nft_range, nft_lookup, nft_bitwise's results): constants, prefixes, ranges,
+// interface-name wildcards and concatenations; sets are indexed once per element list.
+
+import type { CmpOp, Constant, NamedSet, SetElement, SetRef, Table, Value } from '../ir.ts';
+import type { PacketState } from '../packet-state.ts';
+import { readValue } from './selectors.ts';
+
+type Read = number | string | undefined;
+
+/** True when the value read equals, or lies inside, one constant. */
+export function matchesConstant(value: Read, constant: Constant): boolean {
+  if (value === undefined) return false;
+  switch (constant.kind) {
+    case 'number':
+      return value === constant.value;
+    case 'string':
+      if (typeof value !== 'string') return false;
+      return constant.wildcard ? value.startsWith(constant.value) : value === constant.value;
+    case 'prefix': {
+      if (typeof value !== 'number') return false;
+      const mask = constant.len === 0 ? 0 : (0xffff_ffff << (32 - constant.len)) >>> 0;
+      return (value & mask) >>> 0 === constant.addr >>> 0;
+    }
+    case 'range':
+      return typeof value === 'number' && value >= constant.low && value <= constant.high;
+    case 'concat':
+      return false;
+  }
+}
+
+function readAll(state: PacketState, values: readonly Value[], out: Read[]): boolean {
+  for (let i = 0; i < values.length; i++) {
+    const read = readValue(state, values[i]!);
+    if (read === undefined) return false;
+    out[i] = read;
+  }
+  out.length = values.length;
+  return true;
+}
+
+function matchesKey(reads: readonly Read[], key: Constant): boolean {
+  if (key.kind === 'concat') {
+    if (key.parts.length !== reads.length) return false;
+    for (let i = 0; i < reads.length; i++) if (!matchesConstant(reads[i], key.parts[i]!)) return false;
+    return true;
+  }
+  return reads.length === 1 && matchesConstant(reads[0], key);
+}
+
+const scratch: Read[] = [];
+
+/** nft_cmp: `left op right`; a value missing from the packet fails the rule whatever the operator. */
+export function evalCmp(state: PacketState, left: readonly Value[], op: CmpOp, right: Constant): boolean {
+  if (!readAll(state, left, scratch)) return false;
+  if (op === 'eq') return matchesKey(scratch, right);
+  if (op === 'ne') return !matchesKey(scratch, right);
+  const value = scratch[0];
+  if (typeof value !== 'number' || right.kind !== 'number') return false;
+  switch (op) {
+    case 'lt':
+      return value < right.value;
+    case 'gt':
+      return value > right.value;
+    case 'le':
+      return value <= right.value;
+    case 'ge':
+      return value >= right.value;
+  }
+}
+
+/** Exact keys hashed, the rest (prefixes, ranges, wildcards) scanned; built once per element list. */
+interface SetIndex {
+  readonly exact: Map<string, SetElement>;
+  readonly scanned: SetElement[];
+}
+
+const indexes = new WeakMap<readonly SetElement[], SetIndex>();
+
+function exactKey(constant: Constant): string | undefined {
+  switch (constant.kind) {
+    case 'number':
+      return String(constant.value);
+    case 'string':
+      return constant.wildcard ? undefined : `s:${constant.value}`;
+    case 'concat': {
+      const parts: string[] = [];
+      for (const part of constant.parts) {
+        const key = exactKey(part);
+        if (key === undefined) return undefined;
+        parts.push(key);
+      }
+      return parts.join('.');
+    }
+    default:
+      return undefined;
+  }
+}
+
+function indexOf(elements: readonly SetElement[]): SetIndex {
+  let index = indexes.get(elements);
+  if (index === undefined) {
+    index = { exact: new Map(), scanned: [] };
+    for (const element of elements) {
+      const key = exactKey(element.key);
+      if (key === undefined) index.scanned.push(element);
+      else if (!index.exact.has(key)) index.exact.set(key, element);
+    }
+    indexes.set(elements, index);
+  }
+  return index;
+}
+
+function readKey(reads: readonly Read[]): string {
+  let key = '';
+  for (let i = 0; i < reads.length; i++) {
+    const read = reads[i]!;
+    key += (i === 0 ? '' : '.') + (typeof read === 'number' ? String(read) : `s:${read}`);
+  }
+  return key;
+}
+
+/** The elements a set reference names, in the rule's table. */
+export function elementsOf(set: SetRef, table: Table): readonly SetElement[] {
+  if (set.kind === 'anonymous') return set.elements;
+  const named: NamedSet | undefined = table.sets.get(set.name);
+  return named?.elements ?? [];
+}
+
+/** nft_lookup: the element the packet's key falls in, or undefined. */
+export function lookupElement(
+  state: PacketState,
+  left: readonly Value[],
+  set: SetRef,
+  table: Table,
+): SetElement | undefined | null {
+  if (!readAll(state, left, scratch)) return null;
+  const index = indexOf(elementsOf(set, table));
+  const hit = index.exact.get(readKey(scratch));
+  if (hit !== undefined) return hit;
+  for (const element of index.scanned) if (matchesKey(scratch, element.key)) return element;
+  return undefined;
+}

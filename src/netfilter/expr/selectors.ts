@@ -1,0 +1,208 @@
+// Reads the values rules compare: packet headers (nft_payload), metadata (nft_meta), conntrack (nft_ct), route
+// types (nft_fib) and counters (nft_numgen); a value that does not exist for this packet is `undefined`, which ends
+// the rule as the kernel's NFT_BREAK does.
+
+import { PacketType } from '../../core/packet.ts';
+import type { Selector, Value } from '../ir.ts';
+import type { PacketState } from '../packet-state.ts';
+
+/** nft's ct state bits (NF_CT_STATE_*_BIT). */
+export const CT_STATE_BITS = { invalid: 1, established: 2, related: 4, new: 8, untracked: 64 } as const;
+
+const IPPROTO_ICMP = 1;
+const IPPROTO_TCP = 6;
+const IPPROTO_UDP = 17;
+
+/** The IPv4 protocol and transport header offset, or -1 when there is no (first-fragment) transport header. */
+function transport(state: PacketState, protocol?: number): number {
+  const { buf } = state.pkt;
+  const ip = state.pkt.network;
+  if (protocol !== undefined && buf[ip + 9] !== protocol) return -1;
+  if (((buf[ip + 6]! & 0x1f) | buf[ip + 7]!) !== 0) return -1;
+  const l4 = ip + (buf[ip]! & 0xf) * 4;
+  return l4 + 4 <= state.pkt.end ? l4 : -1;
+}
+
+function u16(buf: Uint8Array, at: number): number {
+  return (buf[at]! << 8) | buf[at + 1]!;
+}
+
+function u32(buf: Uint8Array, at: number): number {
+  return ((buf[at]! << 24) | (buf[at + 1]! << 16) | (buf[at + 2]! << 8) | buf[at + 3]!) >>> 0;
+}
+
+function payload(
+  state: PacketState,
+  field: Extract<Selector, { kind: 'payload' }>['field'],
+): number | undefined {
+  const { buf } = state.pkt;
+  const ip = state.pkt.network;
+  switch (field) {
+    case 'ip saddr':
+      return u32(buf, ip + 12);
+    case 'ip daddr':
+      return u32(buf, ip + 16);
+    case 'ip protocol':
+      return buf[ip + 9]!;
+    case 'ip length':
+      return u16(buf, ip + 2);
+    case 'ip ttl':
+      return buf[ip + 8]!;
+    case 'ip id':
+      return u16(buf, ip + 4);
+    case 'ip dscp':
+      return buf[ip + 1]! >>> 2;
+    case 'ip ecn':
+      return buf[ip + 1]! & 3;
+    case 'tcp sport':
+    case 'tcp dport': {
+      const l4 = transport(state, IPPROTO_TCP);
+      return l4 < 0 ? undefined : u16(buf, l4 + (field === 'tcp sport' ? 0 : 2));
+    }
+    case 'tcp flags': {
+      const l4 = transport(state, IPPROTO_TCP);
+      return l4 < 0 || l4 + 14 > state.pkt.end ? undefined : buf[l4 + 13]!;
+    }
+    case 'udp sport':
+    case 'udp dport': {
+      const l4 = transport(state, IPPROTO_UDP);
+      return l4 < 0 ? undefined : u16(buf, l4 + (field === 'udp sport' ? 0 : 2));
+    }
+    case 'th sport':
+    case 'th dport': {
+      const l4 = transport(state);
+      return l4 < 0 ? undefined : u16(buf, l4 + (field === 'th sport' ? 0 : 2));
+    }
+    case 'icmp type':
+    case 'icmp code': {
+      const l4 = transport(state, IPPROTO_ICMP);
+      return l4 < 0 ? undefined : buf[l4 + (field === 'icmp type' ? 0 : 1)]!;
+    }
+    case 'icmp id': {
+      const l4 = transport(state, IPPROTO_ICMP);
+      return l4 < 0 || l4 + 6 > state.pkt.end ? undefined : u16(buf, l4 + 4);
+    }
+    case 'ether saddr':
+    case 'ether daddr': {
+      // Only packets that came in on an Ethernet device still have their MAC header in front.
+      const mac = ip - 14;
+      if (state.pkt.iif === 0 || mac < 0 || state.hook === 'output' || state.hook === 'postrouting')
+        return undefined;
+      const at = mac + (field === 'ether daddr' ? 0 : 6);
+      return u16(buf, at) * 0x1_0000_0000 + u32(buf, at + 2);
+    }
+  }
+}
+
+function meta(
+  state: PacketState,
+  key: Extract<Selector, { kind: 'meta' }>['key'],
+): number | string | undefined {
+  const pkt = state.pkt;
+  switch (key) {
+    case 'mark':
+      return pkt.mark >>> 0;
+    case 'iif':
+      return state.inDev?.ifindex;
+    case 'oif':
+      return state.outDev?.ifindex;
+    case 'iifname':
+      return state.inDev?.name;
+    case 'oifname':
+      return state.outDev?.name;
+    case 'l4proto':
+      return pkt.buf[pkt.network + 9]!;
+    case 'nfproto':
+      return 2; // NFPROTO_IPV4
+    case 'protocol':
+      return 0x0800;
+    case 'length':
+      return pkt.end - pkt.network;
+    case 'pkttype':
+      return pkt.pktType === PacketType.Outgoing ? PacketType.Host : pkt.pktType;
+    case 'nftrace':
+      return pkt.nftrace ? 1 : 0;
+  }
+}
+
+function conntrack(state: PacketState, selector: Extract<Selector, { kind: 'ct' }>): number | undefined {
+  const pkt = state.pkt;
+  if (selector.key === 'state') return state.ctStateBits();
+  const ct = state.conntrack;
+  if (ct === undefined || pkt.ctIndex < 0) return undefined;
+  const index = pkt.ctIndex;
+  switch (selector.key) {
+    case 'status':
+      return ct.status(index);
+    case 'mark':
+      return ct.mark(index);
+    case 'direction':
+      return pkt.ctReply ? 1 : 0;
+    case 'expiration':
+      return Math.floor(ct.timeoutRemaining(index, state.host.now()) / 1e6);
+    case 'protocol':
+      return ct.protocol(index);
+    case 'saddr':
+    case 'daddr':
+    case 'proto-src':
+    case 'proto-dst': {
+      const tuple = ct.tuple(index, selector.dir === 'reply' ? 1 : 0, state.scratchTuple);
+      if (selector.key === 'saddr') return tuple.src;
+      if (selector.key === 'daddr') return tuple.dst;
+      return selector.key === 'proto-src' ? tuple.srcPort : tuple.dstPort;
+    }
+  }
+}
+
+/** nft_fib: only `daddr` / `saddr` address types and the output interface are modelled. */
+function fib(state: PacketState, selector: Extract<Selector, { kind: 'fib' }>): number | string | undefined {
+  const { buf } = state.pkt;
+  const ip = state.pkt.network;
+  const addr = selector.flags.includes('saddr') ? u32(buf, ip + 12) : u32(buf, ip + 16);
+  if (selector.result !== 'type') return undefined;
+  return ADDRESS_TYPE_NUMBER[state.host.addressType(addr)];
+}
+
+/** RTN_* numbers, which nft's `fib ... type` compares against. */
+export const ADDRESS_TYPE_NUMBER = {
+  unspec: 0,
+  unicast: 1,
+  local: 2,
+  broadcast: 3,
+  anycast: 4,
+  multicast: 5,
+  blackhole: 6,
+  unreachable: 7,
+  prohibit: 8,
+} as const;
+
+/** Reads one value for the packet, applying its bitwise transform. */
+export function readValue(state: PacketState, value: Value): number | string | undefined {
+  const selector = value.selector;
+  let raw: number | string | undefined;
+  switch (selector.kind) {
+    case 'payload':
+      raw = payload(state, selector.field);
+      break;
+    case 'meta':
+      raw = meta(state, selector.key);
+      break;
+    case 'ct':
+      raw = conntrack(state, selector);
+      break;
+    case 'fib':
+      raw = fib(state, selector);
+      break;
+    case 'numgen':
+      // nft_ng_random: a uniform draw in [0, mod), plus the offset; `inc` counts per rule in numgen.ts.
+      raw = state.host.rng.int(selector.mod) + selector.offset;
+      break;
+    case 'rt':
+      raw = undefined;
+      break;
+  }
+  if (typeof raw !== 'number') return raw;
+  if (value.mask !== undefined) raw = (raw & value.mask) >>> 0;
+  if (value.xor !== undefined) raw = (raw ^ value.xor) >>> 0;
+  return raw;
+}

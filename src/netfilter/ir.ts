@@ -1,0 +1,307 @@
+// The one rule representation both front ends compile to (iptables and nft), shaped like nftables' own model:
+// tables of chains of rules, each rule a list of expressions evaluated left to right, sets and maps.
+//
+// iptables-nft really stores iptables rules as nftables expressions, which is why `nft list
+// ruleset` and `nft monitor trace` show iptables rules in nft syntax. packetlab does the same:
+// the iptables front end translates to these expressions (keeping its own parsed form in
+// `Rule.iptables` for iptables-save), and one printer renders any rule in nft syntax.
+// This file holds data only; evaluation is in eval.ts, one file per expression under expr/.
+
+/** nftables families packetlab models; iptables-nft tables are family `ip`. */
+export type Family = 'ip' | 'inet';
+
+export type HookName = 'prerouting' | 'input' | 'forward' | 'output' | 'postrouting';
+
+export type ChainType = 'filter' | 'nat' | 'route';
+
+/** Named priorities (nft) and the kernel's numbers (include/uapi/linux/netfilter_ipv4.h). */
+export const PRIORITY = {
+  raw: -300,
+  mangle: -150,
+  dstnat: -100,
+  filter: 0,
+  security: 50,
+  srcnat: 100,
+} as const;
+
+/** NF_IP_PRI_CONNTRACK and NF_IP_PRI_CONNTRACK_CONFIRM, NF_IP_PRI_CONNTRACK_DEFRAG. */
+export const CONNTRACK_PRIORITY = -200;
+export const CONNTRACK_CONFIRM_PRIORITY = 2147483647;
+export const DEFRAG_PRIORITY = -400;
+
+/** XT_JUMP_STACK_MAX / NFT_JUMP_STACK_SIZE: how deep jumps may nest. */
+export const JUMP_STACK_MAX = 16;
+
+// ---- values read from the packet --------------------------------------------------------
+
+/** Header fields by their nft names. `th` is the transport header whatever the protocol. */
+export type PayloadField =
+  | 'ether saddr'
+  | 'ether daddr'
+  | 'ip saddr'
+  | 'ip daddr'
+  | 'ip protocol'
+  | 'ip length'
+  | 'ip ttl'
+  | 'ip id'
+  | 'ip dscp'
+  | 'ip ecn'
+  | 'tcp sport'
+  | 'tcp dport'
+  | 'tcp flags'
+  | 'udp sport'
+  | 'udp dport'
+  | 'th sport'
+  | 'th dport'
+  | 'icmp type'
+  | 'icmp code'
+  | 'icmp id';
+
+export type MetaKey =
+  | 'mark'
+  | 'iifname'
+  | 'oifname'
+  | 'iif'
+  | 'oif'
+  | 'l4proto'
+  | 'nfproto'
+  | 'protocol'
+  | 'length'
+  | 'pkttype'
+  | 'nftrace';
+
+export type CtKey =
+  | 'state'
+  | 'status'
+  | 'mark'
+  | 'direction'
+  | 'expiration'
+  | 'protocol'
+  | 'saddr'
+  | 'daddr'
+  | 'proto-src'
+  | 'proto-dst';
+
+/** `fib daddr type`, `fib saddr . iif oif`... as nft_fib evaluates them. */
+export interface FibSelector {
+  readonly kind: 'fib';
+  readonly flags: readonly ('saddr' | 'daddr' | 'mark' | 'iif' | 'oif')[];
+  readonly result: 'type' | 'oif' | 'oifname';
+}
+
+export type Selector =
+  | { readonly kind: 'payload'; readonly field: PayloadField }
+  | { readonly kind: 'meta'; readonly key: MetaKey }
+  | { readonly kind: 'ct'; readonly key: CtKey; readonly dir?: 'original' | 'reply' }
+  | FibSelector
+  | {
+      readonly kind: 'numgen';
+      readonly mode: 'random' | 'inc';
+      readonly mod: number;
+      readonly offset: number;
+    }
+  | { readonly kind: 'rt'; readonly key: 'nexthop' | 'mtu' };
+
+/**
+ * A value: a selector, optionally transformed as nft_bitwise does, `(x & mask) ^ xor`
+ * (`meta mark & 0x4000`, `mark and 0xffffbfff or 0x100`), or shifted.
+ */
+export interface Value {
+  readonly selector: Selector;
+  readonly mask?: number;
+  readonly xor?: number;
+}
+
+// ---- constants and sets -----------------------------------------------------------------
+
+/** One element of a comparison's right-hand side or of a set. Numbers are unsigned 32-bit. */
+export type Constant =
+  | { readonly kind: 'number'; readonly value: number }
+  /** Interface names; `wildcard` for `eth*` (nft) or `eth+` (iptables). */
+  | { readonly kind: 'string'; readonly value: string; readonly wildcard: boolean }
+  | { readonly kind: 'prefix'; readonly addr: number; readonly len: number }
+  | { readonly kind: 'range'; readonly low: number; readonly high: number }
+  /** A concatenation element `10.96.0.10 . tcp . 53`. */
+  | { readonly kind: 'concat'; readonly parts: readonly Constant[] };
+
+/** The type of a set's keys or a map's data, for printing and validation (nft's datatypes). */
+export type DataType =
+  | 'ipv4_addr'
+  | 'inet_proto'
+  | 'inet_service'
+  | 'mark'
+  | 'ifname'
+  | 'ether_addr'
+  | 'ct_state'
+  | 'ct_status'
+  | 'integer'
+  | 'verdict';
+
+/** A named set or map (`set service-ips { type ipv4_addr . inet_proto . inet_service : verdict; }`). */
+export interface NamedSet {
+  readonly name: string;
+  readonly keyType: readonly DataType[];
+  /** Maps only: the data type (verdict for a vmap). */
+  readonly dataType: DataType | undefined;
+  readonly flags: readonly ('interval' | 'constant' | 'timeout' | 'dynamic')[];
+  readonly elements: SetElement[];
+  readonly comment: string | undefined;
+}
+
+export interface SetElement {
+  readonly key: Constant;
+  /** Map data: a verdict for vmaps, a constant for data maps. */
+  readonly data: Verdict | Constant | undefined;
+}
+
+/** Where a lookup finds its set: a named one in the same table, or an anonymous one inline. */
+export type SetRef =
+  | { readonly kind: 'named'; readonly name: string }
+  | {
+      readonly kind: 'anonymous';
+      readonly elements: readonly SetElement[];
+      readonly keyType: readonly DataType[];
+    };
+
+// ---- verdicts and expressions ------------------------------------------------------------
+
+export type Verdict =
+  | { readonly kind: 'accept' }
+  | { readonly kind: 'drop' }
+  | { readonly kind: 'continue' }
+  | { readonly kind: 'return' }
+  | { readonly kind: 'jump'; readonly chain: string }
+  | { readonly kind: 'goto'; readonly chain: string }
+  | { readonly kind: 'queue' };
+
+export type CmpOp = 'eq' | 'ne' | 'lt' | 'gt' | 'le' | 'ge';
+
+/** A value to store (`meta mark set ...`): a constant or another value (with its bitwise). */
+export type Source =
+  | { readonly kind: 'constant'; readonly value: number }
+  | { readonly kind: 'value'; readonly value: Value };
+
+export interface NatRange {
+  readonly addrLow: number | undefined;
+  readonly addrHigh: number | undefined;
+  readonly portLow: number | undefined;
+  readonly portHigh: number | undefined;
+}
+
+export interface NatFlags {
+  readonly random: boolean;
+  readonly fullyRandom: boolean;
+  readonly persistent: boolean;
+}
+
+/**
+ * One expression of a rule. Matches (`cmp`, `lookup`, `match`) end the rule when they fail;
+ * statements act; `verdict` and `vmap` decide. The order is the rule's order.
+ */
+export type Expr =
+  /** `left op right`; several values make a concatenation, compared element-wise. */
+  | { readonly kind: 'cmp'; readonly left: readonly Value[]; readonly op: CmpOp; readonly right: Constant }
+  /** `left [!=] { ... }` or `left @set`. */
+  | {
+      readonly kind: 'lookup';
+      readonly left: readonly Value[];
+      readonly set: SetRef;
+      readonly negate: boolean;
+    }
+  /** Verdict map: `left vmap { key : verdict, ... }` or `vmap @name`; no match continues. */
+  | { readonly kind: 'vmap'; readonly left: readonly Value[]; readonly map: SetRef }
+  /** A match nftables has no native expression for (iptables-nft's xt compat: statistic, recent...). */
+  | { readonly kind: 'match'; readonly name: XtMatchName; readonly options: XtMatchOptions }
+  | { readonly kind: 'counter' }
+  | { readonly kind: 'meta-set'; readonly key: 'mark' | 'nftrace'; readonly source: Source }
+  | { readonly kind: 'ct-set'; readonly key: 'mark'; readonly source: Source }
+  /** `connmark --save-mark/--restore-mark` with masks (ct mark set mark and M...). */
+  | {
+      readonly kind: 'nat';
+      readonly type: 'snat' | 'dnat' | 'masquerade' | 'redirect';
+      readonly range: NatRange;
+      readonly flags: NatFlags;
+    }
+  | { readonly kind: 'reject'; readonly with: RejectWith }
+  | {
+      readonly kind: 'log';
+      readonly prefix: string | undefined;
+      readonly level: number;
+      readonly flags: readonly string[];
+    }
+  | { readonly kind: 'notrack' }
+  | { readonly kind: 'verdict'; readonly verdict: Verdict };
+
+/** How REJECT answers: an ICMP unreachable code, or a TCP reset. */
+export type RejectWith = { readonly kind: 'icmp'; readonly code: number } | { readonly kind: 'tcp-reset' };
+
+export type XtMatchName = 'statistic' | 'recent' | 'comment';
+
+/** The options of the xt matches packetlab models, as iptables parses them. */
+export type XtMatchOptions =
+  | { readonly name: 'statistic'; readonly mode: 'random'; readonly probability: number }
+  | { readonly name: 'statistic'; readonly mode: 'nth'; readonly every: number; readonly packet: number }
+  | {
+      readonly name: 'recent';
+      readonly command: 'set' | 'rcheck' | 'update' | 'remove';
+      readonly listName: string;
+      readonly side: 'source' | 'dest';
+      readonly seconds: number | undefined;
+      readonly reap: boolean;
+      readonly mask: number;
+    }
+  | { readonly name: 'comment'; readonly comment: string };
+
+// ---- rules, chains, tables ---------------------------------------------------------------
+
+/** The iptables form of a rule, kept so iptables-save and -S print what was loaded. */
+export interface IptablesSpec {
+  /** The rule's arguments in iptables-save's canonical order, without `-A CHAIN`. */
+  readonly args: readonly string[];
+}
+
+export interface Rule {
+  readonly handle: number;
+  readonly exprs: readonly Expr[];
+  /** nft's rule comment (`comment "..."`); iptables' `-m comment` lands here too. */
+  readonly comment: string | undefined;
+  /** Set when the rule came from iptables. */
+  readonly iptables: IptablesSpec | undefined;
+  /** The rule's counter, moved by its `counter` expression (iptables-nft always adds one). */
+  packets: number;
+  bytes: number;
+}
+
+export interface BaseChainSpec {
+  readonly type: ChainType;
+  readonly hook: HookName;
+  readonly priority: number;
+  readonly policy: 'accept' | 'drop';
+}
+
+export interface Chain {
+  readonly name: string;
+  readonly handle: number;
+  /** Set for base chains; regular chains are only reached by jump/goto. */
+  base: BaseChainSpec | undefined;
+  rules: Rule[];
+  /** Packets and bytes that met the policy (iptables -L's policy counters). */
+  policyPackets: number;
+  policyBytes: number;
+}
+
+export interface Table {
+  readonly family: Family;
+  readonly name: string;
+  readonly handle: number;
+  readonly chains: Map<string, Chain>;
+  readonly sets: Map<string, NamedSet>;
+  /** Tables iptables-nft created (`table ip nat`, `table ip filter`...), for iptables-save. */
+  readonly iptables: boolean;
+}
+
+/** Every table of one namespace, with the handle counter nft shows. */
+export interface Ruleset {
+  readonly tables: Table[];
+  nextHandle: number;
+}

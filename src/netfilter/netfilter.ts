@@ -1,0 +1,219 @@
+// One namespace's Netfilter: its ruleset, the hook entries that ruleset registers in the IPv4 path (base chains,
+// conntrack, NAT, confirm) sorted by priority as nf_register_net_hook keeps them, and the trace listeners.
+//
+// Per hook, entries run in ascending priority (raw -300, conntrack -200, mangle -150, NAT
+// -100/100, filter 0, ..., confirm last). All `type nat` chains of a hook run inside one NAT
+// entry, in their own priority order, and only for a connection's first packet: that is
+// nf_nat_inet_fn. Conntrack is active in the namespace once a rule needs it (a nat chain or
+// a ct expression), as nf_ct_netns_get does.
+
+import type { DropReason } from '../core/drop-reason.ts';
+import type { Packet } from '../core/packet.ts';
+import type { Scheduler } from '../core/scheduler.ts';
+import type { NetDevice } from '../link/device.ts';
+import { runBaseChain, type TraceSink } from './chain.ts';
+import { Conntrack, IP_CT_NEW, IP_CT_RELATED, IP_CT_RELATED_REPLY } from './conntrack/conntrack.ts';
+import type { NetfilterHost } from './host.ts';
+import {
+  type Chain,
+  CONNTRACK_CONFIRM_PRIORITY,
+  CONNTRACK_PRIORITY,
+  type HookName,
+  PRIORITY,
+  type Rule,
+  type Ruleset,
+  type Table,
+} from './ir.ts';
+import type { NatEngine } from './nat-engine.ts';
+import { PacketState } from './packet-state.ts';
+import { RulesetStore } from './ruleset.ts';
+import { Statements } from './statements.ts';
+import type { TraceListener } from './trace.ts';
+
+/** The IPv4 path's hook names (net/ipv4.ts) and nft's. */
+const HOOK_OF = {
+  PREROUTING: 'prerouting',
+  INPUT: 'input',
+  FORWARD: 'forward',
+  OUTPUT: 'output',
+  POSTROUTING: 'postrouting',
+} as const satisfies Record<string, HookName>;
+
+type Entry = { readonly priority: number; readonly run: (state: PacketState) => DropReason | undefined };
+
+export class Netfilter {
+  readonly store = new RulesetStore();
+  /** `nft monitor trace` and `xtables-monitor --trace` subscribers; empty costs nothing. */
+  readonly traceListeners = new Set<TraceListener>();
+  readonly conntrack: Conntrack;
+  /** Set by the namespace (nat/nat.ts); without it nat chains run but bind nothing. */
+  nat: NatEngine | undefined;
+  readonly statements: Statements;
+  private readonly state: PacketState;
+  private conntrackActive = false;
+  private entries: Record<HookName, Entry[]> = {
+    prerouting: [],
+    input: [],
+    forward: [],
+    output: [],
+    postrouting: [],
+  };
+  private readonly emitTrace: TraceSink = (event) => {
+    for (const listener of this.traceListeners) listener(event);
+  };
+
+  constructor(
+    readonly host: NetfilterHost,
+    scheduler: Scheduler,
+  ) {
+    this.conntrack = new Conntrack();
+    this.conntrack.attachScheduler(scheduler);
+    this.statements = new Statements(host, this.conntrack, () => this.nat);
+    this.state = new PacketState(host, this.conntrack);
+    this.store.onCommit = (ruleset) => this.register(ruleset);
+  }
+
+  /** Whether conntrack runs in this namespace (some rule needs it). */
+  get tracking(): boolean {
+    return this.conntrackActive;
+  }
+
+  /** Turns conntrack on even without rules (as loading nf_conntrack and running `conntrack -L` would not, but a test may want). */
+  enableConntrack(): void {
+    this.conntrackActive = true;
+    this.register(this.store.ruleset);
+  }
+
+  /** The NetfilterHooks the IPv4 path calls: undefined to go on, or why the packet was dropped. */
+  run(
+    hook: keyof typeof HOOK_OF,
+    pkt: Packet,
+    inDev: NetDevice | undefined,
+    outDev: NetDevice | undefined,
+  ): DropReason | undefined {
+    const name = HOOK_OF[hook];
+    const entries = this.entries[name];
+    if (entries.length === 0) return undefined;
+    const state = this.state;
+    for (const entry of entries) {
+      state.reset(pkt, name, inDev, outDev);
+      const reason = entry.run(state);
+      if (reason !== undefined) return reason;
+    }
+    return undefined;
+  }
+
+  /** Rebuilds the per-hook entries after a ruleset change (nf_register_net_hook for each base chain). */
+  private register(ruleset: Ruleset): void {
+    const entries: Record<HookName, Entry[]> = {
+      prerouting: [],
+      input: [],
+      forward: [],
+      output: [],
+      postrouting: [],
+    };
+    const natChains: Record<HookName, [Table, Chain][]> = {
+      prerouting: [],
+      input: [],
+      forward: [],
+      output: [],
+      postrouting: [],
+    };
+    let needsConntrack = this.conntrackActive;
+    for (const table of ruleset.tables) {
+      for (const chain of table.chains.values()) {
+        if (usesConntrack(chain.rules)) needsConntrack = true;
+        const base = chain.base;
+        if (base === undefined) continue;
+        if (base.type === 'nat') {
+          natChains[base.hook].push([table, chain]);
+          needsConntrack = true;
+          continue;
+        }
+        entries[base.hook].push({
+          priority: base.priority,
+          run: (state) => this.runChain(state, table, chain),
+        });
+      }
+    }
+    this.conntrackActive = needsConntrack;
+    if (needsConntrack) {
+      for (const hook of ['prerouting', 'output'] as const)
+        entries[hook].push({ priority: CONNTRACK_PRIORITY, run: (state) => this.track(state) });
+      for (const hook of ['input', 'postrouting'] as const)
+        entries[hook].push({ priority: CONNTRACK_CONFIRM_PRIORITY, run: (state) => this.confirm(state) });
+      for (const hook of ['prerouting', 'output', 'input', 'postrouting'] as const) {
+        const chains = natChains[hook].sort(([, a], [, b]) => a.base!.priority - b.base!.priority);
+        const priority = hook === 'prerouting' || hook === 'output' ? PRIORITY.dstnat : PRIORITY.srcnat;
+        entries[hook].push({ priority, run: (state) => this.natHook(state, chains) });
+      }
+    }
+    // Stable sort: equal priorities keep registration order, as the kernel's hook list does.
+    for (const hook of Object.keys(entries) as HookName[])
+      entries[hook].sort((a, b) => a.priority - b.priority);
+    this.entries = entries;
+  }
+
+  private runChain(state: PacketState, table: Table, chain: Chain): DropReason | undefined {
+    const trace = this.traceListeners.size > 0 ? this.emitTrace : undefined;
+    return runBaseChain(state, table, chain, this.statements, trace) === 'drop'
+      ? 'NETFILTER_DROP'
+      : undefined;
+  }
+
+  /** nf_conntrack_in at PREROUTING/OUTPUT. */
+  private track(state: PacketState): DropReason | undefined {
+    const verdict = this.conntrack.process(
+      state.pkt,
+      state.hook === 'output' ? 'OUTPUT' : 'PREROUTING',
+      this.host.now(),
+    );
+    if (verdict === 'accept') return undefined;
+    this.host.log('nf_conntrack: nf_conntrack: table full, dropping packet');
+    return 'CONNTRACK_TABLE_FULL';
+  }
+
+  /** nf_conntrack_confirm at INPUT/POSTROUTING (priority INT_MAX). */
+  private confirm(state: PacketState): DropReason | undefined {
+    return this.conntrack.confirm(state.pkt, this.host.now()) === 'accept'
+      ? undefined
+      : 'CONNTRACK_INSERT_FAILED';
+  }
+
+  /** nf_nat_inet_fn: nat chains for a new connection (then a null binding if none bound), then nf_nat_packet. */
+  private natHook(state: PacketState, chains: [Table, Chain][]): DropReason | undefined {
+    const pkt = state.pkt;
+    const nat = this.nat;
+    if (pkt.ctIndex < 0 || nat === undefined) return undefined;
+    const hook = state.hook;
+    if (hook === 'forward') return undefined;
+    const manip = hook === 'prerouting' || hook === 'output' ? 'dst' : 'src';
+    const now = this.host.now();
+    const isNew = pkt.ctInfo === IP_CT_NEW;
+    const isRelated = pkt.ctInfo === IP_CT_RELATED || pkt.ctInfo === IP_CT_RELATED_REPLY;
+    if ((isNew || isRelated) && !nat.isInitialized(pkt, manip)) {
+      const trace = this.traceListeners.size > 0 ? this.emitTrace : undefined;
+      for (const [table, chain] of chains) {
+        state.reset(pkt, hook, state.inDev, state.outDev);
+        if (runBaseChain(state, table, chain, this.statements, trace) === 'drop') return 'NETFILTER_DROP';
+        if (nat.isInitialized(pkt, manip)) break;
+      }
+      if (!nat.isInitialized(pkt, manip)) nat.nullBinding(pkt, manip, now);
+    }
+    return nat.apply(pkt, hook, now) === 'accept' ? undefined : 'NETFILTER_DROP';
+  }
+}
+
+/** Rules that need conntrack: ct selectors and statements, notrack (it marks for conntrack), nat statements. */
+function usesConntrack(rules: readonly Rule[]): boolean {
+  for (const rule of rules)
+    for (const expr of rule.exprs) {
+      if (expr.kind === 'ct-set' || expr.kind === 'notrack' || expr.kind === 'nat') return true;
+      if (
+        (expr.kind === 'cmp' || expr.kind === 'lookup' || expr.kind === 'vmap') &&
+        expr.left.some((v) => v.selector.kind === 'ct')
+      )
+        return true;
+    }
+  return false;
+}

@@ -1,0 +1,40 @@
+// The per-hook evaluation context: the packet, the hook and devices, the host services and the conntrack table;
+// one object per namespace, reset for every hook run so evaluation allocates nothing.
+
+import type { Packet } from '../core/packet.ts';
+import type { NetDevice } from '../link/device.ts';
+import { type Conntrack, ctStateBits } from './conntrack/conntrack.ts';
+import { createTuple } from './conntrack/tuple.ts';
+import type { NetfilterHost } from './host.ts';
+import type { HookName } from './ir.ts';
+
+export class PacketState {
+  pkt!: Packet;
+  hook: HookName = 'prerouting';
+  inDev: NetDevice | undefined;
+  outDev: NetDevice | undefined;
+  /** Reused by ct tuple reads. */
+  readonly scratchTuple = createTuple();
+
+  constructor(
+    readonly host: NetfilterHost,
+    readonly conntrack: Conntrack | undefined,
+  ) {}
+
+  reset(pkt: Packet, hook: HookName, inDev: NetDevice | undefined, outDev: NetDevice | undefined): void {
+    this.pkt = pkt;
+    this.hook = hook;
+    this.inDev = inDev;
+    this.outDev = outDev;
+  }
+
+  /** nft's ct state bits for the packet (invalid when conntrack saw nothing valid). */
+  ctStateBits(): number {
+    return ctStateBits(this.pkt);
+  }
+
+  /** The IPv4 length nft counters count (skb->len at the IP hooks). */
+  get length(): number {
+    return this.pkt.end - this.pkt.network;
+  }
+}

@@ -1,0 +1,239 @@
+// A namespace's Netfilter configuration (every table, chain, rule and set) and the atomic transaction both front
+// ends use to change it: work on a copy, swap it in only if every step succeeded (nfnetlink batches).
+
+import type { BaseChainSpec, Chain, Family, NamedSet, Rule, Ruleset, Table } from './ir.ts';
+
+/** Why a change was refused, in the kernel's errno terms; front ends turn it into their own message. */
+export type RulesetError =
+  | { readonly errno: 'ENOENT'; readonly what: string }
+  | { readonly errno: 'EEXIST'; readonly what: string }
+  | { readonly errno: 'EBUSY'; readonly what: string }
+  | { readonly errno: 'EINVAL'; readonly what: string }
+  | { readonly errno: 'ELOOP'; readonly what: string };
+
+export class RulesetStore {
+  private current: Ruleset = { tables: [], nextHandle: 1 };
+  /** Called after every committed change, so the engine re-sorts its hook registrations. */
+  onCommit: (ruleset: Ruleset) => void = () => {};
+
+  get ruleset(): Ruleset {
+    return this.current;
+  }
+
+  /**
+   * Runs `change` on a copy of the ruleset; commits it when `change` returns no error.
+   * Rules and sets are shared with the copy (their counters keep counting); tables, chain
+   * maps and rule lists are copied, so a failed transaction leaves the live ruleset as it was.
+   */
+  transaction(change: (draft: RulesetDraft) => RulesetError | undefined): RulesetError | undefined {
+    const draft = new RulesetDraft(copyRuleset(this.current));
+    const error = change(draft);
+    if (error !== undefined) return error;
+    const loop = draft.findLoop();
+    if (loop !== undefined) return loop;
+    this.current = draft.ruleset;
+    this.onCommit(this.current);
+    return undefined;
+  }
+}
+
+function copyRuleset(ruleset: Ruleset): Ruleset {
+  return {
+    nextHandle: ruleset.nextHandle,
+    tables: ruleset.tables.map((table) => ({
+      ...table,
+      chains: new Map(
+        [...table.chains].map(([name, chain]) => [name, { ...chain, rules: [...chain.rules] }]),
+      ),
+      sets: new Map([...table.sets].map(([name, set]) => [name, { ...set, elements: [...set.elements] }])),
+    })),
+  };
+}
+
+/** The operations a transaction may perform, each returning an error instead of throwing. */
+export class RulesetDraft {
+  constructor(readonly ruleset: Ruleset) {}
+
+  private handle(): number {
+    return this.ruleset.nextHandle++;
+  }
+
+  table(family: Family, name: string): Table | undefined {
+    return this.ruleset.tables.find((table) => table.family === family && table.name === name);
+  }
+
+  /** `add table` is idempotent; `create table` fails on an existing one. */
+  addTable(
+    family: Family,
+    name: string,
+    options: { exclusive?: boolean; iptables?: boolean } = {},
+  ): Table | RulesetError {
+    const existing = this.table(family, name);
+    if (existing !== undefined)
+      return options.exclusive ? { errno: 'EEXIST', what: `table ${family} ${name}` } : existing;
+    const table: Table = {
+      family,
+      name,
+      handle: this.handle(),
+      chains: new Map(),
+      sets: new Map(),
+      iptables: options.iptables ?? false,
+    };
+    this.ruleset.tables.push(table);
+    return table;
+  }
+
+  deleteTable(family: Family, name: string): RulesetError | undefined {
+    const index = this.ruleset.tables.findIndex((table) => table.family === family && table.name === name);
+    if (index < 0) return { errno: 'ENOENT', what: `table ${family} ${name}` };
+    this.ruleset.tables.splice(index, 1);
+    return undefined;
+  }
+
+  /** `add chain`: creates, or updates the policy of an existing base chain. */
+  addChain(
+    table: Table,
+    name: string,
+    base: BaseChainSpec | undefined,
+    options: { exclusive?: boolean } = {},
+  ): Chain | RulesetError {
+    const existing = table.chains.get(name);
+    if (existing !== undefined) {
+      if (options.exclusive) return { errno: 'EEXIST', what: `chain ${table.family} ${table.name} ${name}` };
+      if (base !== undefined) {
+        if (
+          existing.base === undefined ||
+          existing.base.hook !== base.hook ||
+          existing.base.type !== base.type
+        )
+          return { errno: 'EBUSY', what: `chain ${name}` };
+        existing.base = { ...existing.base, policy: base.policy };
+      }
+      return existing;
+    }
+    const chain: Chain = { name, handle: this.handle(), base, rules: [], policyPackets: 0, policyBytes: 0 };
+    table.chains.set(name, chain);
+    return chain;
+  }
+
+  /** Deleting a chain that rules still jump to, or that has rules, fails with EBUSY as in the kernel. */
+  deleteChain(table: Table, name: string): RulesetError | undefined {
+    const chain = table.chains.get(name);
+    if (chain === undefined) return { errno: 'ENOENT', what: `chain ${name}` };
+    if (chain.rules.length > 0 || this.referenced(table, name))
+      return { errno: 'EBUSY', what: `chain ${name}` };
+    table.chains.delete(name);
+    return undefined;
+  }
+
+  /** Appends (or inserts at `position`, 0-based) a rule; jump targets must exist. */
+  addRule(
+    table: Table,
+    chain: Chain,
+    rule: Omit<Rule, 'handle' | 'packets' | 'bytes'> & { packets?: number; bytes?: number },
+    position?: number,
+  ): Rule | RulesetError {
+    for (const target of jumpTargets(rule.exprs)) {
+      const targetChain = table.chains.get(target);
+      if (targetChain === undefined) return { errno: 'ENOENT', what: `chain ${target}` };
+      if (targetChain.base !== undefined) return { errno: 'EINVAL', what: `jump to base chain ${target}` };
+    }
+    const added: Rule = {
+      ...rule,
+      handle: this.handle(),
+      packets: rule.packets ?? 0,
+      bytes: rule.bytes ?? 0,
+    };
+    if (position === undefined || position >= chain.rules.length) chain.rules.push(added);
+    else chain.rules.splice(Math.max(0, position), 0, added);
+    return added;
+  }
+
+  deleteRule(chain: Chain, handle: number): RulesetError | undefined {
+    const index = chain.rules.findIndex((rule) => rule.handle === handle);
+    if (index < 0) return { errno: 'ENOENT', what: `rule handle ${handle}` };
+    chain.rules.splice(index, 1);
+    return undefined;
+  }
+
+  flushChain(chain: Chain): void {
+    chain.rules = [];
+  }
+
+  addSet(table: Table, set: NamedSet, options: { exclusive?: boolean } = {}): NamedSet | RulesetError {
+    const existing = table.sets.get(set.name);
+    if (existing !== undefined)
+      return options.exclusive ? { errno: 'EEXIST', what: `set ${set.name}` } : existing;
+    table.sets.set(set.name, set);
+    return set;
+  }
+
+  deleteSet(table: Table, name: string): RulesetError | undefined {
+    if (!table.sets.delete(name)) return { errno: 'ENOENT', what: `set ${name}` };
+    return undefined;
+  }
+
+  private referenced(table: Table, name: string): boolean {
+    for (const chain of table.chains.values())
+      for (const rule of chain.rules) if (jumpTargets(rule.exprs).includes(name)) return true;
+    for (const set of table.sets.values())
+      for (const element of set.elements)
+        if (element.data !== undefined && 'chain' in element.data && element.data.chain === name) return true;
+    return false;
+  }
+
+  /** nft_chain_validate: a jump cycle or a depth beyond the jump stack is refused (ELOOP). */
+  findLoop(): RulesetError | undefined {
+    for (const table of this.ruleset.tables) {
+      const depthOf = new Map<string, number>();
+      const visiting = new Set<string>();
+      const visit = (name: string): number | RulesetError => {
+        const known = depthOf.get(name);
+        if (known !== undefined) return known;
+        if (visiting.has(name)) return { errno: 'ELOOP', what: `chain ${name}` };
+        visiting.add(name);
+        let depth = 0;
+        const chain = table.chains.get(name);
+        for (const target of chain === undefined ? [] : chainTargets(table, chain)) {
+          const sub = visit(target);
+          if (typeof sub !== 'number') return sub;
+          depth = Math.max(depth, sub + 1);
+        }
+        visiting.delete(name);
+        depthOf.set(name, depth);
+        return depth;
+      };
+      for (const name of table.chains.keys()) {
+        const depth = visit(name);
+        if (typeof depth !== 'number') return depth;
+        if (depth > 16) return { errno: 'ELOOP', what: `chain ${name}` };
+      }
+    }
+    return undefined;
+  }
+}
+
+/** Chains a rule's jump/goto verdicts name (not those inside maps). */
+function jumpTargets(exprs: readonly Rule['exprs'][number][]): string[] {
+  const targets: string[] = [];
+  for (const expr of exprs)
+    if (expr.kind === 'verdict' && (expr.verdict.kind === 'jump' || expr.verdict.kind === 'goto'))
+      targets.push(expr.verdict.chain);
+  return targets;
+}
+
+/** Every chain a chain can continue in: its jumps, and the verdicts of the maps its rules use. */
+function chainTargets(table: Table, chain: Chain): string[] {
+  const targets: string[] = [];
+  for (const rule of chain.rules) {
+    targets.push(...jumpTargets(rule.exprs));
+    for (const expr of rule.exprs) {
+      if (expr.kind !== 'vmap') continue;
+      const elements =
+        expr.map.kind === 'named' ? (table.sets.get(expr.map.name)?.elements ?? []) : expr.map.elements;
+      for (const element of elements)
+        if (element.data !== undefined && 'chain' in element.data) targets.push(element.data.chain);
+    }
+  }
+  return targets;
+}
