@@ -3,7 +3,7 @@
 
 import type { Packet } from '../core/packet.ts';
 import type { Ipv4Addr, MacAddr } from '../wire/address.ts';
-import { readIpv4, readMac } from '../wire/address.ts';
+import { formatIpv4, readIpv4, readMac } from '../wire/address.ts';
 import { readU16 } from '../wire/bytes.ts';
 import { ETHERNET_HEADER_LEN, ETHERTYPE_IPV4 } from '../wire/ethernet.ts';
 import { emitVxlan, VXLAN_HEADER_LEN, VXLAN_PORT_LINUX, VxlanView } from '../wire/vxlan.ts';
@@ -87,9 +87,9 @@ export class Vxlan extends NetDevice {
     const tos = this.innerEcn(pkt);
     for (let i = 0; i < targets.length; i++) {
       const copy = i === targets.length - 1 ? pkt : pkt.clone();
+      this.step(copy, 'vxlan_xmit_one', `remote ${formatIpv4(targets[i]!)} vni ${this.config.vni}`);
       copy.push(VXLAN_HEADER_LEN);
       emitVxlan({ vni: this.config.vni }, VxlanView.unchecked(copy.buf, copy.start));
-      this.step(copy, 'vxlan_xmit_one', targets[i]!);
       if (!this.underlay.sendEncapsulated(this, copy, targets[i]!, srcPort, tos)) {
         this.stats.txErrors++;
         this.drop(copy, 'IP_OUTNOROUTES');
@@ -169,7 +169,7 @@ export class Vxlan extends NetDevice {
     return pkt.buf[pkt.start + ETHERNET_HEADER_LEN + 1]! & 3;
   }
 
-  private step(pkt: Packet, step: string, detail: string | number): void {
+  private step(pkt: Packet, step: string, detail: string): void {
     const bus = this.ctx.bus;
     if (bus.wants.step)
       bus.emit('step', {
@@ -177,7 +177,7 @@ export class Vxlan extends NetDevice {
         netns: this.owner.name,
         dev: this.name,
         step,
-        detail: String(detail),
+        detail,
         frame: pkt.frame(),
         networkOffset: -1,
       });

@@ -10,8 +10,8 @@ import {
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { exec, spawn } from '../../src/tools/exec.ts';
 import { parseIpv4 } from '../../src/wire/address.ts';
-import { tsharkCheck } from '../support/tshark.ts';
 import { requireTool } from '../support/tools.ts';
+import { tsharkCheck } from '../support/tshark.ts';
 
 function capture(ns: Namespace, line: string): () => string {
   const running = spawn(ns, line);
@@ -132,6 +132,8 @@ describe('what the nodes show', () => {
     const tunnelled = report.rows.filter(([vni]) => vni === '1');
     // Two echo requests, two replies and the UDP datagram and its answer crossed the tunnel.
     expect(tunnelled).toHaveLength(6);
-    expect(tunnelled.every(([, sources]) => sources!.endsWith('10.244.1.5') || sources!.endsWith('10.244.2.7'))).toBe(true);
+    expect(
+      tunnelled.every(([, sources]) => sources!.endsWith('10.244.1.5') || sources!.endsWith('10.244.2.7')),
+    ).toBe(true);
   });
 });

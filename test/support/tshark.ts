@@ -22,8 +22,23 @@ export function tsharkCheck(pcap: Uint8Array, extraFields: readonly string[] = [
   try {
     const path = join(dir, 'capture.pcap');
     writeFileSync(path, pcap);
-    const fields = ['frame.number', '_ws.malformed', '_ws.expert.severity', '_ws.expert.message', ...extraFields];
-    const args = ['-r', path, '-o', 'ip.check_checksum:TRUE', '-o', 'tcp.check_checksum:TRUE', '-o', 'udp.check_checksum:TRUE'];
+    const fields = [
+      'frame.number',
+      '_ws.malformed',
+      '_ws.expert.severity',
+      '_ws.expert.message',
+      ...extraFields,
+    ];
+    const args = [
+      '-r',
+      path,
+      '-o',
+      'ip.check_checksum:TRUE',
+      '-o',
+      'tcp.check_checksum:TRUE',
+      '-o',
+      'udp.check_checksum:TRUE',
+    ];
     args.push('-d', 'udp.port==8472,vxlan', '-T', 'fields', '-E', 'separator=|', '-E', 'aggregator=;');
     for (const field of fields) args.push('-e', field);
     const result = spawnSync('tshark', args, { encoding: 'utf8' });
@@ -37,7 +52,8 @@ export function tsharkCheck(pcap: Uint8Array, extraFields: readonly string[] = [
       if (malformed !== '') problems.push(`frame ${number}: malformed`);
       const messageList = (messages ?? '').split(';');
       (severities ?? '').split(';').forEach((severity, i) => {
-        if (severity !== '' && Number(severity) >= PI_WARN) problems.push(`frame ${number}: ${messageList[i]}`);
+        if (severity !== '' && Number(severity) >= PI_WARN)
+          problems.push(`frame ${number}: ${messageList[i]}`);
       });
     }
     return { frames: rows.length, problems, rows: rows.map((row) => row.slice(4)) };
