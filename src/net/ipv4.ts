@@ -53,6 +53,8 @@ export interface NetfilterHooks {
     inDev: NetDevice | undefined,
     outDev: NetDevice | undefined,
   ): DropReason | undefined;
+  /** The packet is being dropped: conntrack frees an entry it never confirmed (freed with the skb in Linux). */
+  release(pkt: Packet): void;
 }
 
 /** How a locally generated datagram treats DF and path MTU (IP_MTU_DISCOVER). */
@@ -144,6 +146,7 @@ export class Ipv4Stack {
    */
   drop(pkt: Packet, reason: DropReason, dev?: NetDevice): void {
     this.drops.set(reason, (this.drops.get(reason) ?? 0) + 1);
+    if (pkt.ctIndex >= 0) this.netfilter?.release(pkt);
     const device = dev ?? this.interfaces.byIndex(pkt.iif);
     const bus = this.ctx.bus;
     if (bus.wants.drop)
@@ -241,11 +244,7 @@ export class Ipv4Stack {
    * host unreachable (an unreachable route) or packet filtered (prohibit); a blackhole, or
    * forwarding off, drops silently.
    */
-  private inputError(
-    dev: NetDevice,
-    pkt: Packet,
-    error: RouteErrno,
-  ): void {
+  private inputError(dev: NetDevice, pkt: Packet, error: RouteErrno): void {
     if (error === 'ENETUNREACH') this.mib.inNoRoutes++;
     else this.mib.inAddrErrors++;
     const forwarding = this.sysctls.int(`net.ipv4.conf.${dev.name}.forwarding`) !== 0;

@@ -27,9 +27,9 @@ export interface NetfilterHost {
   /**
    * The address REDIRECT sends a packet received on `iif` to: the first (primary) IPv4 address
    * of that device, as nf_nat_redirect_ipv4 reads ifa_list; undefined when it has none (the
-   * packet is then dropped). Optional: a host without it redirects nothing received.
+   * packet is then dropped).
    */
-  redirectAddress?(iif: number): number | undefined;
+  redirectAddress(iif: number): number | undefined;
   /** Sends the answer REJECT asks for (nf_send_reset / nf_send_unreach) for the packet being rejected. */
   reject(pkt: Packet, how: RejectWith, hook: string): void;
   /** The kernel log (dmesg): LOG target lines and conntrack's "table full". */

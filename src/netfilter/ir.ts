@@ -87,6 +87,8 @@ export interface FibSelector {
   readonly kind: 'fib';
   readonly flags: readonly ('saddr' | 'daddr' | 'mark' | 'iif' | 'oif')[];
   readonly result: 'type' | 'oif' | 'oifname';
+  /** NFTA_FIB_F_PRESENT: the result is 1 if a route exists, else 0 (`fib saddr . iif oif missing`). */
+  readonly present?: boolean;
 }
 
 export type Selector =
@@ -146,6 +148,8 @@ export interface NamedSet {
   readonly flags: readonly ('interval' | 'constant' | 'timeout' | 'dynamic')[];
   readonly elements: SetElement[];
   readonly comment: string | undefined;
+  /** The handle `nft -a list` shows (set by the nft front end; optional so other producers may omit it). */
+  readonly handle?: number;
 }
 
 export interface SetElement {
@@ -179,7 +183,12 @@ export type CmpOp = 'eq' | 'ne' | 'lt' | 'gt' | 'le' | 'ge';
 /** A value to store (`meta mark set ...`): a constant or another value (with its bitwise). */
 export type Source =
   | { readonly kind: 'constant'; readonly value: number }
-  | { readonly kind: 'value'; readonly value: Value };
+  | { readonly kind: 'value'; readonly value: Value }
+  /**
+   * Added by the iptables front end: `value ^ other`, each with its own bitwise, for CONNMARK with distinct
+   * masks (xt_CONNMARK: ctmark = (ctmark & ~ctmask) ^ (mark & nfmask), and the reverse for --restore-mark).
+   */
+  | { readonly kind: 'xor'; readonly value: Value; readonly other: Value };
 
 export interface NatRange {
   readonly addrLow: number | undefined;
@@ -235,12 +244,25 @@ export type Expr =
 /** How REJECT answers: an ICMP unreachable code, or a TCP reset. */
 export type RejectWith = { readonly kind: 'icmp'; readonly code: number } | { readonly kind: 'tcp-reset' };
 
-export type XtMatchName = 'statistic' | 'recent' | 'comment';
+export type XtMatchName = 'statistic' | 'recent' | 'comment' | 'conntrack' | 'icmp' | 'multiport';
 
 /** The options of the xt matches packetlab models, as iptables parses them. */
 export type XtMatchOptions =
-  | { readonly name: 'statistic'; readonly mode: 'random'; readonly probability: number }
-  | { readonly name: 'statistic'; readonly mode: 'nth'; readonly every: number; readonly packet: number }
+  /** `invert` (added by the iptables front end): `--probability` or `--every` preceded by `!`. */
+  | {
+      readonly name: 'statistic';
+      readonly mode: 'random';
+      readonly probability: number;
+      readonly invert?: boolean;
+    }
+  | {
+      readonly name: 'statistic';
+      readonly mode: 'nth';
+      readonly every: number;
+      readonly packet: number;
+      readonly invert?: boolean;
+    }
+  /** `hitcount`, `rttl` and `invert` (`! --rcheck`) added by the iptables front end. */
   | {
       readonly name: 'recent';
       readonly command: 'set' | 'rcheck' | 'update' | 'remove';
@@ -249,15 +271,63 @@ export type XtMatchOptions =
       readonly seconds: number | undefined;
       readonly reap: boolean;
       readonly mask: number;
+      readonly hitcount?: number;
+      readonly rttl?: boolean;
+      readonly invert?: boolean;
     }
-  | { readonly name: 'comment'; readonly comment: string };
+  | { readonly name: 'comment'; readonly comment: string }
+  /**
+   * Added by the iptables front end for what nft expressions cannot say: `--ctstate` with the virtual SNAT/DNAT
+   * states (xt_conntrack: ((ct state bit | SNAT 0x100 if IPS_SRC_NAT | DNAT 0x200 if IPS_DST_NAT) & mask) != 0,
+   * xor invert; evaluated by iptables/match-conntrack.ts: conntrackStateMatches).
+   */
+  | { readonly name: 'conntrack'; readonly stateMask: number; readonly invert: boolean }
+  /** `! --icmp-type TYPE/CODE` (ipt_icmp: type and code range both match, xor invert): icmpMatches. */
+  | {
+      readonly name: 'icmp';
+      readonly type: number;
+      readonly codeMin: number;
+      readonly codeMax: number;
+      readonly invert: boolean;
+    }
+  /** multiport `--ports` (source or destination port in the list), xor invert: multiportMatches. */
+  | {
+      readonly name: 'multiport';
+      readonly side: 'source' | 'destination' | 'either';
+      readonly ranges: readonly (readonly [number, number])[];
+      readonly invert: boolean;
+    };
 
 // ---- rules, chains, tables ---------------------------------------------------------------
 
 /** The iptables form of a rule, kept so iptables-save and -S print what was loaded. */
 export interface IptablesSpec {
-  /** The rule's arguments in iptables-save's canonical order, without `-A CHAIN`. */
+  /**
+   * The rule's arguments in iptables-save's canonical order, without `-A CHAIN` and counters, each word
+   * as iptables-save prints it (quoted where it quotes: `"kubernetes service portals"`): join with spaces.
+   */
   readonly args: readonly string[];
+  /**
+   * Added by the iptables front end. iptables-nft hands the extensions it cannot translate to the kernel as
+   * xt matches and targets (`[ match name conntrack rev 3 ]`, `[ target name MARK rev 2 ]`), and `nft list
+   * ruleset` prints each through the extension's own translation: `exprs[at, at + count)` print as `text`
+   * ('' for `-m comment`, so the rule shows two spaces; `xt match recent` for an extension without one).
+   * The statements around the span still print one by one, joined by single spaces. In expression order.
+   */
+  readonly nft?: readonly NftTextSpan[];
+}
+
+/** A run of a rule's expressions that nft prints as one piece of text (see IptablesSpec.nft). */
+export interface NftTextSpan {
+  readonly at: number;
+  readonly count: number;
+  readonly text: string;
+  /**
+   * True for an xt extension's translation; false for native expressions nft shows merged (`tcp sport != 7
+   * tcp dport != 80` from one 4-byte comparison). nft's payload-dependency removal (dropping `meta l4proto tcp`
+   * before `tcp dport`) sees through native spans only.
+   */
+  readonly xt: boolean;
 }
 
 export interface Rule {
@@ -298,6 +368,8 @@ export interface Table {
   readonly sets: Map<string, NamedSet>;
   /** Tables iptables-nft created (`table ip nat`, `table ip filter`...), for iptables-save. */
   readonly iptables: boolean;
+  /** nft's table comment (`comment "rules for kube-proxy"`), printed by `nft list`. */
+  readonly comment?: string;
 }
 
 /** Every table of one namespace, with the handle counter nft shows. */

@@ -12,7 +12,7 @@ import type { Packet } from '../core/packet.ts';
 import type { Scheduler } from '../core/scheduler.ts';
 import type { NetDevice } from '../link/device.ts';
 import { runBaseChain, type TraceSink } from './chain.ts';
-import { Conntrack, IP_CT_NEW, IP_CT_RELATED, IP_CT_RELATED_REPLY } from './conntrack/conntrack.ts';
+import { Conntrack, IP_CT_NEW } from './conntrack/conntrack.ts';
 import type { NetfilterHost } from './host.ts';
 import {
   type Chain,
@@ -103,6 +103,11 @@ export class Netfilter {
     return undefined;
   }
 
+  /** A packet is dropped: an entry conntrack created for it and never confirmed goes with it. */
+  release(pkt: Packet): void {
+    this.conntrack.abandon(pkt);
+  }
+
   /** Rebuilds the per-hook entries after a ruleset change (nf_register_net_hook for each base chain). */
   private register(ruleset: Ruleset): void {
     const entries: Record<HookName, Entry[]> = {
@@ -189,9 +194,9 @@ export class Netfilter {
     if (hook === 'forward') return undefined;
     const manip = hook === 'prerouting' || hook === 'output' ? 'dst' : 'src';
     const now = this.host.now();
-    const isNew = pkt.ctInfo === IP_CT_NEW;
-    const isRelated = pkt.ctInfo === IP_CT_RELATED || pkt.ctInfo === IP_CT_RELATED_REPLY;
-    if ((isNew || isRelated) && !nat.isInitialized(pkt, manip)) {
+    // nf_nat_inet_fn: only a new connection's first packet runs the nat chains; a RELATED ICMP
+    // error is translated from its connection's bindings by apply (nf_nat_icmp_reply_translation).
+    if (pkt.ctInfo === IP_CT_NEW && !nat.isInitialized(pkt, manip)) {
       const trace = this.traceListeners.size > 0 ? this.emitTrace : undefined;
       for (const [table, chain] of chains) {
         state.reset(pkt, hook, state.inDev, state.outDev);

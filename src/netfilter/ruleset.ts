@@ -1,7 +1,16 @@
 // A namespace's Netfilter configuration (every table, chain, rule and set) and the atomic transaction both front
 // ends use to change it: work on a copy, swap it in only if every step succeeded (nfnetlink batches).
 
-import type { BaseChainSpec, Chain, Family, NamedSet, Rule, Ruleset, Table } from './ir.ts';
+import {
+  type BaseChainSpec,
+  type Chain,
+  type Family,
+  JUMP_STACK_MAX,
+  type NamedSet,
+  type Rule,
+  type Ruleset,
+  type Table,
+} from './ir.ts';
 
 /** Why a change was refused, in the kernel's errno terms; front ends turn it into their own message. */
 export type RulesetError =
@@ -182,31 +191,42 @@ export class RulesetDraft {
     return false;
   }
 
-  /** nft_chain_validate: a jump cycle or a depth beyond the jump stack is refused (ELOOP). */
+  /**
+   * nft_chain_validate from every base chain: a jump cycle reachable from a hook, or a path
+   * deeper than the jump stack (16), is refused (ELOOP). Unreachable chains are not checked,
+   * as the kernel validates only what a hook can reach.
+   */
   findLoop(): RulesetError | undefined {
     for (const table of this.ruleset.tables) {
-      const depthOf = new Map<string, number>();
-      const visiting = new Set<string>();
-      const visit = (name: string): number | RulesetError => {
-        const known = depthOf.get(name);
+      const onPath = new Set<string>();
+      // The longest jump path below each fully explored chain, so shared chains are walked once.
+      const heightOf = new Map<string, number>();
+      const height = (name: string): number | RulesetError => {
+        const known = heightOf.get(name);
         if (known !== undefined) return known;
-        if (visiting.has(name)) return { errno: 'ELOOP', what: `chain ${name}` };
-        visiting.add(name);
-        let depth = 0;
+        if (onPath.has(name)) return { errno: 'ELOOP', what: `chain ${name}` };
         const chain = table.chains.get(name);
-        for (const target of chain === undefined ? [] : chainTargets(table, chain)) {
-          const sub = visit(target);
-          if (typeof sub !== 'number') return sub;
-          depth = Math.max(depth, sub + 1);
+        if (chain === undefined) return 0;
+        onPath.add(name);
+        let longest = 0;
+        for (const target of new Set(chainTargets(table, chain))) {
+          const below = height(target);
+          if (typeof below !== 'number') return below;
+          longest = Math.max(longest, below + 1);
         }
-        visiting.delete(name);
-        depthOf.set(name, depth);
-        return depth;
+        onPath.delete(name);
+        heightOf.set(name, longest);
+        return longest;
       };
-      for (const name of table.chains.keys()) {
-        const depth = visit(name);
-        if (typeof depth !== 'number') return depth;
-        if (depth > 16) return { errno: 'ELOOP', what: `chain ${name}` };
+      const visit = (name: string): RulesetError | undefined => {
+        const below = height(name);
+        if (typeof below !== 'number') return below;
+        return below > JUMP_STACK_MAX ? { errno: 'ELOOP', what: `chain ${name}` } : undefined;
+      };
+      for (const chain of table.chains.values()) {
+        if (chain.base === undefined) continue;
+        const error = visit(chain.name);
+        if (error !== undefined) return error;
       }
     }
     return undefined;

@@ -6,7 +6,10 @@ import type { Conntrack } from './conntrack/conntrack.ts';
 import { setUntracked } from './conntrack/conntrack.ts';
 import { readValue } from './expr/selectors.ts';
 import type { NetfilterHost } from './host.ts';
-import type { Expr, Rule, Source, Table, Verdict } from './ir.ts';
+import { conntrackStateMatches } from './iptables/match-conntrack.ts';
+import { icmpMatches } from './iptables/match-icmp.ts';
+import { multiportMatches } from './iptables/match-multiport.ts';
+import type { Expr, Rule, Source, Table, Value, Verdict, XtMatchOptions } from './ir.ts';
 import { formatLogLine } from './log.ts';
 import type { NatEngine } from './nat-engine.ts';
 import type { PacketState } from './packet-state.ts';
@@ -14,6 +17,14 @@ import { RecentLists } from './xt/recent.ts';
 import { statisticMatches } from './xt/statistic.ts';
 
 const ACCEPT: Verdict = { kind: 'accept' };
+const ICMP_TYPE: Value = { selector: { kind: 'payload', field: 'icmp type' } };
+const ICMP_CODE: Value = { selector: { kind: 'payload', field: 'icmp code' } };
+const TH_SPORT: Value = { selector: { kind: 'payload', field: 'th sport' } };
+const TH_DPORT: Value = { selector: { kind: 'payload', field: 'th dport' } };
+
+function readU32(buf: Uint8Array, at: number): number {
+  return ((buf[at]! << 24) | (buf[at + 1]! << 16) | (buf[at + 2]! << 8) | buf[at + 3]!) >>> 0;
+}
 const DROP: Verdict = { kind: 'drop' };
 
 export class Statements implements StatementRunner {
@@ -29,29 +40,7 @@ export class Statements implements StatementRunner {
     const pkt = state.pkt;
     switch (expr.kind) {
       case 'match':
-        switch (expr.options.name) {
-          case 'statistic':
-            return statisticMatches(expr.options, rule, this.host.rng);
-          case 'recent': {
-            const ip = pkt.network;
-            const src =
-              ((pkt.buf[ip + 12]! << 24) |
-                (pkt.buf[ip + 13]! << 16) |
-                (pkt.buf[ip + 14]! << 8) |
-                pkt.buf[ip + 15]!) >>>
-              0;
-            const dst =
-              ((pkt.buf[ip + 16]! << 24) |
-                (pkt.buf[ip + 17]! << 16) |
-                (pkt.buf[ip + 18]! << 8) |
-                pkt.buf[ip + 19]!) >>>
-              0;
-            return this.recent.matches(expr.options, src, dst, this.host.now());
-          }
-          case 'comment':
-            return true;
-        }
-        return true;
+        return this.match(state, expr.options, rule);
       case 'meta-set': {
         const value = this.source(state, expr.source);
         if (value === undefined) return false;
@@ -85,6 +74,43 @@ export class Statements implements StatementRunner {
     }
   }
 
+  /** The xt matches iptables-nft keeps as compat expressions. */
+  private match(state: PacketState, options: XtMatchOptions, rule: Rule): boolean {
+    const pkt = state.pkt;
+    const buf = pkt.buf;
+    const ip = pkt.network;
+    switch (options.name) {
+      case 'statistic':
+        return statisticMatches(options, rule, this.host.rng) !== (options.invert ?? false);
+      case 'recent':
+        return this.recent.matches(
+          options,
+          readU32(buf, ip + 12),
+          readU32(buf, ip + 16),
+          this.host.now(),
+          buf[ip + 8]!,
+        );
+      case 'comment':
+        return true;
+      case 'conntrack': {
+        const status = pkt.ctIndex >= 0 ? this.conntrack.status(pkt.ctIndex) : 0;
+        return conntrackStateMatches(options, state.ctStateBits(), status);
+      }
+      case 'icmp': {
+        const type = readValue(state, ICMP_TYPE);
+        const code = readValue(state, ICMP_CODE);
+        return typeof type === 'number' && typeof code === 'number' && icmpMatches(options, type, code);
+      }
+      case 'multiport': {
+        const sport = readValue(state, TH_SPORT);
+        const dport = readValue(state, TH_DPORT);
+        return (
+          typeof sport === 'number' && typeof dport === 'number' && multiportMatches(options, sport, dport)
+        );
+      }
+    }
+  }
+
   terminal(state: PacketState, expr: Expr, _table: Table): Verdict | undefined {
     if (expr.kind === 'reject') {
       this.host.reject(state.pkt, expr.with, state.hook);
@@ -109,7 +135,11 @@ export class Statements implements StatementRunner {
   private source(state: PacketState, source: Source): number | undefined {
     if (source.kind === 'constant') return source.value;
     const value = readValue(state, source.value);
-    return typeof value === 'number' ? value : undefined;
+    if (typeof value !== 'number') return undefined;
+    if (source.kind === 'value') return value;
+    // xt_CONNMARK with separate masks: (one & mask) ^ (other & mask), each side's bitwise in its Value.
+    const other = readValue(state, source.other);
+    return typeof other === 'number' ? (value ^ other) >>> 0 : undefined;
   }
 
   /** The MAC header of a received packet, as LOG prints it in MAC=. */

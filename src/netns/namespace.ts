@@ -20,12 +20,15 @@ import { type Interfaces, Ipv4Stack, type NetContext } from '../net/ipv4.ts';
 import { Sysctls } from '../net/sysctl.ts';
 import { sendTcpReset } from '../net/tcp-reset.ts';
 import type { NetfilterHost } from '../netfilter/host.ts';
+import { Nat } from '../netfilter/nat/nat.ts';
 import { Netfilter } from '../netfilter/netfilter.ts';
+import { TcpTable } from '../socket/tcp.ts';
 import { UdpTable } from '../socket/udp.ts';
 import type { Ipv4Addr, MacAddr } from '../wire/address.ts';
 import { readU16 } from '../wire/bytes.ts';
 import { ETHERNET_HEADER_LEN, ETHERTYPE_ARP, ETHERTYPE_IPV4 } from '../wire/ethernet.ts';
 import { emitUdp, IPPROTO_UDP, UDP_HEADER_LEN, UdpView } from '../wire/udp.ts';
+import { BRIDGE_NF_CALL_IPTABLES, brNetfilterHook } from './br-netfilter.ts';
 import type { Simulation } from './simulation.ts';
 
 export type DeviceError = 'EEXIST' | 'ENODEV' | 'EINVAL' | 'EADDRNOTAVAIL' | 'EADDRINUSE';
@@ -44,6 +47,7 @@ export class Namespace implements DeviceOwner, Interfaces {
   readonly fib: Fib;
   readonly ipv4: Ipv4Stack;
   readonly udp: UdpTable;
+  readonly tcp: TcpTable;
   readonly netfilter: Netfilter;
   readonly rng: Rng;
   private readonly devices = new Map<number, NetDevice>();
@@ -53,11 +57,16 @@ export class Namespace implements DeviceOwner, Interfaces {
     this.name = name;
     this.sim = sim;
     this.rng = sim.rng.fork(`netns:${name}`);
+    // br_netfilter is loaded on Kubernetes nodes; a new namespace then starts with the switch on.
+    this.sysctls.define(BRIDGE_NF_CALL_IPTABLES, { defaultValue: '1', min: 0, max: 1 });
     const ctx: NetContext = { scheduler: sim.scheduler, bus: sim.bus, backlog: sim.backlog, rng: this.rng };
     this.fib = new Fib();
     this.ipv4 = new Ipv4Stack(ctx, this, this.sysctls, this.fib);
     this.udp = new UdpTable(this.ipv4);
-    this.netfilter = new Netfilter(this.netfilterHost(), sim.scheduler);
+    this.tcp = new TcpTable(this.ipv4);
+    const host = this.netfilterHost();
+    this.netfilter = new Netfilter(host, sim.scheduler);
+    this.netfilter.nat = new Nat(this.netfilter.conntrack, host);
     this.ipv4.netfilter = this.netfilter;
     this.attach(new Loopback(ctx, this));
   }
@@ -101,6 +110,11 @@ export class Namespace implements DeviceOwner, Interfaces {
       reject: (pkt, how) => {
         if (how.kind === 'tcp-reset') sendTcpReset(this.ipv4, pkt);
         else this.ipv4.icmp.sendError(pkt, 3, how.code, 0);
+      },
+      redirectAddress: (iif) => {
+        // nf_nat_redirect_ipv4: the incoming device's first address (127.0.0.1 for locally generated packets).
+        if (iif === 0) return 0x7f00_0001;
+        return this.ipv4.addresses.onDevice(iif).find((ifa) => ifa.primary)?.addr;
       },
       log: (line) => this.sim.kernelLog.push(line),
     };
@@ -205,6 +219,7 @@ export class Namespace implements DeviceOwner, Interfaces {
       options.mac ?? this.sim.randomMac(),
       options.mtu ?? 1500,
     );
+    bridge.forwardHook = this.bridgeNetfilter;
     this.attach(bridge);
     return { ok: true, value: bridge };
   }
@@ -253,6 +268,8 @@ export class Namespace implements DeviceOwner, Interfaces {
     });
   }
 
+  private readonly bridgeNetfilter = brNetfilterHook(this);
+
   private readonly underlay: VxlanUnderlay = {
     sendEncapsulated: (vxlan, pkt, remote, srcPort, tos) => {
       const config = vxlan.config;
@@ -268,7 +285,12 @@ export class Namespace implements DeviceOwner, Interfaces {
         UdpView.unchecked(pkt.buf, pkt.start),
         config.udpChecksum ? { srcAddr: route.src, dstAddr: route.dst } : undefined,
       );
-      pkt.mark = 0;
+      // iptunnel_xmit → skb_scrub_packet(skb, xnet=false): the outer packet is a new one for conntrack
+      // and tracing; the mark stays (it only goes when crossing namespaces).
+      pkt.ctIndex = -1;
+      pkt.ctReply = false;
+      pkt.ctInfo = 0;
+      pkt.nftrace = false;
       const sent = this.ipv4.output(pkt, route, {
         protocol: IPPROTO_UDP,
         tos,

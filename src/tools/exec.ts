@@ -3,6 +3,8 @@
 import type { Namespace } from '../netns/namespace.ts';
 import { bridge } from './bridge.ts';
 import { ip } from './ip/ip.ts';
+import { iptables, iptablesRestore, iptablesSave, startXtablesMonitor, xtablesMonitor } from './iptables.ts';
+import { nft, startNft } from './nft.ts';
 import { ping } from './ping.ts';
 import { type CommandResult, fail } from './result.ts';
 import { shellWords } from './shell-words.ts';
@@ -11,30 +13,57 @@ import { type Capture, startTcpdump, tcpdump } from './tcpdump.ts';
 
 export type { CommandResult } from './result.ts';
 
-type Command = (ns: Namespace, args: string[]) => CommandResult;
+/** A command gets its arguments and what it reads on standard input (empty when nothing is piped in). */
+type Command = (ns: Namespace, args: string[], stdin: string) => CommandResult;
 
 const COMMANDS: Record<string, Command> = {
   bridge,
   ip,
+  iptables,
+  'iptables-restore': iptablesRestore,
+  'iptables-save': iptablesSave,
+  nft,
   ping,
   sysctl,
   tcpdump,
+  'xtables-monitor': xtablesMonitor,
 };
 
-/** Runs `line` in `ns`. Commands that take time (ping) advance the simulation's virtual clock. */
-export function exec(ns: Namespace, line: string): CommandResult {
+export interface ExecOptions {
+  /** Standard input, as `cmd <<EOF` would give it. */
+  readonly stdin?: string;
+}
+
+/**
+ * Runs `line` in `ns`. Commands that take time (ping) advance the simulation's virtual clock.
+ * `cmd < PATH` reads standard input from the simulation's file store (`sim.files`).
+ */
+export function exec(ns: Namespace, line: string, options: ExecOptions = {}): CommandResult {
   const words = shellWords(line);
   if (!words.ok) return fail(`sh: 1: Syntax error: ${words.message}\n`, 2);
-  const [name, ...args] = words.words;
+  const redirect = words.words.indexOf('<');
+  let stdin = options.stdin ?? '';
+  let argv = words.words;
+  if (redirect >= 0) {
+    const path = argv[redirect + 1];
+    if (path === undefined) return fail('sh: 1: Syntax error: newline unexpected\n', 2);
+    const file = ns.sim.files.get(path);
+    if (file === undefined) return fail(`sh: 1: cannot open ${path}: No such file\n`, 2);
+    stdin = new TextDecoder().decode(file);
+    argv = [...argv.slice(0, redirect), ...argv.slice(redirect + 2)];
+  }
+  const [name, ...args] = argv;
   if (name === undefined) return { stdout: '', stderr: '', exitCode: 0 };
   const command = COMMANDS[name];
   if (command === undefined) return fail(`sh: 1: ${name}: not found\n`, 127);
-  return command(ns, args);
+  return command(ns, args, stdin);
 }
 
 /** Programs that keep running in the background while the simulation does (`cmd &` in a shell). */
 const BACKGROUND: Record<string, (ns: Namespace, args: string[]) => Capture | CommandResult> = {
   tcpdump: startTcpdump,
+  nft: startNft,
+  'xtables-monitor': startXtablesMonitor,
 };
 
 /**

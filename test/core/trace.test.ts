@@ -60,7 +60,14 @@ describe('trace bus', () => {
     expect(bus.enabled).toBe(true);
 
     if (bus.wants.drop)
-      bus.emit('drop', { time: 5, netns: 'node-a', dev: 'eth0', reason: 'NETFILTER_DROP', frame, networkOffset: -1 });
+      bus.emit('drop', {
+        time: 5,
+        netns: 'node-a',
+        dev: 'eth0',
+        reason: 'NETFILTER_DROP',
+        frame,
+        networkOffset: -1,
+      });
     if (bus.wants.step) {
       bus.emit('step', {
         time: 6,
@@ -74,7 +81,9 @@ describe('trace bus', () => {
     }
     if (bus.wants.tx) throw new Error('no tx listener');
 
-    expect(drops).toEqual([{ time: 5, netns: 'node-a', dev: 'eth0', reason: 'NETFILTER_DROP', frame, networkOffset: -1 }]);
+    expect(drops).toEqual([
+      { time: 5, netns: 'node-a', dev: 'eth0', reason: 'NETFILTER_DROP', frame, networkOffset: -1 },
+    ]);
     expect(steps).toEqual(['node-a eth0 ip_forward: via 10.0.0.2']);
   });
 

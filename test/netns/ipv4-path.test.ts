@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildLesson, must } from '../../scenarios/lesson-topology.ts';
 import { Packet } from '../../src/core/packet.ts';
+import { Veth } from '../../src/link/veth.ts';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
 import { exec, spawn } from '../../src/tools/exec.ts';
@@ -200,7 +201,7 @@ describe('bridge', () => {
     const w1 = lesson.w1;
     const port = w1
       .all()
-      .find((dev) => dev.masterIndex !== 0 && dev.kind === 'veth' && dev.peer?.owner === lesson.diag)!;
+      .find((dev) => dev instanceof Veth && dev.masterIndex !== 0 && dev.peer?.owner === lesson.diag)!;
     // A frame from diag to its own MAC: the FDB says "behind the ingress port".
     const frameToSelf = (): Packet => {
       const mac = lesson.diag.byName('eth0')!.mac;

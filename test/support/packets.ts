@@ -94,7 +94,13 @@ export function udpPacket(srcText: string, dstText: string, payloadLen = 8): Pac
   const src = endpoint(srcText);
   const dst = endpoint(dstText);
   return packetOf(
-    udp({ src: src.addr, dst: dst.addr, srcPort: src.port, dstPort: dst.port, payload: new Uint8Array(payloadLen) }),
+    udp({
+      src: src.addr,
+      dst: dst.addr,
+      srcPort: src.port,
+      dstPort: dst.port,
+      payload: new Uint8Array(payloadLen),
+    }),
   );
 }
 

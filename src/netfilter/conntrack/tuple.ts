@@ -103,46 +103,58 @@ export function isIcmpError(type: number): boolean {
 }
 
 /**
- * Fills `out` from the IPv4 header at `nhoff` in `buf`, reading no byte at or past `end`, and
- * returns the transport header's offset, or -1 when the packet cannot be tracked.
- *
- * Mirrors ipv4_get_l4proto (a non-first fragment, or a header running past the data, gives -1)
- * followed by nf_ct_get_tuple (the ports need 4 bytes, ICMP a whole 8-byte header). It is used
- * for the packet itself and for the datagram an ICMP error quotes, whose total length is not
- * checked: only the bytes present matter, as with skb_header_pointer. Deviation: an IHL below
- * 5 is refused here; the kernel's outer header was validated by ip_rcv, and for a quoted header
- * it would read the ports from inside the IP header.
+ * The offset of the transport header of the IPv4 packet at `nhoff`, or -1 when the packet
+ * cannot be tracked; no byte at or past `end` is read. Mirrors ipv4_get_l4proto: a non-first
+ * fragment, or a header running past the data, gives -1. Deviation: a version other than 4 or
+ * an IHL below 5 also gives -1 (the kernel's outer header was validated by ip_rcv; for a
+ * quoted header it would read the ports from inside the IP header).
  */
-export function extractTuple(buf: Uint8Array, nhoff: number, end: number, out: Tuple): number {
+export function l4Offset(buf: Uint8Array, nhoff: number, end: number): number {
   if (nhoff < 0 || nhoff + IPV4_HEADER_MIN > end) return -1;
   const versionIhl = buf[nhoff]!;
   const headerLen = (versionIhl & 0x0f) << 2;
   if (versionIhl >>> 4 !== 4 || headerLen < IPV4_HEADER_MIN) return -1;
   if ((readU16(buf, nhoff + IPV4_FRAG_OFF) & IP_OFFSET_MASK) !== 0) return -1;
   const dataoff = nhoff + headerLen;
-  if (dataoff > end) return -1;
+  return dataoff > end ? -1 : dataoff;
+}
+
+/**
+ * Fills `out` from the IPv4 header at `nhoff` and the transport header at `dataoff` (from
+ * l4Offset); false when the transport header is too short for its tuple. Mirrors
+ * nf_ct_get_tuple: the ports need 4 bytes (nf_ct_get_tuple_ports), ICMP a whole 8-byte header
+ * (icmp_pkt_to_tuple); other protocols have no ports. Only the bytes present matter, as with
+ * skb_header_pointer, so this also reads the datagram an ICMP error quotes.
+ */
+export function fillTuple(buf: Uint8Array, nhoff: number, dataoff: number, end: number, out: Tuple): boolean {
   const protocol = buf[nhoff + IPV4_PROTOCOL]!;
-  out.src = readAddr(buf, nhoff + IPV4_SRC);
-  out.dst = readAddr(buf, nhoff + IPV4_DST);
-  out.protocol = protocol;
   if (protocol === IPPROTO_ICMP) {
-    // icmp_pkt_to_tuple
-    if (dataoff + ICMP_HEADER_LEN > end) return -1;
+    if (dataoff + ICMP_HEADER_LEN > end) return false;
     out.srcPort = readU16(buf, dataoff + 4);
     out.dstPort = (buf[dataoff]! << 8) | buf[dataoff + 1]!;
   } else if (hasPorts(protocol)) {
-    // nf_ct_get_tuple_ports
-    if (dataoff + PORTS_LEN > end) return -1;
+    if (dataoff + PORTS_LEN > end) return false;
     out.srcPort = readU16(buf, dataoff);
     out.dstPort = readU16(buf, dataoff + 2);
   } else {
     out.srcPort = 0;
     out.dstPort = 0;
   }
+  out.src = readAddr(buf, nhoff + IPV4_SRC);
+  out.dst = readAddr(buf, nhoff + IPV4_DST);
+  out.protocol = protocol;
+  return true;
+}
+
+/** l4Offset then fillTuple (nf_ct_get_tuplepr): the transport offset, or -1. */
+export function extractTuple(buf: Uint8Array, nhoff: number, end: number, out: Tuple): number {
+  const dataoff = l4Offset(buf, nhoff, end);
+  if (dataoff < 0 || !fillTuple(buf, nhoff, dataoff, end, out)) return -1;
   return dataoff;
 }
 
-function readAddr(buf: Uint8Array, at: number): number {
+/** The IPv4 address at `at`, unsigned. */
+export function readAddr(buf: Uint8Array, at: number): number {
   return ((buf[at]! << 24) | (buf[at + 1]! << 16) | (buf[at + 2]! << 8) | buf[at + 3]!) >>> 0;
 }
 

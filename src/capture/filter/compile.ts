@@ -1,0 +1,919 @@
+// Compiles a filter AST into a predicate over raw frames that reads bytes at the offsets libpcap's BPF would;
+// only LINKTYPE_ETHERNET (1) and LINKTYPE_LINUX_SLL2 (276), no BPF extensions (VLAN tags are in the frame).
+//
+// Mirrors libpcap's code generator (gencode.c), optimizer (optimize.c) and interpreter (bpf_filter.c):
+// - the link layer's protocol field is at 12 on Ethernet (16, 20, ... after each `vlan` keyword) and at 0 on
+//   SLL2; the network layer starts at 14 (18, 22, ...) on Ethernet and at 20 on SLL2. `vlan` shifts the offsets
+//   of every primitive compiled after it, in reading order, across `or` too, exactly as libpcap does.
+// - each primitive becomes a chain of comparisons ("tests") on loaded values, wired into a decision DAG the
+//   way gen_and/gen_or/gen_not wire BPF blocks, with identical sub-DAGs shared (optimize.c:intern_blocks).
+// - the DAG is simplified as the optimizer's opt_j does: an edge into a test whose outcome follows from a
+//   test on the same value on every path to that edge jumps over it, and a test whose two branches end up at
+//   the same node is dropped. This matters only for short (snaplen-cut) frames: BPF rejects a packet the
+//   moment it loads past the captured bytes (or divides by zero), so whether a test survives optimization
+//   decides the verdict. (libpcap's other rewrites, such as or/and pull-ups, are not reproduced; rare
+//   filters over cut frames may still differ.)
+// - arithmetic is unsigned 32-bit; a shift by 32 or more gives 0.
+
+import {
+  type ArithNode,
+  type ArithOp,
+  type Direction,
+  type FilterNode,
+  type LoadBase,
+  linkTypeError,
+  type RelOp,
+} from './parser.ts';
+
+export const LINKTYPE_ETHERNET = 1;
+export const LINKTYPE_LINUX_SLL2 = 276;
+export type FilterLinkType = typeof LINKTYPE_ETHERNET | typeof LINKTYPE_LINUX_SLL2;
+
+const ETHERNET_LINK_TYPE_OFFSET = 12;
+const ETHERNET_HEADER_LEN = ETHERNET_LINK_TYPE_OFFSET + 2;
+const ETHERNET_DST = 0;
+const ETHERNET_SRC = 6;
+const SLL2_PROTOCOL_OFFSET = 0;
+const SLL2_IFINDEX_OFFSET = 4;
+const SLL2_PACKET_TYPE_OFFSET = 10;
+const SLL2_HEADER_LEN = 20;
+const PACKET_OUTGOING = 4;
+const VLAN_TAG_LEN = 4;
+const ETHERTYPE_IP = 0x0800;
+const ETHERTYPE_IPV6 = 0x86dd;
+const VLAN_ETHERTYPES = [0x8100, 0x88a8, 0x9100];
+const ETHERTYPE_IPX = 0x8137;
+const ETHERTYPE_ATALK = 0x809b;
+const ETHERTYPE_AARP = 0x80f3;
+/** Above this an Ethernet type/length field is a type, at or below it an 802.3 length. */
+const ETHERMTU = 1500;
+const LLCSAP_IP = 0x06;
+const LLCSAP_IPX = 0xe0;
+const LLCSAP_NETBEUI = 0xf0;
+const LLCSAP_ISONS = 0xfe;
+const VLAN_ID_MASK = 0x0fff;
+const IPPROTO_FRAGMENT = 44;
+const IPV6_HEADER_LEN = 40;
+const IP_PROTOCOL = 9;
+const IP_FRAGMENT = 6;
+const IP_SRC = 12;
+const IP_DST = 16;
+const ARP_SPA = 14;
+const ARP_TPA = 24;
+const IPV6_NEXT_HEADER = 6;
+const IPV6_SRC = 8;
+const IPV6_DST = 24;
+const FRAGMENT_OFFSET_MASK = 0x1fff;
+const PORT_SRC = 0;
+const PORT_DST = 2;
+
+/** A compiled test for one link type: the frame, and its length on the wire (for `len`, `less`, `greater`). */
+export type LinkPredicate = (frame: Uint8Array, wireLen: number) => boolean;
+
+export type LinkCompileResult =
+  | { readonly ok: true; readonly match: LinkPredicate }
+  | { readonly ok: false; readonly message: string };
+
+/** Compiles `ast` for one link type; fails with libpcap's message for primitives the link cannot carry. */
+export function compileForLink(ast: FilterNode, linkType: FilterLinkType): LinkCompileResult {
+  const machine = new Machine();
+  let condition: Condition;
+  try {
+    condition = new Lowering(machine, linkType).node(ast);
+  } catch (error) {
+    if (error instanceof LinkError) return { ok: false, message: error.message };
+    throw error;
+  }
+  const dag = new Dag();
+  const { root, preload } = dag.optimize(dag.build(condition, ACCEPT, REJECT));
+  return {
+    ok: true,
+    match: (frame, wireLen) => {
+      machine.frame = frame;
+      machine.wireLen = wireLen;
+      const verdict = run(machine, root, preload);
+      machine.frame = EMPTY;
+      return verdict;
+    },
+  };
+}
+
+class LinkError extends Error {}
+
+const EMPTY = new Uint8Array(0);
+
+/** The packet under test; a load past its end raises `missing` (and reads 0) instead of throwing. */
+class Machine {
+  frame: Uint8Array = EMPTY;
+  wireLen = 0;
+  missing = false;
+
+  u8(at: number): number {
+    const frame = this.frame;
+    if (at + 1 > frame.length) return this.miss();
+    return frame[at]!;
+  }
+
+  u16(at: number): number {
+    const frame = this.frame;
+    if (at + 2 > frame.length) return this.miss();
+    return (frame[at]! << 8) | frame[at + 1]!;
+  }
+
+  u32(at: number): number {
+    const frame = this.frame;
+    if (at + 4 > frame.length) return this.miss();
+    return ((frame[at]! << 24) | (frame[at + 1]! << 16) | (frame[at + 2]! << 8) | frame[at + 3]!) >>> 0;
+  }
+
+  /** BPF's `ldxb 4*([at]&0xf)`: the IPv4 header length as the header says, even when below 20. */
+  ipHeaderLen(at: number): number {
+    return (this.u8(at) & 0x0f) * 4;
+  }
+
+  /** BPF's reaction to a bad load or a division by zero: stop and reject. */
+  miss(): 0 {
+    this.missing = true;
+    return 0;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Tests and conditions
+
+type JumpOp = 'jeq' | 'jgt' | 'jge' | 'jset';
+
+/**
+ * One BPF conditional jump: a value (named by `value`, e.g. `h[12]` for the EtherType) compared by `op` with
+ * an operand (named by `operand`); `decide` loads and compares. Equal names mean equal values, which is
+ * what lets a later test on the same value be answered by an earlier one.
+ */
+interface Test {
+  readonly value: string;
+  readonly op: JumpOp;
+  readonly operand: string;
+  /** True when the operand is a constant (only then does "equal to a different constant" imply false). */
+  readonly constant: boolean;
+  readonly decide: () => boolean;
+}
+
+/** A boolean combination of tests, in the order libpcap generates them. */
+type Condition =
+  | { readonly kind: 'const'; readonly value: boolean }
+  | { readonly kind: 'test'; readonly test: Test }
+  | { readonly kind: 'and' | 'or'; readonly left: Condition; readonly right: Condition }
+  | { readonly kind: 'not'; readonly operand: Condition };
+
+const TRUE_CONDITION: Condition = { kind: 'const', value: true };
+
+function all(...conditions: Condition[]): Condition {
+  return conditions.reduce((left, right) => ({ kind: 'and', left, right }));
+}
+
+function any(...conditions: Condition[]): Condition {
+  return conditions.reduce((left, right) => ({ kind: 'or', left, right }));
+}
+
+function not(operand: Condition): Condition {
+  return { kind: 'not', operand };
+}
+
+function direction(dir: Direction, src: Condition, dst: Condition): Condition {
+  switch (dir) {
+    case 'src':
+      return src;
+    case 'dst':
+      return dst;
+    case 'srcOrDst':
+      return any(src, dst);
+    case 'srcAndDst':
+      return all(src, dst);
+    default:
+      return assertNever(dir);
+  }
+}
+
+/** A value computed from the packet, with the name that identifies it (value numbering, in effect). */
+interface Value {
+  readonly name: string;
+  readonly read: () => number;
+  /** Defined when the value is a compile-time constant. */
+  readonly constant: number | undefined;
+}
+
+function constantValue(value: number): Value {
+  return { name: `#${value}`, read: () => value, constant: value };
+}
+
+/** Turns the AST into conditions over concrete offsets, in reading order (so `vlan` shifts what follows). */
+class Lowering {
+  private linkTypeOffset: number;
+  private networkOffset: number;
+
+  constructor(
+    private readonly m: Machine,
+    private readonly linkType: FilterLinkType,
+  ) {
+    const ethernet = linkType === LINKTYPE_ETHERNET;
+    this.linkTypeOffset = ethernet ? ETHERNET_LINK_TYPE_OFFSET : SLL2_PROTOCOL_OFFSET;
+    this.networkOffset = ethernet ? ETHERNET_HEADER_LEN : SLL2_HEADER_LEN;
+  }
+
+  node(node: FilterNode): Condition {
+    const linkError = linkTypeError(node, this.linkType);
+    if (linkError !== undefined) fail(linkError);
+    const nl = this.networkOffset;
+    switch (node.kind) {
+      case 'true':
+        return TRUE_CONDITION;
+      case 'and':
+      case 'or': {
+        const left = this.node(node.left);
+        return { kind: node.kind, left, right: this.node(node.right) };
+      }
+      case 'not':
+        return not(this.node(node.operand));
+      case 'etherType':
+        return this.linkProtocol(node.etherType);
+      case 'ipProto':
+        return all(this.etherType(ETHERTYPE_IP), this.byteIs(nl + IP_PROTOCOL, node.protocol));
+      case 'ip6Proto': {
+        const nextHeader = nl + IPV6_NEXT_HEADER;
+        return all(
+          this.etherType(ETHERTYPE_IPV6),
+          any(
+            all(this.byteIs(nextHeader, IPPROTO_FRAGMENT), this.byteIs(nl + IPV6_HEADER_LEN, node.protocol)),
+            this.byteIs(nextHeader, node.protocol),
+          ),
+        );
+      }
+      case 'hostAddr': {
+        const family = this.etherType(node.etherType);
+        // A zero mask makes the comparison constant; libpcap's optimizer then drops the load altogether.
+        if (node.mask === 0) return family;
+        const ip = node.etherType === ETHERTYPE_IP;
+        const address = (at: number): Condition => this.wordIs(at, node.mask, node.addr);
+        return all(
+          family,
+          direction(node.dir, address(nl + (ip ? IP_SRC : ARP_SPA)), address(nl + (ip ? IP_DST : ARP_TPA))),
+        );
+      }
+      case 'host6': {
+        const words = (at: number): Condition => {
+          const compared = node.mask.flatMap((mask, word) =>
+            mask === 0 ? [] : [this.wordIs(at + word * 4, mask, node.addr[word]!)],
+          );
+          return compared.length === 0 ? TRUE_CONDITION : all(...compared);
+        };
+        return all(
+          this.etherType(ETHERTYPE_IPV6),
+          direction(node.dir, words(nl + IPV6_SRC), words(nl + IPV6_DST)),
+        );
+      }
+      case 'linkByte': {
+        const m = this.m;
+        const { offset, value } = node;
+        const name = `b[${offset}]`;
+        if (node.op === '=') return this.test(name, 'jeq', value, () => m.u8(offset) === value);
+        if (node.op === '>') return this.test(name, 'jgt', value, () => m.u8(offset) > value);
+        return not(this.test(name, 'jge', value, () => m.u8(offset) >= value));
+      }
+      case 'etherAddr': {
+        const high = Math.floor(node.mac / 0x1_0000_0000);
+        const low = node.mac >>> 0;
+        // gen_bcmp compares the last four octets first, then the first two.
+        const mac = (at: number): Condition =>
+          all(this.wordIs(at + 2, 0xffff_ffff, low), this.halfIs(at, 0xffff, high));
+        return direction(node.dir, mac(ETHERNET_SRC), mac(ETHERNET_DST));
+      }
+      case 'port':
+        return this.port(node.family, node.protocols, node.dir, node.low, node.high);
+      case 'length': {
+        const m = this.m;
+        const limit = node.value;
+        if (node.op === '>=') return this.test('len', 'jge', limit, () => m.wireLen >= limit);
+        return not(this.test('len', 'jgt', limit, () => m.wireLen > limit));
+      }
+      case 'vlan': {
+        const typeAt = this.linkTypeOffset;
+        const tagged = any(...VLAN_ETHERTYPES.map((etherType) => this.halfIs(typeAt, 0xffff, etherType)));
+        this.linkTypeOffset += VLAN_TAG_LEN;
+        this.networkOffset += VLAN_TAG_LEN;
+        return node.id === undefined ? tagged : all(tagged, this.halfIs(nl, VLAN_ID_MASK, node.id));
+      }
+      case 'relation':
+        return this.relation(node.op, node.left, node.right);
+      case 'linkBroadcast':
+        return all(
+          this.wordIs(ETHERNET_DST + 2, 0xffff_ffff, 0xffff_ffff),
+          this.halfIs(ETHERNET_DST, 0xffff, 0xffff),
+        );
+      case 'linkMulticast': {
+        const m = this.m;
+        return this.test(`b[${ETHERNET_DST}]`, 'jset', 1, () => (m.u8(ETHERNET_DST) & 1) !== 0);
+      }
+      case 'packetDirection': {
+        const outgoing = this.byteIs(SLL2_PACKET_TYPE_OFFSET, PACKET_OUTGOING);
+        return node.outbound ? outgoing : not(outgoing);
+      }
+      case 'ifindex':
+        return this.wordIs(SLL2_IFINDEX_OFFSET, 0xffff_ffff, node.index);
+      default:
+        return assertNever(node);
+    }
+  }
+
+  private test(value: string, op: JumpOp, operand: number, decide: () => boolean): Condition {
+    return { kind: 'test', test: { value, op, operand: `#${operand}`, constant: true, decide } };
+  }
+
+  private etherType(etherType: number): Condition {
+    return this.halfIs(this.linkTypeOffset, 0xffff, etherType);
+  }
+
+  /** gencode.c:gen_linktype: SLL2 compares its protocol field; Ethernet also knows 802.3/802.2 framings. */
+  private linkProtocol(protocol: number): Condition {
+    if (this.linkType !== LINKTYPE_ETHERNET) return this.etherType(protocol);
+    const m = this.m;
+    const lt = this.linkTypeOffset;
+    const llc = this.networkOffset;
+    const ieee8023 = not(this.test(`h[${lt}]`, 'jgt', ETHERMTU, () => m.u16(lt) > ETHERMTU));
+    /** The 8-byte SNAP header AA AA 03 <oui> <type>, compared as libpcap's gen_bcmp does (last 4 bytes first). */
+    const snap = (oui: number, type: number): Condition =>
+      all(
+        this.wordIs(llc + 4, 0xffff_ffff, ((oui & 0xffff) * 0x1_0000 + type) >>> 0),
+        this.wordIs(llc, 0xffff_ffff, (0xaaaa_0300 + (oui >>> 16)) >>> 0),
+      );
+    switch (protocol) {
+      case LLCSAP_ISONS:
+      case LLCSAP_IP:
+      case LLCSAP_NETBEUI:
+        return all(ieee8023, this.halfIs(llc, 0xffff, protocol * 0x0101));
+      case LLCSAP_IPX:
+        return any(
+          this.etherType(ETHERTYPE_IPX),
+          all(
+            ieee8023,
+            any(snap(0, ETHERTYPE_IPX), any(this.byteIs(llc, LLCSAP_IPX), this.halfIs(llc, 0xffff, 0xffff))),
+          ),
+        );
+      case ETHERTYPE_ATALK:
+        return any(this.etherType(ETHERTYPE_ATALK), all(ieee8023, snap(0x08_0007, ETHERTYPE_ATALK)));
+      case ETHERTYPE_AARP:
+        return any(this.etherType(ETHERTYPE_AARP), all(ieee8023, snap(0, ETHERTYPE_AARP)));
+      default:
+        // Up to 1500 the field is an 802.3 length, and the protocol is the LLC DSAP.
+        return protocol <= ETHERMTU ? all(ieee8023, this.byteIs(llc, protocol)) : this.etherType(protocol);
+    }
+  }
+
+  private byteIs(at: number, expected: number): Condition {
+    const m = this.m;
+    return this.test(`b[${at}]`, 'jeq', expected, () => m.u8(at) === expected);
+  }
+
+  private halfIs(at: number, mask: number, expected: number): Condition {
+    const m = this.m;
+    const name = mask === 0xffff ? `h[${at}]` : `h[${at}]&${mask}`;
+    return this.test(name, 'jeq', expected, () => (m.u16(at) & mask) === expected);
+  }
+
+  private wordIs(at: number, mask: number, expected: number): Condition {
+    const m = this.m;
+    const name = mask === 0xffff_ffff ? `w[${at}]` : `w[${at}]&${mask}`;
+    return this.test(name, 'jeq', expected, () => (m.u32(at) & mask) >>> 0 === expected);
+  }
+
+  /** gen_port/gen_port6: protocol, (IPv4) not a later fragment, then the port at the real header length. */
+  private port(
+    family: 'ip' | 'ip6',
+    protocols: readonly number[],
+    dir: Direction,
+    low: number,
+    high: number,
+  ): Condition {
+    const m = this.m;
+    const nl = this.networkOffset;
+    const ip = family === 'ip';
+    const portAt = (field: number): Condition => {
+      const name = ip ? `h[x${nl}+${nl + field}]` : `h[${nl + IPV6_HEADER_LEN + field}]`;
+      const read = ip
+        ? () => m.u16(nl + m.ipHeaderLen(nl) + field)
+        : () => m.u16(nl + IPV6_HEADER_LEN + field);
+      if (low === high) return this.test(name, 'jeq', low, () => read() === low);
+      return all(
+        this.test(name, 'jge', low, () => read() >= low),
+        not(this.test(name, 'jgt', high, () => read() > high)),
+      );
+    };
+    const ports = direction(dir, portAt(PORT_SRC), portAt(PORT_DST));
+    const protocolAt = nl + (ip ? IP_PROTOCOL : IPV6_NEXT_HEADER);
+    const perProtocol = protocols.map((protocol) =>
+      ip
+        ? all(this.byteIs(protocolAt, protocol), this.firstFragment(), ports)
+        : all(this.byteIs(protocolAt, protocol), ports),
+    );
+    return all(this.etherType(ip ? ETHERTYPE_IP : ETHERTYPE_IPV6), any(...perProtocol));
+  }
+
+  /** gen_ipfrag: `ldh [nl+6]; jset #0x1fff` false, i.e. fragment offset 0. */
+  private firstFragment(): Condition {
+    const m = this.m;
+    const at = this.networkOffset + IP_FRAGMENT;
+    return not(
+      this.test(`h[${at}]`, 'jset', FRAGMENT_OFFSET_MASK, () => (m.u16(at) & FRAGMENT_OFFSET_MASK) !== 0),
+    );
+  }
+
+  /** gen_relation: the loads' protocol checks first, then one comparison (negated for <=, < and !=). */
+  private relation(op: RelOp, leftNode: ArithNode, rightNode: ArithNode): Condition {
+    const guards: Condition[] = [];
+    const left = this.value(leftNode, guards);
+    const right = this.value(rightNode, guards);
+    const [jump, negate] = JUMPS[op];
+    const compare = comparator(jump);
+    let comparison: Condition;
+    if (left.constant !== undefined && right.constant !== undefined) {
+      comparison = { kind: 'const', value: compare(left.constant, right.constant) };
+    } else {
+      const test: Test = {
+        value: left.name,
+        op: jump,
+        operand: right.name,
+        constant: right.constant !== undefined,
+        decide: () => compare(left.read(), right.read()),
+      };
+      comparison = { kind: 'test', test };
+    }
+    return all(...guards, negate ? not(comparison) : comparison);
+  }
+
+  private value(node: ArithNode, guards: Condition[]): Value {
+    const m = this.m;
+    switch (node.kind) {
+      case 'const':
+        return constantValue(node.value);
+      case 'len':
+        return { name: 'len', read: () => m.wireLen, constant: undefined };
+      case 'neg': {
+        const operand = this.value(node.operand, guards);
+        if (operand.constant !== undefined) return constantValue((0 - operand.constant) >>> 0);
+        return { name: `(-${operand.name})`, read: () => (0 - operand.read()) >>> 0, constant: undefined };
+      }
+      case 'binary': {
+        const left = this.value(node.left, guards);
+        const right = this.value(node.right, guards);
+        const apply = arithmetic(m, node.op);
+        if (left.constant !== undefined && right.constant !== undefined && right.constant !== 0) {
+          return constantValue(apply(left.constant, right.constant));
+        }
+        return {
+          name: `(${left.name}${node.op}${right.name})`,
+          read: () => apply(left.read(), right.read()),
+          constant: undefined,
+        };
+      }
+      case 'load':
+        return this.load(node.base, this.value(node.offset, guards), node.size, guards);
+      default:
+        return assertNever(node);
+    }
+  }
+
+  /** gen_load: the load at `base + offset`, adding the protocol checks the load implies to `guards`. */
+  private load(base: LoadBase, offset: Value, size: 1 | 2 | 4, guards: Condition[]): Value {
+    const m = this.m;
+    const read = size === 1 ? m.u8.bind(m) : size === 2 ? m.u16.bind(m) : m.u32.bind(m);
+    const nl = this.networkOffset;
+    const kind = size === 1 ? 'b' : size === 2 ? 'h' : 'w';
+    switch (base.layer) {
+      case 'link':
+        return { name: `${kind}[${offset.name}]`, read: () => read(offset.read()), constant: undefined };
+      case 'network':
+        guards.push(this.etherType(base.etherType));
+        return {
+          name: `${kind}[${nl}+${offset.name}]`,
+          read: () => read(nl + offset.read()),
+          constant: undefined,
+        };
+      case 'transport':
+        guards.push(
+          this.etherType(ETHERTYPE_IP),
+          this.byteIs(nl + IP_PROTOCOL, base.protocol),
+          this.firstFragment(),
+        );
+        return {
+          name: `${kind}[x${nl}+${nl}+${offset.name}]`,
+          // BPF adds the index to the header length in its 32-bit X register before the load.
+          read: () => read(nl + ((m.ipHeaderLen(nl) + offset.read()) >>> 0)),
+          constant: undefined,
+        };
+      case 'transport6':
+        guards.push(this.etherType(ETHERTYPE_IPV6), this.byteIs(nl + IPV6_NEXT_HEADER, base.protocol));
+        return {
+          name: `${kind}[${nl + IPV6_HEADER_LEN}+${offset.name}]`,
+          read: () => read(nl + IPV6_HEADER_LEN + offset.read()),
+          constant: undefined,
+        };
+      default:
+        return assertNever(base);
+    }
+  }
+}
+
+/** The jump for each relation, and whether its branches swap (libpcap's irelop). */
+const JUMPS: Readonly<Record<RelOp, readonly [JumpOp, boolean]>> = {
+  '>': ['jgt', false],
+  '>=': ['jge', false],
+  '=': ['jeq', false],
+  '<=': ['jgt', true],
+  '<': ['jge', true],
+  '!=': ['jeq', true],
+};
+
+function comparator(op: JumpOp): (left: number, right: number) => boolean {
+  switch (op) {
+    case 'jeq':
+      return (left, right) => left === right;
+    case 'jgt':
+      return (left, right) => left > right;
+    case 'jge':
+      return (left, right) => left >= right;
+    case 'jset':
+      return (left, right) => (left & right) !== 0;
+    default:
+      return assertNever(op);
+  }
+}
+
+function arithmetic(m: Machine, op: ArithOp): (left: number, right: number) => number {
+  switch (op) {
+    case '+':
+      return (left, right) => (left + right) >>> 0;
+    case '-':
+      return (left, right) => (left - right) >>> 0;
+    case '*':
+      return (left, right) => Math.imul(left, right) >>> 0;
+    case '/':
+      return (left, right) => (right === 0 ? m.miss() : Math.floor(left / right));
+    case '%':
+      return (left, right) => (right === 0 ? m.miss() : left % right);
+    case '&':
+      return (left, right) => (left & right) >>> 0;
+    case '|':
+      return (left, right) => (left | right) >>> 0;
+    case '^':
+      return (left, right) => (left ^ right) >>> 0;
+    case '<<':
+      return (left, right) => (right >= 32 ? 0 : (left << right) >>> 0);
+    case '>>':
+      return (left, right) => (right >= 32 ? 0 : left >>> right);
+    default:
+      return assertNever(op);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The decision DAG and its optimizer
+
+interface Leaf {
+  readonly id: number;
+  readonly verdict: boolean;
+}
+
+/** A BPF block: one test and where to go on either outcome (mutable while optimizing). */
+interface Block {
+  readonly id: number;
+  readonly test: Test;
+  readonly testId: number;
+  ifTrue: DagNode;
+  ifFalse: DagNode;
+}
+
+type DagNode = Leaf | Block;
+
+const ACCEPT: Leaf = { id: 0, verdict: true };
+const REJECT: Leaf = { id: 1, verdict: false };
+
+function isLeaf(node: DagNode): node is Leaf {
+  return 'verdict' in node;
+}
+
+/** An edge: a block and the outcome that leaves it; it carries the fact "test == outcome". */
+interface Edge {
+  readonly key: number;
+  readonly from: Block;
+  readonly outcome: boolean;
+}
+
+class Dag {
+  private readonly testIds = new Map<string, number>();
+  private nextId = 2;
+
+  /** The DAG for `condition` that continues at `ifTrue` or `ifFalse` (gen_and/gen_or's backpatching). */
+  build(condition: Condition, ifTrue: DagNode, ifFalse: DagNode): DagNode {
+    switch (condition.kind) {
+      case 'const':
+        return condition.value ? ifTrue : ifFalse;
+      case 'test':
+        return this.block(condition.test, ifTrue, ifFalse);
+      case 'and':
+        return this.build(condition.left, this.build(condition.right, ifTrue, ifFalse), ifFalse);
+      case 'or':
+        return this.build(condition.left, ifTrue, this.build(condition.right, ifTrue, ifFalse));
+      case 'not':
+        return this.build(condition.operand, ifFalse, ifTrue);
+      default:
+        return assertNever(condition);
+    }
+  }
+
+  /**
+   * optimize.c's jump optimization to a fixed point: an edge into a block whose test is decided by a test on
+   * the same value along every path to that edge (its edge dominators) jumps straight to the decided
+   * successor, and an edge into a block whose two successors are one node skips the block. Equal blocks
+   * merge only afterwards (intern_blocks), so branches that become equal then are not skipped any more, and
+   * a root whose branches meet keeps its loads (opt_root).
+   */
+  optimize(root: DagNode): { root: DagNode; preload: Test | undefined } {
+    root = this.mergeEqualBlocks(this.optimizeEdges(root));
+    // optimize.c:opt_root: skipping a root whose branches meet keeps the root's own loads, which then run
+    // first; a filter that folds to a bare verdict keeps none.
+    let start = root;
+    while (!isLeaf(start) && start.ifTrue === start.ifFalse) start = start.ifTrue;
+    const preload = start !== root && !isLeaf(start) && !isLeaf(root) ? root.test : undefined;
+    return { root: start, preload };
+  }
+
+  private optimizeEdges(root: DagNode): DagNode {
+    for (let pass = 0; pass < MAX_OPTIMIZER_PASSES; pass++) {
+      const order = topologicalOrder(root);
+      if (order.length > MAX_OPTIMIZED_BLOCKS) return root;
+      const byLevel = byIncreasingLevel(order);
+      const dominators = edgeDominators(root, order);
+      let changed = false;
+      for (const block of byLevel) {
+        for (const outcome of [true, false]) {
+          if (jumpOver(block, outcome, dominators.get(edgeOf(block, outcome).key)!)) changed = true;
+        }
+      }
+      // opt_blks then pulls tests up and/or chains, with the in-edges and dominators found before.
+      const after = topologicalOrder(root);
+      const incoming = inEdges(after);
+      const blockDominators = blockDominatorSets(root, after, incoming);
+      for (const block of byIncreasingLevel(after)) {
+        if (pullUp(block, 'or', incoming, blockDominators)) changed = true;
+        if (pullUp(block, 'and', incoming, blockDominators)) changed = true;
+      }
+      if (!changed) return root;
+    }
+    return root;
+  }
+
+  /** optimize.c:intern_blocks: blocks with the same test and successors become one. */
+  private mergeEqualBlocks(root: DagNode): DagNode {
+    const canonical = new Map<string, Block>();
+    const replacement = new Map<DagNode, DagNode>();
+    const resolve = (node: DagNode): DagNode => replacement.get(node) ?? node;
+    const order = topologicalOrder(root);
+    for (let i = order.length - 1; i >= 0; i--) {
+      const block = order[i]!;
+      block.ifTrue = resolve(block.ifTrue);
+      block.ifFalse = resolve(block.ifFalse);
+      const key = `${block.testId},${block.ifTrue.id},${block.ifFalse.id}`;
+      const twin = canonical.get(key);
+      if (twin === undefined) canonical.set(key, block);
+      else replacement.set(block, twin);
+    }
+    return resolve(root);
+  }
+
+  /** A new block; blocks are shared only where gen_and/gen_or point several edges at one block. */
+  private block(test: Test, ifTrue: DagNode, ifFalse: DagNode): Block {
+    return { id: this.nextId++, test, testId: this.testId(test), ifTrue, ifFalse };
+  }
+
+  private testId(test: Test): number {
+    const key = `${test.value} ${test.op} ${test.operand}`;
+    let id = this.testIds.get(key);
+    if (id === undefined) {
+      id = this.nextId++;
+      this.testIds.set(key, id);
+    }
+    return id;
+  }
+}
+
+const MAX_OPTIMIZER_PASSES = 100;
+/** Beyond this the filter runs unoptimized (only truncated frames can tell the difference). */
+const MAX_OPTIMIZED_BLOCKS = 2000;
+
+function edgeOf(block: Block, outcome: boolean): Edge {
+  return { key: block.id * 2 + (outcome ? 0 : 1), from: block, outcome };
+}
+
+/** The blocks reachable from `root`, each before all its successors. */
+function topologicalOrder(root: DagNode): Block[] {
+  const order: Block[] = [];
+  const seen = new Set<Block>();
+  const visit = (node: DagNode): void => {
+    if (isLeaf(node) || seen.has(node)) return;
+    seen.add(node);
+    visit(node.ifTrue);
+    visit(node.ifFalse);
+    order.push(node);
+  };
+  visit(root);
+  return order.reverse();
+}
+
+/** For each edge, the edges on every path from the root to it, itself included (optimize.c:find_edom). */
+function edgeDominators(root: DagNode, order: readonly Block[]): Map<number, readonly Edge[]> {
+  const incoming = new Map<Block, (readonly Edge[])[]>();
+  const result = new Map<number, readonly Edge[]>();
+  for (const block of order) {
+    const sets = incoming.get(block) ?? [];
+    let common: readonly Edge[] = block === root || sets.length === 0 ? [] : sets[0]!;
+    for (const set of sets.slice(1))
+      common = common.filter((edge) => set.some((other) => other.key === edge.key));
+    for (const outcome of [true, false]) {
+      const edge = edgeOf(block, outcome);
+      const dominators = [...common, edge];
+      result.set(edge.key, dominators);
+      const next = outcome ? block.ifTrue : block.ifFalse;
+      if (!isLeaf(next)) {
+        const list = incoming.get(next) ?? [];
+        list.push(dominators);
+        incoming.set(next, list);
+      }
+    }
+  }
+  return result;
+}
+
+/** The blocks ordered by level (distance to the farthest leaf), nearest the leaves first, as opt_blks visits them. */
+function byIncreasingLevel(order: readonly Block[]): Block[] {
+  const level = new Map<DagNode, number>();
+  const levelOf = (node: DagNode): number => (isLeaf(node) ? 0 : level.get(node)!);
+  for (let i = order.length - 1; i >= 0; i--) {
+    const block = order[i]!;
+    level.set(block, 1 + Math.max(levelOf(block.ifTrue), levelOf(block.ifFalse)));
+  }
+  return [...order].sort((a, b) => levelOf(a) - levelOf(b));
+}
+
+/**
+ * optimize.c:opt_j on one edge: skip a successor whose branches meet, then follow successors whose test a
+ * dominating edge decides. True when the edge moved.
+ */
+function jumpOver(block: Block, outcome: boolean, dominators: readonly Edge[]): boolean {
+  const start = outcome ? block.ifTrue : block.ifFalse;
+  if (isLeaf(start)) return false;
+  let target: DagNode = start.ifTrue === start.ifFalse ? start.ifTrue : start;
+  for (;;) {
+    if (isLeaf(target)) break;
+    const decided = foldByDominators(target.test, dominators);
+    if (decided === undefined) break;
+    target = decided ? target.ifTrue : target.ifFalse;
+  }
+  if (target === start) return false;
+  if (outcome) block.ifTrue = target;
+  else block.ifFalse = target;
+  return true;
+}
+
+function inEdges(order: readonly Block[]): Map<Block, Edge[]> {
+  const incoming = new Map<Block, Edge[]>();
+  for (const block of order) {
+    for (const outcome of [true, false]) {
+      const next = outcome ? block.ifTrue : block.ifFalse;
+      if (isLeaf(next)) continue;
+      const list = incoming.get(next) ?? [];
+      list.push(edgeOf(block, outcome));
+      incoming.set(next, list);
+    }
+  }
+  return incoming;
+}
+
+/** For each block, the blocks on every path from the root to it, itself included. */
+function blockDominatorSets(
+  root: DagNode,
+  order: readonly Block[],
+  incoming: Map<Block, Edge[]>,
+): Map<Block, Set<Block>> {
+  const result = new Map<Block, Set<Block>>();
+  for (const block of order) {
+    const preds = block === root ? [] : (incoming.get(block) ?? []);
+    let common: Set<Block> | undefined;
+    for (const edge of preds) {
+      const set = result.get(edge.from);
+      if (set === undefined) continue;
+      common = common === undefined ? new Set(set) : new Set([...common].filter((b) => set.has(b)));
+    }
+    const own = common ?? new Set<Block>();
+    own.add(block);
+    result.set(block, own);
+  }
+  return result;
+}
+
+/**
+ * optimize.c:or_pullup / and_pullup. In a chain of blocks that share their true (or: and, false) successor
+ * with `block`, a test on the value the predecessors just compared is moved up in front of the first test
+ * on another value, where the earlier comparison can then decide it.
+ */
+function pullUp(
+  block: Block,
+  kind: 'or' | 'and',
+  incoming: Map<Block, Edge[]>,
+  dominators: Map<Block, Set<Block>>,
+): boolean {
+  const edges = incoming.get(block);
+  if (edges === undefined || edges.length === 0) return false;
+  const value = edges[0]!.from.test.value;
+  if (edges.some((edge) => edge.from.test.value !== value)) return false;
+  // The chain follows the false branches of an or-chain, the true branches of an and-chain.
+  const chainNext = kind === 'or' ? false : true;
+  const shared = (node: Block): DagNode => (kind === 'or' ? node.ifTrue : node.ifFalse);
+  const get = (slot: Slot): DagNode => (slot.outcome ? slot.owner.ifTrue : slot.owner.ifFalse);
+  const set = (slot: Slot, node: DagNode): void => {
+    if (slot.outcome) slot.owner.ifTrue = node;
+    else slot.owner.ifFalse = node;
+  };
+  const inChain = (node: DagNode): node is Block =>
+    !isLeaf(node) && shared(node) === shared(block) && dominators.get(node)?.has(block) === true;
+  let diff: Slot = { owner: edges[0]!.from, outcome: edges[0]!.outcome };
+  let atTop = true;
+  for (;;) {
+    const node = get(diff);
+    if (!inChain(node)) return false;
+    if (node.test.value !== value) break;
+    diff = { owner: node, outcome: chainNext };
+    atTop = false;
+  }
+  let same: Slot = { owner: get(diff) as Block, outcome: chainNext };
+  for (;;) {
+    const node = get(same);
+    if (!inChain(node)) return false;
+    if (node.test.value === value) break;
+    same = { owner: node, outcome: chainNext };
+  }
+  const pull = get(same) as Block;
+  set(same, chainNext ? pull.ifTrue : pull.ifFalse);
+  if (chainNext) pull.ifTrue = get(diff);
+  else pull.ifFalse = get(diff);
+  if (atTop) {
+    for (const edge of edges) {
+      if (edge.from.ifTrue === block) edge.from.ifTrue = pull;
+      else edge.from.ifFalse = pull;
+    }
+  } else {
+    set(diff, pull);
+  }
+  return true;
+}
+
+/** Where a block points on one outcome, as a place to rewrite. */
+interface Slot {
+  readonly owner: Block;
+  readonly outcome: boolean;
+}
+
+/** optimize.c:fold_edge over the dominating edges, nearest first: the outcome of `test`, if they decide it. */
+function foldByDominators(test: Test, dominators: readonly Edge[]): boolean | undefined {
+  for (let i = dominators.length - 1; i >= 0; i--) {
+    const edge = dominators[i]!;
+    const earlier = edge.from.test;
+    if (earlier.value !== test.value || earlier.op !== test.op) continue;
+    if (earlier.operand === test.operand) return edge.outcome;
+    // Equal to one constant on every path here, so not equal to another.
+    if (edge.outcome && test.op === 'jeq' && earlier.constant && test.constant) return false;
+  }
+  return undefined;
+}
+
+/** Walks the DAG like bpf_filter: a load past the captured bytes (or a division by zero) rejects at once. */
+function run(m: Machine, root: DagNode, preload: Test | undefined): boolean {
+  if (preload !== undefined) {
+    m.missing = false;
+    preload.decide();
+    if (m.missing) return false;
+  }
+  let node = root;
+  while (!isLeaf(node)) {
+    m.missing = false;
+    const outcome = node.test.decide();
+    if (m.missing) return false;
+    node = outcome ? node.ifTrue : node.ifFalse;
+  }
+  return node.verdict;
+}
+
+function fail(message: string): never {
+  throw new LinkError(message);
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,50 @@
+// The pcap-filter language (man 7 pcap-filter) as tcpdump uses it: text in, a frame predicate or libpcap's error out.
+
+import { compileForLink, type FilterLinkType, LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL2 } from './compile.ts';
+import { type FilterNode, parseFilter } from './parser.ts';
+
+export { type FilterLinkType, LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL2 } from './compile.ts';
+export { type Token, tokenize } from './lexer.ts';
+export type { ArithNode, Direction, FilterNode, LoadBase, ParseResult, RelOp } from './parser.ts';
+export { parseFilter } from './parser.ts';
+
+/**
+ * True when the frame passes the filter. `linkType` says how the frame starts (Ethernet header or SLL2
+ * header); `wireLen` is its length on the wire for `len`/`less`/`greater` (default: the bytes given).
+ */
+export type FilterPredicate = (frame: Uint8Array, linkType: FilterLinkType, wireLen?: number) => boolean;
+
+export type CompileFilterResult =
+  | { readonly ok: true; readonly match: FilterPredicate; readonly ast: FilterNode }
+  /** `message` is libpcap's text; tcpdump prints it as `tcpdump: ${message}`. */
+  | { readonly ok: false; readonly message: string };
+
+export interface CompileFilterOptions {
+  /**
+   * The capture's link type, when known: primitives that link type cannot carry (`ether host` or `vlan` on
+   * SLL2, `inbound` on Ethernet) then fail here, as they do in tcpdump. Without it they only fail to match.
+   */
+  readonly linkType?: FilterLinkType;
+}
+
+/** Compiles a filter expression; never throws. An empty (or blank) expression matches every frame. */
+export function compileFilter(text: string, options: CompileFilterOptions = {}): CompileFilterResult {
+  const parsed = parseFilter(text, options.linkType);
+  if (!parsed.ok) return parsed;
+  const ethernet = compileForLink(parsed.ast, LINKTYPE_ETHERNET);
+  const sll2 = compileForLink(parsed.ast, LINKTYPE_LINUX_SLL2);
+  // With a link type the parser has already checked it; without one, fail only if no link can carry it.
+  if (options.linkType === undefined && !ethernet.ok && !sll2.ok) return ethernet;
+  const matchEthernet = ethernet.ok ? ethernet.match : undefined;
+  const matchSll2 = sll2.ok ? sll2.match : undefined;
+  const match: FilterPredicate = (frame, linkType, wireLen = frame.length) => {
+    const linkMatch =
+      linkType === LINKTYPE_ETHERNET
+        ? matchEthernet
+        : linkType === LINKTYPE_LINUX_SLL2
+          ? matchSll2
+          : undefined;
+    return linkMatch?.(frame, wireLen) === true;
+  };
+  return { ok: true, match, ast: parsed.ast };
+}

@@ -1,0 +1,64 @@
+// The match and target modules packetlab's iptables knows, by the names `-m` and `-j` load them with.
+
+import type { MatchModule, TargetModule } from './extension.ts';
+import { addrtypeMatch } from './match-addrtype.ts';
+import { commentMatch } from './match-comment.ts';
+import { conntrackMatch, stateMatch } from './match-conntrack.ts';
+import { icmpMatch } from './match-icmp.ts';
+import { connmarkMatch, markMatch } from './match-mark.ts';
+import { multiportMatch } from './match-multiport.ts';
+import { recentMatch } from './match-recent.ts';
+import { statisticMatch } from './match-statistic.ts';
+import { tcpMatch, udpMatch } from './match-tcp.ts';
+import { ctTarget, notrackTarget } from './target-ct.ts';
+import { logTarget } from './target-log.ts';
+import { connmarkTarget, markTarget } from './target-mark.ts';
+import { dnatTarget, masqueradeTarget, redirectTarget, snatTarget } from './target-nat.ts';
+import { rejectTarget } from './target-reject.ts';
+import { traceTarget } from './target-trace.ts';
+
+export const MATCHES: ReadonlyMap<string, MatchModule> = new Map(
+  [
+    tcpMatch,
+    udpMatch,
+    icmpMatch,
+    commentMatch,
+    markMatch,
+    connmarkMatch,
+    conntrackMatch,
+    stateMatch,
+    addrtypeMatch,
+    statisticMatch,
+    multiportMatch,
+    recentMatch,
+  ].map((module) => [module.name, module]),
+);
+
+export const TARGETS: ReadonlyMap<string, TargetModule> = new Map(
+  [
+    rejectTarget,
+    markTarget,
+    connmarkTarget,
+    dnatTarget,
+    snatTarget,
+    masqueradeTarget,
+    redirectTarget,
+    logTarget,
+    traceTarget,
+    ctTarget,
+    notrackTarget,
+  ].map((module) => [module.name, module]),
+);
+
+/** Verdicts iptables spells as targets (XTC_LABEL_*). */
+export const STANDARD_TARGETS = ['ACCEPT', 'DROP', 'RETURN', 'QUEUE'] as const;
+export type StandardVerdict = (typeof STANDARD_TARGETS)[number];
+
+export function isStandardTarget(name: string): name is StandardVerdict {
+  return (STANDARD_TARGETS as readonly string[]).includes(name);
+}
+
+/** Whether `name` names a target (standard or module), which a chain may not be called. */
+export function isTargetName(name: string): boolean {
+  return isStandardTarget(name) || TARGETS.has(name);
+}

@@ -1,0 +1,526 @@
+// Runs parsed nft commands against a namespace's ruleset in one transaction, as nft sends one netlink batch:
+// every command is checked against the ruleset as earlier commands left it (nft's cache), and any error
+// leaves the ruleset untouched. Errors carry nft's messages: its evaluation errors ("did you mean ...") and the
+// kernel's errno strings ("Could not process rule: No such file or directory").
+
+import type { Chain, Constant, Family, NamedSet, Rule, Table } from '../ir.ts';
+import type { RulesetDraft, RulesetError, RulesetStore } from '../ruleset.ts';
+import type { ChainDef, Command, Named, ParsedRule, RawElement, SetDef, TableRef } from './ast.ts';
+import { type ErrorRecord, errorAt, type Location } from './location.ts';
+import { Misspell } from './misspell.ts';
+import {
+  type PrintOptions,
+  printChain,
+  printChains,
+  printRuleset,
+  printSet,
+  printSets,
+  printTable,
+  printTables,
+} from './printer.ts';
+import { fromDataType, type NftType } from './types.ts';
+import { DESCRIPTIONS, isErrorRecord, resolveValue } from './values.ts';
+
+export interface ApplyOptions {
+  /** `nft -c`: check everything, change nothing. */
+  readonly check: boolean;
+  /** `nft -a`: listings show handles. */
+  readonly handles: boolean;
+}
+
+export interface ApplyResult {
+  readonly stdout: string;
+  /** Warnings nft prints on stderr with listings (tables iptables-nft manages). */
+  readonly warnings: string;
+  readonly error: ErrorRecord | undefined;
+}
+
+const STRERROR = {
+  ENOENT: 'No such file or directory',
+  EEXIST: 'File exists',
+  EBUSY: 'Device or resource busy',
+  EINVAL: 'Invalid argument',
+  EOPNOTSUPP: 'Operation not supported',
+  ELOOP: 'Too many levels of symbolic links',
+} as const;
+
+function kernelError(loc: Location, errno: keyof typeof STRERROR): ErrorRecord {
+  return errorAt(loc, `Could not process rule: ${STRERROR[errno]}`);
+}
+
+/** Aborts the transaction after a check-only run. */
+const CHECKED: RulesetError = { errno: 'EINVAL', what: 'nft -c' };
+
+export function applyCommands(store: RulesetStore, commands: readonly Command[], options: ApplyOptions): ApplyResult {
+  const runner = new Runner(options);
+  let lastLoc: Location | undefined;
+  const result = store.transaction((draft) => {
+    for (const command of commands) {
+      lastLoc = command.loc;
+      const error = runner.run(draft, command);
+      if (error !== undefined) {
+        runner.failure = error;
+        return CHECKED;
+      }
+    }
+    if (options.check) {
+      const loop = draft.findLoop();
+      if (loop !== undefined && lastLoc !== undefined) runner.failure = kernelError(lastLoc, 'ELOOP');
+      return CHECKED;
+    }
+    return undefined;
+  });
+  if (runner.failure !== undefined) return { stdout: '', warnings: '', error: runner.failure };
+  if (result !== undefined && result !== CHECKED && lastLoc !== undefined)
+    return { stdout: '', warnings: '', error: kernelError(lastLoc, result.errno === 'ELOOP' ? 'ELOOP' : 'EINVAL') };
+  return { stdout: runner.stdout, warnings: runner.warnings, error: undefined };
+}
+
+class Runner {
+  stdout = '';
+  warnings = '';
+  failure: ErrorRecord | undefined;
+  private readonly print: PrintOptions;
+
+  constructor(options: ApplyOptions) {
+    this.print = { handles: options.handles };
+  }
+
+  run(draft: RulesetDraft, command: Command): ErrorRecord | undefined {
+    switch (command.kind) {
+      case 'add-table':
+        return this.addTable(draft, command);
+      case 'delete-table': {
+        const error = draft.deleteTable(family(command.ref), command.ref.table.name);
+        return error === undefined ? undefined : kernelError(command.ref.table.loc, 'ENOENT');
+      }
+      case 'flush-table': {
+        const table = this.table(draft, command.ref, 'kernel');
+        if (isErrorRecord(table)) return table;
+        for (const chain of table.chains.values()) draft.flushChain(chain);
+        return undefined;
+      }
+      case 'list-table': {
+        const table = this.table(draft, command.ref, 'plain');
+        if (isErrorRecord(table)) return table;
+        this.output([table], printTable(table, this.print));
+        return undefined;
+      }
+      case 'add-chain': {
+        const table = this.table(draft, command.ref, 'plain');
+        if (isErrorRecord(table)) return table;
+        const chain = this.addChain(draft, table, command.chain, command.exclusive, command.loc);
+        if (isErrorRecord(chain)) return chain;
+        for (const rule of command.chain.rules) {
+          const error = this.addRule(draft, table, chain, rule, undefined, rule.loc);
+          if (error !== undefined) return error;
+        }
+        return undefined;
+      }
+      case 'delete-chain': {
+        const table = this.table(draft, command.ref, 'rule', command.chain);
+        if (isErrorRecord(table)) return table;
+        const error = draft.deleteChain(table, command.chain.name);
+        if (error === undefined) return undefined;
+        return kernelError(command.chain.loc, error.errno === 'EBUSY' ? 'EBUSY' : 'ENOENT');
+      }
+      case 'flush-chain':
+      case 'list-chain': {
+        const table = this.table(draft, command.ref, command.kind === 'list-chain' ? 'plain' : 'kernel');
+        if (isErrorRecord(table)) return table;
+        const chain = table.chains.get(command.chain.name);
+        if (chain === undefined)
+          return command.kind === 'list-chain'
+            ? errorAt(command.chain.loc, STRERROR.ENOENT)
+            : kernelError(command.chain.loc, 'ENOENT');
+        if (command.kind === 'flush-chain') draft.flushChain(chain);
+        else this.output([table], printChain(table, chain.name, this.print));
+        return undefined;
+      }
+      case 'add-rule':
+        return this.ruleCommand(draft, command);
+      case 'delete-rule': {
+        const table = this.table(draft, command.ref, 'rule', command.chain);
+        if (isErrorRecord(table)) return table;
+        const chain = this.chain(table, command.chain, draft);
+        if (isErrorRecord(chain)) return chain;
+        const error = draft.deleteRule(chain, command.handle.value);
+        return error === undefined ? undefined : kernelError(command.handle.loc, 'ENOENT');
+      }
+      case 'add-set': {
+        const table = this.table(draft, command.ref, 'plain');
+        if (isErrorRecord(table)) return table;
+        return this.addSet(draft, table, command.set, command.exclusive);
+      }
+      case 'delete-set':
+      case 'flush-set':
+      case 'list-set':
+        return this.setCommand(draft, command);
+      case 'add-element':
+      case 'create-element':
+      case 'delete-element':
+        return this.elementCommand(draft, command);
+      case 'flush-ruleset':
+        for (const table of [...draft.ruleset.tables])
+          if (command.family === undefined || table.family === command.family) draft.deleteTable(table.family, table.name);
+        return undefined;
+      case 'list-ruleset':
+        this.output(
+          draft.ruleset.tables.filter((t) => command.family === undefined || t.family === command.family),
+          printRuleset(draft.ruleset, { ...this.print, family: command.family }),
+        );
+        return undefined;
+      case 'list-tables':
+        this.stdout += printTables(draft.ruleset, command.family);
+        return undefined;
+      case 'list-chains':
+        this.stdout += printChains(draft.ruleset, { ...this.print, family: command.family });
+        return undefined;
+      case 'list-sets':
+      case 'list-maps':
+        this.stdout += printSets(draft.ruleset, { ...this.print, family: command.family, maps: command.kind === 'list-maps' });
+        return undefined;
+    }
+  }
+
+  /** Listing output, with nft's warning for each table iptables-nft manages. */
+  private output(tables: readonly Table[], text: string): void {
+    this.stdout += text;
+    for (const table of tables)
+      if (table.iptables)
+        this.warnings += `# Warning: table ${table.family} ${table.name} is managed by iptables-nft, do not touch!\n`;
+  }
+
+  // ---- lookups with nft's suggestions -------------------------------------------------------------------------
+
+  /**
+   * The table a command names. When it is missing, nft 1.0.6 answers in three ways (evaluate.c): rule commands
+   * look for a chain of that name in every table and suggest its table; chain, set, element and list commands
+   * suggest a table with a close name or fail in nft itself; the rest reach the kernel (ENOENT).
+   */
+  private table(draft: RulesetDraft, ref: TableRef, mode: 'rule' | 'plain' | 'kernel', chain?: Named): Table | ErrorRecord {
+    const table = draft.table(family(ref), ref.table.name);
+    if (table !== undefined) return table;
+    if (mode === 'kernel') return kernelError(ref.table.loc, 'ENOENT');
+    if (mode === 'rule') {
+      const found = chain === undefined ? undefined : chainLookupFuzzy(draft, chain.name);
+      if (found === undefined) return kernelError(ref.table.loc, 'ENOENT');
+      return errorAt(
+        ref.table.loc,
+        `${STRERROR.ENOENT}; did you mean table ‘${found.table.name}’ in family ${found.table.family}?`,
+      );
+    }
+    const misspell = new Misspell<Table>();
+    for (const candidate of draft.ruleset.tables) {
+      if (candidate.name === ref.table.name) {
+        misspell.best = candidate;
+        break;
+      }
+      misspell.update(candidate.name, ref.table.name, candidate);
+    }
+    const best = misspell.best;
+    if (best === undefined) return errorAt(ref.table.loc, STRERROR.ENOENT);
+    return errorAt(ref.table.loc, `${STRERROR.ENOENT}; did you mean table ‘${best.name}’ in family ${best.family}?`);
+  }
+
+  /** The chain a rule command names; a close name in the same table is suggested, anything else is the kernel's ENOENT. */
+  private chain(table: Table, name: Named, draft: RulesetDraft): Chain | ErrorRecord {
+    const chain = table.chains.get(name.name);
+    if (chain !== undefined) return chain;
+    const found = chainLookupFuzzy(draft, name.name);
+    if (found === undefined || found.table !== table) return kernelError(name.loc, 'ENOENT');
+    return errorAt(
+      name.loc,
+      `${STRERROR.ENOENT}; did you mean chain ‘${found.chain}’ in table ${table.family} ‘${table.name}’?`,
+    );
+  }
+
+  /** A jump target: nft suggests the closest chain of any table. */
+  private chainNotFound(draft: RulesetDraft, name: Named): ErrorRecord {
+    const best = chainLookupFuzzy(draft, name.name);
+    if (best === undefined) return kernelError(name.loc, 'ENOENT');
+    return errorAt(
+      name.loc,
+      `${STRERROR.ENOENT}; did you mean chain ‘${best.chain}’ in table ${best.table.family} ‘${best.table.name}’?`,
+    );
+  }
+
+  private setNotFound(draft: RulesetDraft, name: Named): ErrorRecord {
+    const misspell = new Misspell<{ table: Table; set: string }>();
+    for (const candidate of draft.ruleset.tables)
+      for (const set of candidate.sets.keys()) misspell.update(set, name.name, { table: candidate, set });
+    const best = misspell.best;
+    if (best === undefined) return errorAt(name.loc, STRERROR.ENOENT);
+    return errorAt(
+      name.loc,
+      `${STRERROR.ENOENT}; did you mean set ‘${best.set}’ in table ${best.table.family} ‘${best.table.name}’?`,
+    );
+  }
+
+  // ---- tables and chains ------------------------------------------------------------------------------------
+
+  /** A `table { }` block adds its chains first, then its sets, then the chains' rules (nft's command expansion). */
+  private addTable(draft: RulesetDraft, command: Extract<Command, { kind: 'add-table' }>): ErrorRecord | undefined {
+    const added = draft.addTable(family(command.ref), command.ref.table.name, { exclusive: command.exclusive });
+    if ('errno' in added) return kernelError(command.ref.table.loc, 'EEXIST');
+    let table = added;
+    if (command.comment !== undefined) {
+      table = { ...added, comment: command.comment };
+      const index = draft.ruleset.tables.indexOf(added);
+      draft.ruleset.tables[index] = table;
+    }
+    const chains: Chain[] = [];
+    for (const def of command.chains) {
+      const chain = this.addChain(draft, table, def, false, def.loc);
+      if (isErrorRecord(chain)) return chain;
+      chains.push(chain);
+    }
+    for (const set of command.sets) {
+      const error = this.addSet(draft, table, set, false);
+      if (error !== undefined) return error;
+    }
+    for (let i = 0; i < command.chains.length; i++)
+      for (const rule of command.chains[i]!.rules) {
+        const error = this.addRule(draft, table, chains[i]!, rule, undefined, rule.loc);
+        if (error !== undefined) return error;
+      }
+    return undefined;
+  }
+
+  private addChain(
+    draft: RulesetDraft,
+    table: Table,
+    def: ChainDef,
+    exclusive: boolean,
+    loc: Location,
+  ): Chain | ErrorRecord {
+    const spec = def.spec;
+    if (spec !== undefined) {
+      // nft_chain_validate_hooks: nat chains hook everywhere but forward, route chains only output.
+      if ((spec.type === 'nat' && spec.hook === 'forward') || (spec.type === 'route' && spec.hook !== 'output'))
+        return kernelError(loc, 'EOPNOTSUPP');
+    }
+    const chain = draft.addChain(table, def.name.name, spec, { exclusive });
+    if ('errno' in chain)
+      return chain.errno === 'EEXIST' ? kernelError(def.name.loc, 'EEXIST') : kernelError(loc, 'EOPNOTSUPP');
+    return chain;
+  }
+
+  // ---- rules ------------------------------------------------------------------------------------------------
+
+  private ruleCommand(draft: RulesetDraft, command: Extract<Command, { kind: 'add-rule' }>): ErrorRecord | undefined {
+    const table = this.table(draft, command.ref, 'rule', command.chain);
+    if (isErrorRecord(table)) return table;
+    const chain = this.chain(table, command.chain, draft);
+    if (isErrorRecord(chain)) return chain;
+    let position: number | undefined;
+    if (command.handle !== undefined) {
+      const index = chain.rules.findIndex((rule) => rule.handle === command.handle!.value);
+      if (index < 0) return kernelError(command.handle.loc, 'ENOENT');
+      position = command.mode === 'add' ? index + 1 : index;
+      if (command.mode === 'replace') draft.deleteRule(chain, command.handle.value);
+    } else if (command.mode === 'insert') position = 0;
+    return this.addRule(draft, table, chain, command.rule, position, command.loc);
+  }
+
+  /** The checks the kernel makes when a rule is added (nf_tables_newrule, nft_*_validate). */
+  private addRule(
+    draft: RulesetDraft,
+    table: Table,
+    chain: Chain,
+    rule: ParsedRule,
+    position: number | undefined,
+    loc: Location,
+  ): ErrorRecord | undefined {
+    for (const ref of rule.setRefs) {
+      const set = table.sets.get(ref.name);
+      if (set === undefined) return this.setNotFound(draft, ref);
+      const error = checkSetTypes(set, ref.types, ref.loc, ref.lhs);
+      if (error !== undefined) return error;
+    }
+    for (const ref of rule.chainRefs) {
+      const target = table.chains.get(ref.name);
+      if (target === undefined) return this.chainNotFound(draft, ref);
+      if (target.base !== undefined) return kernelError(ref.loc, 'EOPNOTSUPP');
+    }
+    const base = chain.base;
+    if (base !== undefined) {
+      for (const nat of rule.natStatements) {
+        const hooks = nat.type === 'dnat' || nat.type === 'redirect' ? ['prerouting', 'output'] : ['postrouting', 'input'];
+        if (base.type !== 'nat' || !hooks.includes(base.hook)) return kernelError(loc, 'EOPNOTSUPP');
+      }
+      if (rule.rejects > 0 && !['input', 'forward', 'output'].includes(base.hook)) return kernelError(loc, 'EOPNOTSUPP');
+    }
+    const added = draft.addRule(
+      table,
+      chain,
+      { exprs: rule.exprs, comment: rule.comment, iptables: undefined, packets: rule.packets, bytes: rule.bytes },
+      position,
+    );
+    if ('errno' in added) return kernelError(loc, added.errno === 'ENOENT' ? 'ENOENT' : 'EOPNOTSUPP');
+    return undefined;
+  }
+
+  // ---- sets -------------------------------------------------------------------------------------------------
+
+  private addSet(draft: RulesetDraft, table: Table, def: SetDef, exclusive: boolean): ErrorRecord | undefined {
+    if (table.sets.has(def.name.name)) {
+      if (exclusive) return kernelError(def.name.loc, 'EEXIST');
+      const existing = table.sets.get(def.name.name)!;
+      return this.addElements(draft, table, existing, def.elements, { exclusive: false });
+    }
+    const set: NamedSet = {
+      name: def.name.name,
+      keyType: def.keyType,
+      dataType: def.map ? def.dataType : undefined,
+      flags: def.flags,
+      elements: [],
+      comment: def.comment,
+      handle: draft.ruleset.nextHandle++,
+    };
+    const added = draft.addSet(table, set);
+    if ('errno' in added) return kernelError(def.name.loc, 'EEXIST');
+    return this.addElements(draft, table, added, def.elements, { exclusive: false });
+  }
+
+  private addElements(
+    draft: RulesetDraft,
+    table: Table,
+    set: NamedSet,
+    elements: readonly RawElement[],
+    options: { exclusive: boolean },
+  ): ErrorRecord | undefined {
+    for (const raw of elements) {
+      const element = this.resolveElement(draft, table, set, raw);
+      if (isErrorRecord(element)) return element;
+      const existing = set.elements.findIndex((e) => sameKey(e.key, element.key));
+      if (existing >= 0) {
+        if (options.exclusive) return kernelError(raw.loc, 'EEXIST');
+        continue;
+      }
+      set.elements.push(element);
+    }
+    return undefined;
+  }
+
+  private resolveElement(
+    draft: RulesetDraft,
+    table: Table,
+    set: NamedSet,
+    raw: RawElement,
+  ): NamedSet['elements'][number] | ErrorRecord {
+    const types: NftType[] = set.keyType.map(fromDataType);
+    const key = resolveValue(types, raw.key);
+    if (isErrorRecord(key)) return key;
+    if ((key.kind === 'prefix' || key.kind === 'range') && !set.flags.includes('interval'))
+      return errorAt(
+        raw.loc,
+        `You must add 'flags interval' to your set declaration if you want to add ${key.kind} elements`,
+      );
+    if (set.dataType === undefined) {
+      if (raw.data !== undefined) return errorAt(raw.loc, 'Set member cannot be map');
+      return { key, data: undefined };
+    }
+    if (raw.data === undefined) return kernelError(raw.loc, 'EINVAL');
+    if (raw.data.kind === 'verdict') {
+      if (set.dataType !== 'verdict') return errorAt(raw.data.loc, 'datatype mismatch, expected verdict');
+      const target = raw.data.chain;
+      if (target !== undefined) {
+        const chain = table.chains.get(target.name);
+        if (chain === undefined) return kernelError(raw.loc, 'ENOENT');
+        if (chain.base !== undefined) return kernelError(raw.loc, 'EOPNOTSUPP');
+      }
+      void draft;
+      return { key, data: raw.data.verdict };
+    }
+    if (set.dataType === 'verdict') return errorAt(raw.loc, 'Could not parse netfilter verdict');
+    const data = resolveValue([fromDataType(set.dataType)], raw.data);
+    if (isErrorRecord(data)) return data;
+    return { key, data };
+  }
+
+  private setCommand(
+    draft: RulesetDraft,
+    command: Extract<Command, { kind: 'delete-set' | 'flush-set' | 'list-set' }>,
+  ): ErrorRecord | undefined {
+    const table = this.table(draft, command.ref, command.kind === 'list-set' ? 'plain' : 'kernel');
+    if (isErrorRecord(table)) return table;
+    const set = table.sets.get(command.set.name);
+    const matches = set !== undefined && (command.kind !== 'list-set' || (set.dataType !== undefined) === command.map);
+    if (!matches || set === undefined)
+      return command.kind === 'list-set' ? errorAt(command.set.loc, STRERROR.ENOENT) : kernelError(command.set.loc, 'ENOENT');
+    switch (command.kind) {
+      case 'delete-set':
+        if (setInUse(table, set.name)) return kernelError(command.set.loc, 'EBUSY');
+        draft.deleteSet(table, set.name);
+        return undefined;
+      case 'flush-set':
+        set.elements.length = 0;
+        return undefined;
+      case 'list-set':
+        this.output([table], printSet(table, set, this.print));
+        return undefined;
+    }
+  }
+
+  private elementCommand(
+    draft: RulesetDraft,
+    command: Extract<Command, { kind: 'add-element' | 'create-element' | 'delete-element' }>,
+  ): ErrorRecord | undefined {
+    const table = this.table(draft, command.ref, 'plain');
+    if (isErrorRecord(table)) return table;
+    const set = table.sets.get(command.set.name);
+    if (set === undefined) return this.setNotFound(draft, command.set);
+    if (command.kind !== 'delete-element')
+      return this.addElements(draft, table, set, command.elements, { exclusive: command.kind === 'create-element' });
+    for (const raw of command.elements) {
+      const key = resolveValue(set.keyType.map(fromDataType), raw.key);
+      if (isErrorRecord(key)) return key;
+      const index = set.elements.findIndex((e) => sameKey(e.key, key));
+      if (index < 0) return kernelError(raw.loc, 'ENOENT');
+      set.elements.splice(index, 1);
+    }
+    return undefined;
+  }
+}
+
+function family(ref: TableRef): Family {
+  return ref.family === 'inet' ? 'inet' : 'ip';
+}
+
+function sameKey(a: Constant, b: Constant): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function setInUse(table: Table, name: string): boolean {
+  for (const chain of table.chains.values())
+    for (const rule of chain.rules as readonly Rule[])
+      for (const expr of rule.exprs) {
+        if (expr.kind === 'lookup' && expr.set.kind === 'named' && expr.set.name === name) return true;
+        if (expr.kind === 'vmap' && expr.map.kind === 'named' && expr.map.name === name) return true;
+      }
+  return false;
+}
+
+/** A lookup's key must have the set's type (evaluate.c: "datatype mismatch"). */
+function checkSetTypes(set: NamedSet, types: readonly NftType[], loc: Location, lhs: Location): ErrorRecord | undefined {
+  const setTypes = set.keyType.map(fromDataType);
+  const compatible =
+    setTypes.length === types.length &&
+    setTypes.every((type, i) => type === types[i] || (type === 'integer' && !['ipv4_addr', 'ifname'].includes(types[i]!)));
+  if (compatible) return undefined;
+  const describe = (list: readonly NftType[]): string =>
+    list.length === 1 ? DESCRIPTIONS[list[0]!] : `concatenation of (${list.map((type) => DESCRIPTIONS[type]).join(', ')})`;
+  return errorAt(loc, `datatype mismatch, expected ${describe(types)}, expression has type ${describe(setTypes)}`, lhs);
+}
+
+/** rule.c: chain_lookup_fuzzy — an exact name in any table first, else the closest. */
+function chainLookupFuzzy(draft: RulesetDraft, name: string): { table: Table; chain: string } | undefined {
+  const misspell = new Misspell<{ table: Table; chain: string }>();
+  for (const table of draft.ruleset.tables)
+    for (const chain of table.chains.keys()) {
+      if (chain === name) return { table, chain };
+      misspell.update(chain, name, { table, chain });
+    }
+  return misspell.best;
+}

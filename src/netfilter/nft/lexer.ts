@@ -1,0 +1,207 @@
+// Tokenizer for the nft language, after nftables' scanner.l: words (identifiers, dotted IPv4 addresses, MAC
+// addresses, `eth*` wildcards), decimal and 0x numbers, quoted strings, punctuation, newlines and `#` comments.
+// No IPv6 addresses, no `$variables` or `include`, no scanner scopes: every keyword is a keyword everywhere.
+
+import type { Location } from './location.ts';
+
+export type TokenKind = 'word' | 'number' | 'quoted' | 'punct' | 'newline' | 'semicolon' | 'eof' | 'junk';
+
+export interface Token {
+  readonly kind: TokenKind;
+  /** The text as written (without the quotes of a quoted string). */
+  readonly text: string;
+  readonly loc: Location;
+  /** Numbers: the value (at most 2^53). */
+  readonly value: number;
+}
+
+/**
+ * Words nft's scanner returns as keywords: bison names them by their text in `unexpected X`, and they cannot
+ * be table, chain or set names. Words not listed here (hook names, chain types, priority names, `filter`,
+ * `trace`...) are plain strings, as in nft.
+ */
+export const KEYWORDS: ReadonlySet<string> = new Set([
+  'table', 'tables', 'chain', 'chains', 'rule', 'rules', 'set', 'sets', 'map', 'maps', 'element', 'elements',
+  'add', 'create', 'insert', 'delete', 'replace', 'flush', 'list', 'reset', 'rename', 'describe', 'monitor',
+  'ruleset', 'hook', 'type', 'typeof', 'priority', 'policy', 'device', 'devices', 'flags', 'comment', 'counter',
+  'packets', 'bytes', 'accept', 'drop', 'continue', 'return', 'jump', 'goto', 'queue', 'num', 'reject', 'with',
+  'log', 'prefix', 'level', 'notrack', 'dnat', 'snat', 'masquerade', 'redirect', 'to', 'random', 'fully-random',
+  'persistent', 'meta', 'mark', 'ct', 'state', 'status', 'direction', 'original', 'reply', 'ip', 'ip6', 'inet',
+  'arp', 'bridge', 'netdev', 'tcp', 'udp', 'udplite', 'sctp', 'dccp', 'th', 'icmp', 'icmpv6', 'ether', 'vlan',
+  'fib', 'numgen', 'mod', 'offset', 'inc', 'vmap', 'iif', 'oif', 'iifname', 'oifname', 'l4proto', 'nfproto',
+  'protocol', 'length', 'pkttype', 'nftrace', 'saddr', 'daddr', 'sport', 'dport', 'id', 'ttl', 'dscp', 'ecn',
+  'code', 'sequence', 'handle', 'position', 'index', 'timeout', 'size', 'interval', 'constant', 'dynamic', 'fwd',
+  'dup', 'limit', 'quota', 'and', 'or', 'xor', 'exists', 'missing', 'expiration', 'proto-src', 'proto-dst',
+  'rt', 'nexthop', 'mtu', 'reset', 'window', 'checksum', 'version', 'hdrlength', 'frag-off', 'll', 'nh',
+  'oiftype', 'iiftype', 'stateless', 'include', 'define', 'counters', 'quotas', 'flowtable', 'tproxy',
+]);
+
+const PUNCT2 = ['==', '!=', '<=', '>=', '<<', '>>'];
+const PUNCT1 = '{}()[]:,.<>&|^!/+-@$*=';
+
+function isLetter(c: string): boolean {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+function isDigit(c: string): boolean {
+  return c >= '0' && c <= '9';
+}
+
+function isWordChar(c: string): boolean {
+  return isLetter(c) || isDigit(c) || c === '/' || c === '-' || c === '_' || c === '.';
+}
+
+const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}/;
+const MAC = /^[0-9a-fA-F]{1,2}(?::[0-9a-fA-F]{1,2}){5}(?![0-9a-zA-Z:])/;
+const HEX = /^0x[0-9a-fA-F]+/;
+const DEC = /^\d+/;
+
+/** Splits `text` into tokens, always ending with one `eof` token; never throws. */
+export function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  const lineStarts: number[] = [0];
+  let line = 0;
+  let i = 0;
+  const push = (kind: TokenKind, start: number, length: number, tokenText: string, value = 0): void => {
+    const first = start - lineStarts[line]! + 1;
+    tokens.push({
+      kind,
+      text: tokenText,
+      value,
+      loc: { line: line + 1, first, last: first + Math.max(length, 1) - 1, textLine: line },
+    });
+  };
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === ' ' || c === '\t' || c === '\r') {
+      i++;
+      continue;
+    }
+    if (c === '\\' && text[i + 1] === '\n') {
+      i += 2;
+      line++;
+      lineStarts[line] = i;
+      continue;
+    }
+    if (c === '\n') {
+      push('newline', i, 1, '\n');
+      i++;
+      line++;
+      lineStarts[line] = i;
+      continue;
+    }
+    if (c === '#') {
+      while (i < text.length && text[i] !== '\n') i++;
+      continue;
+    }
+    if (c === ';') {
+      push('semicolon', i, 1, ';');
+      i++;
+      continue;
+    }
+    if (c === '"') {
+      const end = text.indexOf('"', i + 1);
+      const newline = text.indexOf('\n', i + 1);
+      if (end < 0 || (newline >= 0 && newline < end)) {
+        push('junk', i, 1, c);
+        i++;
+        continue;
+      }
+      push('quoted', i, end - i + 1, text.slice(i + 1, end));
+      i = end + 1;
+      continue;
+    }
+    const rest = text.slice(i, i + 64);
+    if (isDigit(c) || isLetter(c)) {
+      const mac = MAC.exec(rest);
+      if (mac !== null) {
+        push('word', i, mac[0].length, mac[0]);
+        i += mac[0].length;
+        continue;
+      }
+    }
+    if (isDigit(c)) {
+      const ip = IPV4.exec(rest);
+      if (ip !== null && !isLetter(text[i + ip[0].length] ?? '')) {
+        push('word', i, ip[0].length, ip[0]);
+        i += ip[0].length;
+        continue;
+      }
+      const hex = HEX.exec(rest);
+      const number = hex ?? DEC.exec(rest)!;
+      let j = i + number[0].length;
+      // Digits running into letters ("80abc") form one word nft cannot parse as a number either.
+      if (isLetter(text[j] ?? '') || text[j] === '_') {
+        while (j < text.length && isWordChar(text[j]!)) j++;
+        push('word', i, j - i, text.slice(i, j));
+        i = j;
+        continue;
+      }
+      const value = Number(number[0]);
+      push('number', i, number[0].length, number[0], value);
+      i = j;
+      continue;
+    }
+    if (isLetter(c) || c === '_') {
+      let j = i + 1;
+      while (j < text.length && isWordChar(text[j]!)) j++;
+      if (text[j] === '*') j++;
+      push('word', i, j - i, text.slice(i, j));
+      i = j;
+      continue;
+    }
+    const two = text.slice(i, i + 2);
+    if (PUNCT2.includes(two)) {
+      push('punct', i, 2, two);
+      i += 2;
+      continue;
+    }
+    if (PUNCT1.includes(c)) {
+      push('punct', i, 1, c);
+      i++;
+      continue;
+    }
+    push('junk', i, 1, c);
+    i++;
+  }
+  // bison reports the end of input at column 1 of the line after the last newline, showing the last full line.
+  const textLine = line > 0 && text.endsWith('\n') ? line - 1 : line;
+  tokens.push({ kind: 'eof', text: '', value: 0, loc: { line: line + 1, first: 1, last: 1, textLine } });
+  return tokens;
+}
+
+/** How bison names a token in `unexpected X` / `expecting X`. */
+export function describeToken(token: Token): string {
+  switch (token.kind) {
+    case 'word':
+      return KEYWORDS.has(token.text) ? token.text : 'string';
+    case 'number':
+      return 'number';
+    case 'quoted':
+      return 'quoted string';
+    case 'newline':
+      return 'newline';
+    case 'semicolon':
+      return 'semicolon';
+    case 'eof':
+      return 'end of file';
+    case 'junk':
+      return 'junk';
+    case 'punct':
+      switch (token.text) {
+        case ':':
+          return 'colon';
+        case ',':
+          return 'comma';
+        case '{':
+        case '}':
+        case '(':
+        case ')':
+        case '[':
+        case ']':
+          return `'${token.text}'`;
+        default:
+          return token.text;
+      }
+  }
+}

@@ -1,0 +1,499 @@
+// Recursive-descent parser for nft command input (`nft -f FILE`, `nft 'CMD; CMD'`): commands, `table { }`
+// blocks with chains, sets and maps, chain specs with named priorities. A syntax error stops at the first
+// offending token, as bison does; evaluation errors are reported only when the whole input parsed.
+// Not supported: `include`, `define`/`$var`, flowtables, objects (counters, quotas), `typeof` set keys, IPv6.
+
+import type { BaseChainSpec, ChainType, DataType, Family, HookName } from '../ir.ts';
+import type { ChainDef, Command, Named, NftFamily, ParsedRule, RawElement, SetDef, TableRef } from './ast.ts';
+import { KEYWORDS, type Token, tokenize } from './lexer.ts';
+import { type ErrorRecord, errorAt, type Location, type Source, span } from './location.ts';
+import { parseElements, parseRule } from './rule.ts';
+import { ParseFailure, TokenStream } from './stream.ts';
+import { SET_TYPES } from './types.ts';
+
+export type ParseResult =
+  | { readonly ok: true; readonly commands: readonly Command[] }
+  /** Every syntax error (nft reports up to 10), or else every evaluation error. */
+  | { readonly ok: false; readonly errors: readonly ErrorRecord[] };
+
+/** nft's parser_max_errors: after this many syntax errors the parse stops. */
+const MAX_ERRORS = 10;
+
+/** Ends the parse: too many errors, or the end of input reached while recovering. */
+class Abort {}
+
+const FAMILIES: readonly NftFamily[] = ['ip', 'inet', 'ip6', 'arp', 'bridge', 'netdev'];
+const HOOKS: readonly HookName[] = ['prerouting', 'input', 'forward', 'output', 'postrouting'];
+const CHAIN_TYPES: readonly ChainType[] = ['filter', 'nat', 'route'];
+
+/** nft's standard priorities and the hooks they may name (rule.c: std_prios, std_prio_family_hook_compat). */
+const STANDARD_PRIORITIES: Record<string, { value: number; hooks: readonly HookName[] | undefined }> = {
+  raw: { value: -300, hooks: undefined },
+  mangle: { value: -150, hooks: undefined },
+  dstnat: { value: -100, hooks: ['prerouting'] },
+  filter: { value: 0, hooks: undefined },
+  security: { value: 50, hooks: undefined },
+  srcnat: { value: 100, hooks: ['postrouting'] },
+};
+
+/** Parses a whole input; never throws. */
+export function parseNft(source: Source): ParseResult {
+  const stream = new TokenStream(tokenize(source.text));
+  const parser = new CommandParser(stream);
+  let commands: Command[] = [];
+  try {
+    commands = parser.all();
+  } catch (failure) {
+    if (failure instanceof ParseFailure) parser.syntaxErrors.push(failure.error);
+    else if (!(failure instanceof Abort)) throw failure;
+  }
+  if (parser.syntaxErrors.length > 0) return { ok: false, errors: parser.syntaxErrors };
+  if (stream.evalErrors.length > 0) return { ok: false, errors: stream.evalErrors };
+  return { ok: true, commands };
+}
+
+class CommandParser {
+  readonly syntaxErrors: ErrorRecord[] = [];
+
+  constructor(private readonly s: TokenStream) {}
+
+  all(): Command[] {
+    const commands: Command[] = [];
+    this.s.skipNewlines();
+    while (this.s.peek().kind !== 'eof') {
+      try {
+        commands.push(...this.command());
+        const end = this.s.peek();
+        if (end.kind === 'newline' || end.kind === 'semicolon') this.s.next();
+        else if (end.kind !== 'eof') this.s.fail(end, 'end of file or newline or semicolon');
+      } catch (failure) {
+        this.recover(failure);
+      }
+      this.s.skipNewlines();
+    }
+    return commands;
+  }
+
+  /**
+   * bison's error recovery as nft's grammar has it (`error stmt_separator` in the line and block rules):
+   * record the error, drop tokens through the next newline or semicolon, and go on in the same block.
+   */
+  private recover(failure: unknown): void {
+    if (!(failure instanceof ParseFailure)) throw failure;
+    this.syntaxErrors.push(failure.error);
+    if (failure.atEnd || this.syntaxErrors.length >= MAX_ERRORS) throw new Abort();
+    for (;;) {
+      const token = this.s.next();
+      if (token.kind === 'newline' || token.kind === 'semicolon') return;
+      if (token.kind === 'eof') throw new Abort();
+    }
+  }
+
+  private command(): Command[] {
+    const first = this.s.peek();
+    if (first.kind !== 'word') return this.s.fail(first);
+    switch (first.text) {
+      case 'add':
+      case 'create': {
+        this.s.next();
+        return [this.add(first, first.text === 'create')];
+      }
+      case 'insert':
+      case 'replace': {
+        this.s.next();
+        this.s.expectWord('rule', 'rule');
+        return [this.rule(first, first.text)];
+      }
+      case 'delete':
+        this.s.next();
+        return [this.delete(first)];
+      case 'flush':
+        this.s.next();
+        return [this.flush(first)];
+      case 'list':
+        this.s.next();
+        return [this.list(first)];
+      case 'table':
+      case 'chain':
+      case 'set':
+      case 'map':
+      case 'element':
+      case 'rule':
+        return [this.add(first, false)];
+      default:
+        if (KEYWORDS.has(first.text) && !FAMILIES.includes(first.text as NftFamily)) return this.s.fail(first);
+        return [this.rule(first, 'add')];
+    }
+  }
+
+  /** A command's location: its first token through the newline or semicolon that ends it. */
+  private loc(first: Token): Location {
+    const end = this.s.peek();
+    const last = end.kind === 'newline' || end.kind === 'semicolon' ? end : this.s.previous();
+    return span(first.loc, last.loc);
+  }
+
+  private family(): { family: NftFamily | undefined; loc: Location | undefined } {
+    const token = this.s.peek();
+    if (token.kind === 'word' && FAMILIES.includes(token.text as NftFamily)) {
+      this.s.next();
+      return { family: token.text as NftFamily, loc: token.loc };
+    }
+    return { family: undefined, loc: undefined };
+  }
+
+  /** `[family] NAME`, checking that packetlab models the family. */
+  private tableRef(): TableRef {
+    const { family, loc } = this.family();
+    const table = this.s.name();
+    if (family !== undefined && family !== 'ip' && family !== 'inet')
+      this.s.report(errorAt(loc!, 'Could not process rule: Address family not supported by protocol'));
+    return { family: family ?? 'ip', familyLoc: loc, table };
+  }
+
+  private irFamily(ref: TableRef): Family {
+    return ref.family === 'inet' ? 'inet' : 'ip';
+  }
+
+  private add(first: Token, exclusive: boolean): Command {
+    const object = this.s.peek();
+    switch (object.kind === 'word' ? object.text : '') {
+      case 'table': {
+        this.s.next();
+        const ref = this.tableRef();
+        if (!this.s.isPunct('{'))
+          return { kind: 'add-table', exclusive, ref, comment: undefined, chains: [], sets: [], loc: this.loc(first) };
+        return this.tableBlock(first, ref, exclusive);
+      }
+      case 'chain': {
+        this.s.next();
+        const ref = this.tableRef();
+        const name = this.s.name();
+        const chain = this.s.isPunct('{')
+          ? this.chainBlock(name, this.irFamily(ref))
+          : { name, spec: undefined, rules: [], loc: name.loc };
+        return { kind: 'add-chain', exclusive, ref, chain, loc: this.loc(first) };
+      }
+      case 'rule':
+        this.s.next();
+        return this.rule(first, 'add');
+      case 'set':
+      case 'map': {
+        this.s.next();
+        const ref = this.tableRef();
+        const name = this.s.name();
+        const set = this.setBlock(name, object.text === 'map');
+        return { kind: 'add-set', exclusive, ref, set, loc: this.loc(first) };
+      }
+      case 'element': {
+        this.s.next();
+        const ref = this.tableRef();
+        const set = this.s.name();
+        const elements = parseElements(this.s, { map: false });
+        return { kind: exclusive ? 'create-element' : 'add-element', ref, set, elements, loc: this.loc(first) };
+      }
+      default:
+        if (object.kind === 'word' && KEYWORDS.has(object.text) && !FAMILIES.includes(object.text as NftFamily))
+          return this.s.fail(object, 'string');
+        return this.rule(first, 'add');
+    }
+  }
+
+  /** `[family] TABLE CHAIN [handle N | position N | index N] STATEMENTS`. */
+  private rule(first: Token, mode: 'add' | 'insert' | 'replace'): Command {
+    const ref = this.tableRef();
+    const chain = this.s.name();
+    let handle: { value: number; loc: Location } | undefined;
+    const keyword = this.s.peek();
+    if (keyword.kind === 'word' && (keyword.text === 'handle' || keyword.text === 'position' || keyword.text === 'index')) {
+      this.s.next();
+      const value = this.s.number();
+      if (keyword.text === 'index') this.s.report(errorAt(keyword.loc, 'rule index is not supported by packetlab'));
+      handle = { value: value.value, loc: value.loc };
+    }
+    if (mode === 'replace' && handle === undefined) this.s.fail(this.s.peek(), 'handle');
+    const rule = parseRule(this.s, { family: this.irFamily(ref), inBlock: false });
+    return { kind: 'add-rule', mode, ref, chain, handle, rule, loc: this.loc(first) };
+  }
+
+  private delete(first: Token): Command {
+    const object = this.s.next();
+    switch (object.text) {
+      case 'table':
+        return { kind: 'delete-table', ref: this.tableRef(), loc: this.loc(first) };
+      case 'chain': {
+        const ref = this.tableRef();
+        return { kind: 'delete-chain', ref, chain: this.s.name(), loc: this.loc(first) };
+      }
+      case 'rule': {
+        const ref = this.tableRef();
+        const chain = this.s.name();
+        this.s.expectWord('handle', 'handle');
+        const value = this.s.number();
+        return { kind: 'delete-rule', ref, chain, handle: { value: value.value, loc: value.loc }, loc: this.loc(first) };
+      }
+      case 'set':
+      case 'map': {
+        const ref = this.tableRef();
+        return { kind: 'delete-set', map: object.text === 'map', ref, set: this.s.name(), loc: this.loc(first) };
+      }
+      case 'element': {
+        const ref = this.tableRef();
+        const set = this.s.name();
+        const elements = parseElements(this.s, { map: false });
+        return { kind: 'delete-element', ref, set, elements, loc: this.loc(first) };
+      }
+      default:
+        return this.s.fail(object);
+    }
+  }
+
+  private flush(first: Token): Command {
+    const object = this.s.next();
+    switch (object.text) {
+      case 'ruleset':
+        return { kind: 'flush-ruleset', family: this.family().family, loc: this.loc(first) };
+      case 'table':
+        return { kind: 'flush-table', ref: this.tableRef(), loc: this.loc(first) };
+      case 'chain': {
+        const ref = this.tableRef();
+        return { kind: 'flush-chain', ref, chain: this.s.name(), loc: this.loc(first) };
+      }
+      case 'set':
+      case 'map': {
+        const ref = this.tableRef();
+        return { kind: 'flush-set', map: object.text === 'map', ref, set: this.s.name(), loc: this.loc(first) };
+      }
+      default:
+        return this.s.fail(object);
+    }
+  }
+
+  private list(first: Token): Command {
+    const object = this.s.next();
+    switch (object.text) {
+      case 'ruleset':
+        return { kind: 'list-ruleset', family: this.family().family, loc: this.loc(first) };
+      case 'tables':
+      case 'chains':
+      case 'sets':
+      case 'maps':
+        return { kind: `list-${object.text}`, family: this.family().family, loc: this.loc(first) };
+      case 'table':
+        return { kind: 'list-table', ref: this.tableRef(), loc: this.loc(first) };
+      case 'chain': {
+        const ref = this.tableRef();
+        return { kind: 'list-chain', ref, chain: this.s.name(), loc: this.loc(first) };
+      }
+      case 'set':
+      case 'map': {
+        const ref = this.tableRef();
+        return { kind: 'list-set', map: object.text === 'map', ref, set: this.s.name(), loc: this.loc(first) };
+      }
+      default:
+        return this.s.fail(object);
+    }
+  }
+
+  // ---- blocks ------------------------------------------------------------------------------------------------
+
+  /** Runs `item` for each newline- or semicolon-separated item of a `{ }` block. */
+  private block(item: () => void, options: { closeAfterItem: boolean }): void {
+    this.s.expectPunct('{', "'{'");
+    for (;;) {
+      this.s.skipNewlines();
+      if (this.s.acceptPunct('}') !== undefined) return;
+      if (this.s.peek().kind === 'eof') this.s.fail(this.s.peek());
+      try {
+        item();
+        const end = this.s.peek();
+        if (end.kind === 'newline' || end.kind === 'semicolon') this.s.next();
+        else if (!(options.closeAfterItem && end.kind === 'punct' && end.text === '}'))
+          this.s.fail(end, 'newline or semicolon');
+      } catch (failure) {
+        this.recover(failure);
+      }
+    }
+  }
+
+  private tableBlock(first: Token, ref: TableRef, exclusive: boolean): Command {
+    const chains: ChainDef[] = [];
+    const sets: SetDef[] = [];
+    let comment: string | undefined;
+    const family = this.irFamily(ref);
+    this.block(
+      () => {
+        const token = this.s.next();
+        switch (token.text) {
+          case 'chain':
+            chains.push(this.chainBlock(this.s.name(), family));
+            break;
+          case 'set':
+          case 'map':
+            sets.push(this.setBlock(this.s.name(), token.text === 'map', { inTable: true }));
+            break;
+          case 'comment':
+            comment = this.quoted();
+            break;
+          case 'flags':
+            this.s.next();
+            this.s.report(errorAt(token.loc, 'table flags are not supported by packetlab'));
+            break;
+          default:
+            this.s.fail(token);
+        }
+      },
+      { closeAfterItem: false },
+    );
+    return { kind: 'add-table', exclusive, ref, comment, chains, sets, loc: this.loc(first) };
+  }
+
+  private quoted(): string {
+    const token = this.s.peek();
+    if (token.kind !== 'quoted' && token.kind !== 'word') this.s.fail(token, 'quoted string');
+    this.s.next();
+    return token.text;
+  }
+
+  private chainBlock(name: Named, family: Family): ChainDef {
+    const start = this.s.peek();
+    let spec: BaseChainSpec | undefined;
+    const rules: ParsedRule[] = [];
+    this.block(
+      () => {
+        const token = this.s.peek();
+        if (token.kind === 'word' && token.text === 'type') spec = this.chainSpec(spec);
+        else if (token.kind === 'word' && token.text === 'policy') {
+          this.s.next();
+          const policy = this.s.next();
+          if (policy.text !== 'accept' && policy.text !== 'drop') this.s.fail(policy);
+          if (spec === undefined)
+            this.s.report(errorAt(span(token.loc, policy.loc), 'policy can only be set on base chains'));
+          else spec = { ...spec, policy: policy.text };
+        } else if (token.kind === 'word' && token.text === 'comment') {
+          this.s.next();
+          this.quoted();
+          this.s.report(errorAt(token.loc, 'chain comments are not supported by packetlab'));
+        } else rules.push(parseRule(this.s, { family, inBlock: true }));
+      },
+      { closeAfterItem: false },
+    );
+    return { name, spec, rules, loc: span(start.loc, this.s.previous().loc) };
+  }
+
+  /** `type T hook H [device D] priority P` */
+  private chainSpec(previous: BaseChainSpec | undefined): BaseChainSpec {
+    this.s.expectWord('type');
+    const type = this.s.next();
+    if (type.kind !== 'word') this.s.fail(type, 'string');
+    this.s.expectWord('hook');
+    const hook = this.s.next();
+    if (hook.kind !== 'word') this.s.fail(hook, 'string');
+    if (this.s.acceptWord('device') !== undefined) this.s.next();
+    const priorityToken = this.s.expectWord('priority');
+    let value: number | undefined;
+    let name: string | undefined;
+    const next = this.s.peek();
+    if (next.kind === 'punct' && next.text === '-') {
+      this.s.next();
+      value = -this.s.number().value;
+    } else if (next.kind === 'number') value = this.s.next().value;
+    else if (next.kind === 'word' || next.kind === 'quoted') {
+      name = this.s.next().text;
+      const sign = this.s.peek();
+      if (sign.kind === 'punct' && (sign.text === '+' || sign.text === '-')) {
+        this.s.next();
+        const offset = this.s.number().value;
+        value = sign.text === '-' ? -offset : offset;
+      } else value = 0;
+    } else this.s.fail(next);
+    const priorityLoc = span(priorityToken.loc, this.s.previous().loc);
+    if (!CHAIN_TYPES.includes(type.text as ChainType)) this.s.report(errorAt(type.loc, 'unknown chain type'));
+    if (!HOOKS.includes(hook.text as HookName)) this.s.report(errorAt(hook.loc, 'unknown chain hook'));
+    let priority = value ?? 0;
+    if (name !== undefined) {
+      const standard = STANDARD_PRIORITIES[name];
+      if (standard === undefined || (standard.hooks !== undefined && !standard.hooks.includes(hook.text as HookName))) {
+        this.s.report(errorAt(priorityLoc, 'invalid priority expression value in this context.'));
+      } else priority = standard.value + priority;
+    }
+    return {
+      type: type.text as ChainType,
+      hook: hook.text as HookName,
+      priority,
+      policy: previous?.policy ?? 'accept',
+    };
+  }
+
+  private setBlock(name: Named, map: boolean, options: { inTable: boolean } = { inTable: false }): SetDef {
+    const start = this.s.peek();
+    let keyType: DataType[] = [];
+    let dataType: DataType | undefined;
+    const flags: SetDef['flags'][number][] = [];
+    let elements: RawElement[] = [];
+    let comment: string | undefined;
+    let keyKnown = false;
+    this.block(
+      () => {
+        const token = this.s.next();
+        switch (token.text) {
+          case 'type': {
+            const types = [this.dataType()];
+            while (this.s.acceptPunct('.') !== undefined) types.push(this.dataType());
+            keyKnown = !types.includes(undefined);
+            keyType = types.map((type) => type ?? 'integer');
+            if (this.s.acceptPunct(':') !== undefined) {
+              if (!map) this.s.fail(this.s.previous());
+              const data = this.s.peek();
+              if (data.kind === 'word' && data.text === 'verdict') {
+                this.s.next();
+                dataType = 'verdict';
+              } else dataType = this.dataType() ?? 'integer';
+            } else if (map) this.s.fail(this.s.peek(), 'colon');
+            break;
+          }
+          case 'typeof':
+            this.s.report(errorAt(token.loc, 'typeof is not supported by packetlab, use type'));
+            while (!this.s.atEnd() && !this.s.isPunct('}')) this.s.next();
+            keyKnown = true;
+            break;
+          case 'flags':
+            do {
+              const flag = this.s.next();
+              if (flag.text === 'interval' || flag.text === 'constant' || flag.text === 'timeout' || flag.text === 'dynamic')
+                flags.push(flag.text);
+              else this.s.fail(flag);
+            } while (this.s.acceptPunct(',') !== undefined);
+            break;
+          case 'elements':
+            this.s.expectPunct('=', "'='");
+            elements = parseElements(this.s, { map });
+            break;
+          case 'comment':
+            comment = this.quoted();
+            break;
+          case 'size':
+            this.s.number();
+            break;
+          default:
+            this.s.fail(token);
+        }
+      },
+      { closeAfterItem: true },
+    );
+    const loc = span(start.loc, this.s.previous().loc);
+    if (!keyKnown) this.s.report(errorAt(options.inTable ? name.loc : loc, 'set definition does not specify key'));
+    return { name, map, keyType, dataType, flags, elements, comment, loc };
+  }
+
+  /** A set key or data type; undefined (reported) when nft or packetlab does not know it. */
+  private dataType(): DataType | undefined {
+    const token = this.s.next();
+    if (token.kind !== 'word') this.s.fail(token, 'string');
+    if (!(SET_TYPES as readonly string[]).includes(token.text)) {
+      this.s.report(errorAt(token.loc, `unknown datatype ${token.text}`));
+      return undefined;
+    }
+    return token.text as DataType;
+  }
+}

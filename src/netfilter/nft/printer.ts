@@ -1,0 +1,662 @@
+// `nft list` output as nft 1.0.6 prints it (rule.c, statement.c, expression.c, netlink_delinearize.c): tables,
+// chains with named priorities, sets with nft's element line breaks, and rules with its dependency elision
+// (`meta l4proto tcp tcp dport 80` prints `tcp dport 80`) and bitwise normalisation (`mark and 0xff00 xor 0x1`).
+// Rules from iptables-nft print as nft shows them: native expressions as nft's own, xt matches and targets in
+// their libxtables translation (`meta mark set mark or 0x4000`, `reject with icmp type host-prohibited`,
+// `xt match recent`, an empty string for `-m comment`). Not modelled: IPv6, objects, flowtables, `-s`, `-n`.
+
+import type {
+  CmpOp,
+  Constant,
+  Expr,
+  Family,
+  HookName,
+  NamedSet,
+  NatFlags,
+  Rule,
+  Ruleset,
+  SetElement,
+  SetRef,
+  Source,
+  Table,
+  Value,
+  Verdict,
+  XtMatchOptions,
+} from '../ir.ts';
+import {
+  flagNames,
+  formatConstant,
+  fromDataType,
+  hex8,
+  isBitmask,
+  type NftType,
+  selectorType,
+  symbolName,
+  typeBits,
+} from './types.ts';
+
+export interface PrintOptions {
+  /** `nft -a`: append `# handle N`. */
+  readonly handles?: boolean;
+  /** Counter values to print instead of the live ones (`nft monitor trace` prints its cache's). */
+  readonly counters?: (rule: Rule) => { readonly packets: number; readonly bytes: number } | undefined;
+}
+
+// ---- priorities -------------------------------------------------------------------------------------------
+
+const STANDARD_PRIORITIES: readonly { name: string; value: number; hook: HookName | undefined }[] = [
+  { name: 'raw', value: -300, hook: undefined },
+  { name: 'mangle', value: -150, hook: undefined },
+  { name: 'dstnat', value: -100, hook: 'prerouting' },
+  { name: 'filter', value: 0, hook: undefined },
+  { name: 'security', value: 50, hook: undefined },
+  { name: 'srcnat', value: 100, hook: 'postrouting' },
+];
+
+/** rule.c: prio2str — a standard name within 10 of the value when valid for the hook, else the number. */
+export function formatPriority(hook: HookName, priority: number): string {
+  for (const standard of STANDARD_PRIORITIES) {
+    const offset = priority - standard.value;
+    if (Math.abs(offset) > 10) continue;
+    if (standard.hook !== undefined && standard.hook !== hook) continue;
+    if (offset === 0) return standard.name;
+    return `${standard.name} ${offset > 0 ? '+' : '-'} ${Math.abs(offset)}`;
+  }
+  return String(priority);
+}
+
+// ---- values -----------------------------------------------------------------------------------------------
+
+const TRANSPORT_NAMES: Record<number, string> = { 6: 'tcp', 17: 'udp', 1: 'icmp' };
+
+interface RuleContext {
+  readonly family: Family;
+  readonly iptables: boolean;
+  /** The transport protocol a preceding `meta l4proto X` established (th prints as tcp/udp then). */
+  transport: number | undefined;
+}
+
+function selectorText(value: Value, ctx: RuleContext | undefined): string {
+  const selector = value.selector;
+  switch (selector.kind) {
+    case 'payload': {
+      if (selector.field.startsWith('th ') && ctx?.transport !== undefined) {
+        const name = TRANSPORT_NAMES[ctx.transport];
+        if (name === 'tcp' || name === 'udp') return `${name} ${selector.field.slice(3)}`;
+      }
+      return selector.field;
+    }
+    case 'meta':
+      switch (selector.key) {
+        case 'iifname':
+        case 'oifname':
+        case 'iif':
+        case 'oif':
+          return selector.key;
+        default:
+          return `meta ${selector.key}`;
+      }
+    case 'ct': {
+      if (selector.dir === undefined) return `ct ${selector.key}`;
+      if (selector.key === 'saddr' || selector.key === 'daddr') return `ct ${selector.dir} ip ${selector.key}`;
+      return `ct ${selector.dir} ${selector.key}`;
+    }
+    case 'fib':
+      return `fib ${orderFibFlags(selector.flags).join(' . ')} ${selector.result}`;
+    case 'numgen':
+      return `numgen ${selector.mode} mod ${selector.mod}${selector.offset !== 0 ? ` offset ${selector.offset}` : ''}`;
+    case 'rt':
+      return selector.key === 'nexthop' ? 'rt ip nexthop' : 'rt mtu';
+  }
+}
+
+function orderFibFlags(flags: readonly string[]): string[] {
+  return ['saddr', 'daddr', 'mark', 'iif', 'oif'].filter((flag) => flags.includes(flag));
+}
+
+function allOnes(type: NftType): number {
+  const bits = typeBits(type);
+  return bits >= 32 ? 0xffff_ffff : 2 ** bits - 1;
+}
+
+/**
+ * A value with its nft_bitwise transform, split as netlink_parse_bitwise_bool does: the bits the xor sets where
+ * the mask clears them print as `| o`, the rest as `& m` and `^ x`.
+ */
+function valueText(value: Value, ctx: RuleContext | undefined): string {
+  const type = selectorType(value.selector);
+  const all = allOnes(type);
+  let text = selectorText(value, ctx);
+  const mask = (value.mask ?? all) >>> 0;
+  const xor = (value.xor ?? 0) >>> 0;
+  const or = (xor & ~mask & all) >>> 0;
+  const x = (xor & mask) >>> 0;
+  const m = (mask | or) >>> 0;
+  const format = (n: number): string => (isBitmask(type) ? bitmaskOperand(type, n) : numberText(type, n));
+  if ((m & all) >>> 0 !== all) text += ` & ${format(m)}`;
+  if (x !== 0) text += ` ^ ${format(x)}`;
+  if (or !== 0) text += ` | ${format(or)}`;
+  return text;
+}
+
+function numberText(type: NftType, value: number): string {
+  return formatConstant(type, { kind: 'number', value });
+}
+
+/** A flag combination in a binary operation: `syn` or `(syn | ack)`. */
+function bitmaskOperand(type: NftType, value: number): string {
+  const names = flagNames(type, value);
+  return names.length === 1 ? names[0]! : `(${names.join(' | ')})`;
+}
+
+function keyText(types: readonly NftType[], constant: Constant, inSet: boolean): string {
+  if (constant.kind === 'concat' && types.length > 1)
+    return constant.parts.map((part, i) => formatConstant(types[i] ?? 'integer', part, { inSet })).join(' . ');
+  return formatConstant(types[0] ?? 'integer', constant, { inSet });
+}
+
+function verdictText(verdict: Verdict, iptables: boolean): string {
+  switch (verdict.kind) {
+    case 'jump':
+    case 'goto':
+      return `${verdict.kind} ${verdict.chain}`;
+    case 'queue':
+      return iptables ? 'queue num 0' : 'queue to 0';
+    default:
+      return verdict.kind;
+  }
+}
+
+function dataText(data: SetElement['data'], dataType: NftType): string {
+  if (data === undefined) return '';
+  if ('kind' in data && isVerdict(data)) return verdictText(data, false);
+  return formatConstant(dataType, data as Constant);
+}
+
+function isVerdict(data: Verdict | Constant): data is Verdict {
+  return ['accept', 'drop', 'continue', 'return', 'jump', 'goto', 'queue'].includes(data.kind);
+}
+
+/** Compares two keys as nft sorts set elements (mpz values; interface names as little-endian integers). */
+function compareKeys(a: Constant, b: Constant): number {
+  const rank = (c: Constant): number => {
+    switch (c.kind) {
+      case 'number':
+        return c.value;
+      case 'prefix':
+        return c.addr;
+      case 'range':
+        return c.low;
+      default:
+        return 0;
+    }
+  };
+  if (a.kind === 'string' && b.kind === 'string') {
+    for (let i = 15; i >= 0; i--) {
+      const ca = a.value.charCodeAt(i) || 0;
+      const cb = b.value.charCodeAt(i) || 0;
+      if (ca !== cb) return ca - cb;
+    }
+    return 0;
+  }
+  return rank(a) - rank(b);
+}
+
+/** Elements in the order nft lists them: sorted by key, except concatenations (kernel hash order, kept as added). */
+function sortedElements(elements: readonly SetElement[], concat: boolean): SetElement[] {
+  if (concat) return [...elements];
+  return [...elements].sort((a, b) => compareKeys(a.key, b.key));
+}
+
+function anonymousSetText(set: SetRef, types: readonly NftType[], table: Table): string {
+  if (set.kind === 'named') return `@${set.name}`;
+  const elements = sortedElements(set.elements, types.length > 1);
+  const parts = elements.map((element) => {
+    const key = keyText(types, element.key, true);
+    return element.data === undefined ? key : `${key} : ${dataText(element.data, 'integer')}`;
+  });
+  void table;
+  return `{ ${parts.join(', ')} }`;
+}
+
+// ---- rules ------------------------------------------------------------------------------------------------
+
+function cmpOperator(op: CmpOp): string {
+  switch (op) {
+    case 'eq':
+      return '==';
+    case 'ne':
+      return '!=';
+    case 'lt':
+      return '<';
+    case 'gt':
+      return '>';
+    case 'le':
+      return '<=';
+    case 'ge':
+      return '>=';
+  }
+}
+
+/** The length of a mask made of leading ones (1 to width-1 bits) on a 32-bit type, else undefined. */
+function prefixLength(mask: number | undefined, type: NftType): number | undefined {
+  if (mask === undefined || typeBits(type) !== 32 || isBitmask(type)) return undefined;
+  const m = mask >>> 0;
+  const inverted = ~m >>> 0;
+  if (m === 0 || inverted === 0 || (inverted & (inverted + 1)) !== 0) return undefined;
+  return 32 - Math.log2(inverted + 1);
+}
+
+function flagList(type: NftType, value: number): string {
+  return flagNames(type, value).join(',');
+}
+
+function cmpText(expr: Extract<Expr, { kind: 'cmp' }>, ctx: RuleContext): string {
+  const types = expr.left.map((value) => selectorType(value.selector));
+  const single = expr.left.length === 1 ? expr.left[0]! : undefined;
+  const type = types[0]!;
+  if (single !== undefined && isBitmask(type) && expr.right.kind === 'number') {
+    const name = selectorText(single, ctx);
+    const value = expr.right.value >>> 0;
+    if (single.mask !== undefined && single.xor === undefined) {
+      const mask = single.mask >>> 0;
+      if (expr.op === 'ne' && value === 0) return `${name} ${flagList(type, mask)}`;
+      if (expr.op === 'eq' && value === 0) return `${name} ! ${flagList(type, mask)}`;
+      const singleBit = (mask & (mask - 1)) === 0;
+      if ((expr.op === 'eq' || expr.op === 'ne') && !(singleBit && value === mask))
+        return `${name} ${expr.op === 'ne' ? '!= ' : ''}${flagList(type, value)} / ${flagList(type, mask)}`;
+      return `${name} & ${bitmaskOperand(type, mask)} ${cmpOperator(expr.op)} ${bitmaskOperand(type, value)}`;
+    }
+    if (single.mask === undefined && single.xor === undefined)
+      return `${name} ${cmpOperator(expr.op)} ${numberText(type, value)}`;
+  }
+  if (single !== undefined && single.selector.kind === 'fib' && single.selector.present && expr.right.kind === 'number') {
+    const word = expr.right.value === 0 ? 'missing' : 'exists';
+    return `${selectorText(single, ctx)} ${expr.op === 'eq' ? '' : '!= '}${word}`;
+  }
+  // A mask of leading ones on a value prints as a prefix (`meta mark 0x00010000/16`, `ip saddr 10.0.0.0/24`).
+  const prefix = single?.xor === undefined ? prefixLength(single?.mask, type) : undefined;
+  if (single !== undefined && prefix !== undefined && expr.right.kind === 'number' && (expr.op === 'eq' || expr.op === 'ne'))
+    return `${selectorText(single, ctx)} ${expr.op === 'ne' ? '!= ' : ''}${numberText(type, expr.right.value)}/${prefix}`;
+  const left = expr.left.map((value) => valueText(value, ctx)).join(' . ');
+  const right = keyText(types, expr.right, false);
+  const binop = single !== undefined && (single.mask !== undefined || single.xor !== undefined);
+  if (expr.op === 'eq' && !binop) return `${left} ${right}`;
+  return `${left} ${cmpOperator(expr.op)} ${right}`;
+}
+
+function sourceText(source: Source, key: 'mark' | 'nftrace'): string {
+  if (source.kind === 'constant') return key === 'mark' ? hex8(source.value) : String(source.value);
+  return valueText(source.value, undefined);
+}
+
+function natFlagsText(flags: NatFlags): string {
+  const names: string[] = [];
+  if (flags.random) names.push('random');
+  if (flags.fullyRandom) names.push('fully-random');
+  if (flags.persistent) names.push('persistent');
+  return names.length === 0 ? '' : ` ${names.join(',')}`;
+}
+
+function natText(expr: Extract<Expr, { kind: 'nat' }>, ctx: RuleContext): string {
+  const { range } = expr;
+  let to = '';
+  if (range.addrLow !== undefined) {
+    const high = range.addrHigh ?? range.addrLow;
+    to = formatConstant('ipv4_addr', { kind: 'range', low: range.addrLow, high }, { inSet: true });
+  }
+  if (range.portLow !== undefined) {
+    to += `:${range.portLow}`;
+    if (range.portHigh !== undefined && range.portHigh !== range.portLow) to += `-${range.portHigh}`;
+  }
+  const family = ctx.family === 'inet' && range.addrLow !== undefined ? ' ip' : '';
+  const head = to === '' ? expr.type : `${expr.type}${family} to ${to}`;
+  return `${head}${natFlagsText(expr.flags)}`;
+}
+
+function icmpCodeName(expr: Extract<Expr, { kind: 'reject' }>): string {
+  const code = expr.with.kind === 'icmp' ? expr.with.code : 3;
+  return symbolName('icmp_code', code) ?? String(code);
+}
+
+function rejectText(expr: Extract<Expr, { kind: 'reject' }>, ctx: RuleContext): string {
+  if (expr.with.kind === 'tcp-reset') return 'reject with tcp reset';
+  if (expr.with.code === 3) return 'reject';
+  const name = symbolName('icmp_code', expr.with.code) ?? String(expr.with.code);
+  return ctx.iptables ? `reject with icmp type ${name}` : `reject with icmp ${name}`;
+}
+
+const LOG_LEVELS = ['emerg', 'alert', 'crit', 'err', 'warn', 'notice', 'info', 'debug'];
+
+function logText(expr: Extract<Expr, { kind: 'log' }>): string {
+  let text = 'log';
+  if (expr.prefix !== undefined) text += ` prefix "${expr.prefix}"`;
+  if (expr.level !== 4) text += ` level ${LOG_LEVELS[expr.level] ?? expr.level}`;
+  if (expr.flags.includes('all')) text += ' flags all';
+  else for (const flag of expr.flags) text += ` flags ${flag}`;
+  return text;
+}
+
+/**
+ * An xt match without a translation span from the iptables front end: libxt_statistic and libxt_comment
+ * translations; the others print as nft does for an extension without one (`xt match NAME`).
+ */
+function xtMatchText(options: XtMatchOptions): string {
+  switch (options.name) {
+    case 'statistic':
+      if (options.mode === 'random')
+        return `meta random & 2147483647 ${options.invert ? '>=' : '<'} ${Math.round(options.probability * 0x8000_0000)}`;
+      return `numgen inc mod ${options.every} ${options.invert ? '!= ' : ''}${options.packet}`;
+    case 'comment':
+      return '';
+    default:
+      return `xt match ${options.name}`;
+  }
+}
+
+/** The protocol a transport payload field belongs to, for dependency elision (undefined for th and others). */
+function fieldProtocol(value: Value): number | 'any' | undefined {
+  if (value.selector.kind !== 'payload') return undefined;
+  const field = value.selector.field;
+  if (field.startsWith('tcp ')) return 6;
+  if (field.startsWith('udp ')) return 17;
+  if (field.startsWith('icmp ')) return 1;
+  if (field.startsWith('th ')) return 'any';
+  return undefined;
+}
+
+function dependencyOf(expr: Expr): { base: 'transport' | 'network'; value: number } | undefined {
+  if (expr.kind !== 'cmp' || expr.op !== 'eq' || expr.left.length !== 1 || expr.right.kind !== 'number') return undefined;
+  const value = expr.left[0]!;
+  if (value.mask !== undefined || value.xor !== undefined) return undefined;
+  const selector = value.selector;
+  if ((selector.kind === 'meta' && selector.key === 'l4proto') || (selector.kind === 'payload' && selector.field === 'ip protocol'))
+    return { base: 'transport', value: expr.right.value };
+  if (selector.kind === 'meta' && selector.key === 'nfproto') return { base: 'network', value: expr.right.value };
+  return undefined;
+}
+
+/** Pending protocol dependencies: the part printing `meta l4proto X` / `meta nfproto ipv4`, until a field uses it. */
+interface Dependencies {
+  transport: { index: number; value: number } | undefined;
+  network: number | undefined;
+}
+
+/**
+ * payload_dependency_kill: a protocol match followed (with only other matches between) by a field of that
+ * protocol is implied by the field, so nft does not print it.
+ */
+function killDependencies(expr: Expr, parts: (string | undefined)[], deps: Dependencies, family: Family): boolean {
+  if (expr.kind === 'cmp' || expr.kind === 'lookup' || expr.kind === 'vmap') {
+    if (expr.left.length !== 1) {
+      const dep = deps.transport;
+      if (dep !== undefined && expr.left.some((value) => fieldProtocol(value) === dep.value)) {
+        parts[dep.index] = undefined;
+        deps.transport = undefined;
+      }
+      const network = deps.network;
+      if (network !== undefined && expr.left.some((value) => isIpField(value))) {
+        parts[network] = undefined;
+        deps.network = undefined;
+      }
+      return false;
+    }
+    const value = expr.left[0]!;
+    const protocol = fieldProtocol(value);
+    const dep = deps.transport;
+    if (protocol !== undefined && dep !== undefined && (protocol === 'any' || protocol === dep.value)) {
+      if (protocol !== 'any' || dep.value === 6 || dep.value === 17) parts[dep.index] = undefined;
+      deps.transport = undefined;
+    }
+    const selector = value.selector;
+    if (selector.kind === 'payload' && selector.field.startsWith('ip ') && deps.network !== undefined) {
+      parts[deps.network] = undefined;
+      deps.network = undefined;
+    }
+  } else if (expr.kind === 'reject') {
+    // stmt_reject_postprocess: only a dependency right before the reject goes (in inet, only the nfproto one,
+    // which marks `reject with icmp` as opposed to inet's default icmpx reject).
+    const dep = deps.transport;
+    if (family === 'ip' && expr.with.kind === 'tcp-reset' && dep !== undefined && dep.value === 6 && dep.index === parts.length - 1)
+      parts[dep.index] = undefined;
+    if (expr.with.kind === 'icmp' && deps.network !== undefined && deps.network === parts.length - 1) {
+      parts[deps.network] = undefined;
+      return true;
+    }
+  }
+  return false;
+}
+
+function isIpField(value: Value): boolean {
+  return value.selector.kind === 'payload' && value.selector.field.startsWith('ip ');
+}
+
+/** A span of an iptables-nft rule printed as one text: native (`tcp sport != 1 tcp dport != 2`) or an xt extension. */
+function isNativeSpan(exprs: readonly Expr[]): boolean {
+  return exprs.every((expr) => expr.kind === 'cmp' && expr.left.length === 1 && fieldProtocol(expr.left[0]!) !== undefined);
+}
+
+/**
+ * One rule in nft syntax (without indentation or handle). Exported for `nft monitor trace`, which prints the
+ * rule that matched.
+ */
+export function formatRule(rule: Rule, table: Table, options: PrintOptions = {}): string {
+  const ctx: RuleContext = { family: table.family, iptables: rule.iptables !== undefined, transport: undefined };
+  const parts: (string | undefined)[] = [];
+  const deps: Dependencies = { transport: undefined, network: undefined };
+  const counters = options.counters?.(rule) ?? rule;
+  const spans = rule.iptables?.nft ?? [];
+  for (let i = 0; i < rule.exprs.length; i++) {
+    const span = spans.find((candidate) => candidate.at === i && candidate.count > 0);
+    if (span !== undefined) {
+      const covered = rule.exprs.slice(i, i + span.count);
+      if (isNativeSpan(covered)) killDependencies(covered[0]!, parts, deps, table.family);
+      else {
+        deps.transport = undefined;
+        deps.network = undefined;
+      }
+      parts.push(span.text);
+      i += span.count - 1;
+      continue;
+    }
+    const expr = rule.exprs[i]!;
+    const expression = expr.kind === 'cmp' || expr.kind === 'lookup' || expr.kind === 'vmap';
+    const explicitIcmp = killDependencies(expr, parts, deps, table.family);
+    parts.push(
+      expr.kind === 'reject' && explicitIcmp ? `reject with icmp ${icmpCodeName(expr)}` : exprText(expr, ctx, table, counters),
+    );
+    if (!expression) {
+      deps.transport = undefined;
+      deps.network = undefined;
+      continue;
+    }
+    const dep = dependencyOf(expr);
+    if (dep?.base === 'transport') {
+      // In inet tables transport fields depend on meta l4proto; an `ip protocol` match stays printed.
+      if (table.family === 'ip' || !isIpField(expr.left[0]!)) deps.transport = { index: parts.length - 1, value: dep.value };
+      ctx.transport = dep.value;
+    } else if (dep?.base === 'network' && table.family === 'inet' && dep.value === 2) deps.network = parts.length - 1;
+  }
+  let text = parts.filter((part): part is string => part !== undefined).join(' ');
+  if (rule.comment !== undefined && !ctx.iptables) text += ` comment "${rule.comment}"`;
+  return text;
+}
+
+function exprText(
+  expr: Expr,
+  ctx: RuleContext,
+  table: Table,
+  counters: { readonly packets: number; readonly bytes: number },
+): string {
+  switch (expr.kind) {
+    case 'cmp':
+      return cmpText(expr, ctx);
+    case 'lookup': {
+      const types = expr.left.map((value) => selectorType(value.selector));
+      const left = expr.left.map((value) => valueText(value, ctx)).join(' . ');
+      return `${left}${expr.negate ? ' !=' : ''} ${anonymousSetText(expr.set, types, table)}`;
+    }
+    case 'vmap': {
+      const types = expr.left.map((value) => selectorType(value.selector));
+      const left = expr.left.map((value) => valueText(value, ctx)).join(' . ');
+      return `${left} vmap ${anonymousSetText(expr.map, types, table)}`;
+    }
+    case 'match':
+      return xtMatchText(expr.options);
+    case 'counter':
+      return `counter packets ${counters.packets} bytes ${counters.bytes}`;
+    case 'meta-set':
+      return `meta ${expr.key} set ${sourceText(expr.source, expr.key)}`;
+    case 'ct-set':
+      return `ct mark set ${sourceText(expr.source, 'mark')}`;
+    case 'nat':
+      return natText(expr, ctx);
+    case 'reject':
+      return rejectText(expr, ctx);
+    case 'log':
+      return logText(expr);
+    case 'notrack':
+      return 'notrack';
+    case 'verdict':
+      return verdictText(expr.verdict, ctx.iptables);
+  }
+}
+
+// ---- sets -------------------------------------------------------------------------------------------------
+
+/** expression.c: calculate_delim — how many elements nft prints per line for each key type. */
+function elementsPerLine(keyTypes: readonly NftType[]): number {
+  if (keyTypes.length !== 1) return 1;
+  switch (keyTypes[0]) {
+    case 'integer':
+    case 'inet_proto':
+    case 'inet_service':
+    case 'tcp_flag':
+    case 'mark':
+    case 'ct_dir':
+    case 'nfproto':
+      return 16;
+    case 'ipv4_addr':
+    case 'ct_state':
+    case 'ct_status':
+    case 'pkttype':
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+function setFlagsText(set: NamedSet): string | undefined {
+  const order = ['constant', 'dynamic', 'interval', 'timeout'] as const;
+  const flags = order.filter((flag) => set.flags.includes(flag));
+  return flags.length === 0 ? undefined : flags.join(',');
+}
+
+function setText(table: Table, set: NamedSet, options: PrintOptions): string {
+  const isMap = set.dataType !== undefined;
+  const keyTypes = set.keyType.map(fromDataType);
+  const handle = options.handles ? ` # handle ${set.handle ?? 0}` : '';
+  let text = `\t${isMap ? 'map' : 'set'} ${set.name} {${handle}\n`;
+  text += `\t\ttype ${set.keyType.join(' . ')}${isMap ? ` : ${set.dataType}` : ''}\n`;
+  const flags = setFlagsText(set);
+  if (flags !== undefined) text += `\t\tflags ${flags}\n`;
+  if (set.comment !== undefined) text += `\t\tcomment "${set.comment}"\n`;
+  if (set.elements.length > 0) {
+    const dataType = set.dataType === undefined ? 'integer' : fromDataType(set.dataType);
+    const perLine = elementsPerLine(keyTypes);
+    const elements = sortedElements(set.elements, keyTypes.length > 1);
+    let body = '';
+    elements.forEach((element, i) => {
+      if (i > 0) body += i % perLine === 0 ? ',\n\t\t\t     ' : ', ';
+      body += keyText(keyTypes, element.key, true);
+      if (element.data !== undefined) body += ` : ${dataText(element.data, dataType)}`;
+    });
+    text += `\t\telements = { ${body} }\n`;
+  }
+  void table;
+  return `${text}\t}\n`;
+}
+
+// ---- chains and tables ------------------------------------------------------------------------------------
+
+function chainText(table: Table, name: string, options: PrintOptions, withRules: boolean): string {
+  const chain = table.chains.get(name)!;
+  const handle = options.handles ? ` # handle ${chain.handle}` : '';
+  let text = `\tchain ${chain.name} {${handle}\n`;
+  if (chain.base !== undefined) {
+    const { type, hook, priority, policy } = chain.base;
+    text += `\t\ttype ${type} hook ${hook} priority ${formatPriority(hook, priority)}; policy ${policy};\n`;
+  }
+  if (withRules)
+    for (const rule of chain.rules)
+      text += `\t\t${formatRule(rule, table, options)}${options.handles ? ` # handle ${rule.handle}` : ''}\n`;
+  return `${text}\t}\n`;
+}
+
+function tableHeader(table: Table, options: PrintOptions): string {
+  return `table ${table.family} ${table.name} {${options.handles ? ` # handle ${table.handle}` : ''}\n`;
+}
+
+/** `nft list table`: the table with its comment, sets and maps, then chains, separated by blank lines. */
+export function printTable(table: Table, options: PrintOptions = {}): string {
+  const items: string[] = [];
+  for (const set of table.sets.values()) items.push(setText(table, set, options));
+  for (const name of table.chains.keys()) items.push(chainText(table, name, options, true));
+  const comment = table.comment === undefined ? '' : `\tcomment "${table.comment}"\n`;
+  return `${tableHeader(table, options)}${comment}${items.join('\n')}}\n`;
+}
+
+function familyMatches(table: Table, family: string | undefined): boolean {
+  return family === undefined || table.family === family;
+}
+
+/** `nft list ruleset [family]`. */
+export function printRuleset(ruleset: Ruleset, options: PrintOptions & { family?: string | undefined } = {}): string {
+  return ruleset.tables
+    .filter((table) => familyMatches(table, options.family))
+    .map((table) => printTable(table, options))
+    .join('');
+}
+
+/** `nft list chain`: the chain inside its table's braces. */
+export function printChain(table: Table, chain: string, options: PrintOptions = {}): string {
+  return `${tableHeader(table, options)}${chainText(table, chain, options, true)}}\n`;
+}
+
+/** `nft list set|map`. */
+export function printSet(table: Table, set: NamedSet, options: PrintOptions = {}): string {
+  return `${tableHeader(table, options)}${setText(table, set, options)}}\n`;
+}
+
+/** `nft list tables`. */
+export function printTables(ruleset: Ruleset, family?: string): string {
+  return ruleset.tables
+    .filter((table) => familyMatches(table, family))
+    .map((table) => `table ${table.family} ${table.name}\n`)
+    .join('');
+}
+
+/** `nft list chains`: every chain without its rules. */
+export function printChains(ruleset: Ruleset, options: PrintOptions & { family?: string | undefined } = {}): string {
+  return ruleset.tables
+    .filter((table) => familyMatches(table, options.family))
+    .map((table) => {
+      let text = tableHeader(table, options);
+      for (const name of table.chains.keys()) text += chainText(table, name, options, false);
+      return `${text}}\n`;
+    })
+    .join('');
+}
+
+/** `nft list sets` / `nft list maps`. */
+export function printSets(ruleset: Ruleset, options: PrintOptions & { family?: string | undefined; maps: boolean }): string {
+  return ruleset.tables
+    .filter((table) => familyMatches(table, options.family))
+    .map((table) => {
+      let text = tableHeader(table, options);
+      for (const set of table.sets.values())
+        if ((set.dataType !== undefined) === options.maps) text += setText(table, set, options);
+      return `${text}}\n`;
+    })
+    .join('');
+}

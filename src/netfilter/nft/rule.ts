@@ -1,0 +1,976 @@
+// Compiles one nft rule (its statements, up to the newline or semicolon) into IR expressions, as nft's parser
+// and evaluator do: implicit protocol dependencies are inserted (`tcp dport 80` loads `meta l4proto tcp` first,
+// `ip saddr` in an inet table checks `meta nfproto ipv4`), flag lists become bit tests, `and`/`or`/`xor`
+// chains fold into one mask and xor, and the checks nft makes while evaluating are reported with locations.
+// Not supported: IPv6, anonymous chains, maps used as data (`dnat to ip daddr map { }`), meters, limits, quotas.
+
+import type {
+  CmpOp,
+  Constant,
+  DataType,
+  Expr,
+  Family,
+  NatFlags,
+  NatRange,
+  PayloadField,
+  Selector,
+  SetElement,
+  SetRef,
+  Source,
+  Value,
+  Verdict,
+} from '../ir.ts';
+import type { Named, ParsedRule, RawElement, RawVerdict } from './ast.ts';
+import { KEYWORDS, type Token } from './lexer.ts';
+import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
+import type { TokenStream } from './stream.ts';
+import { isBitmask, type NftType, SET_TYPES, selectorBits, selectorType, symbolName, symbolValue, typeBits } from './types.ts';
+import { isErrorRecord, parseIpv4, type RawAtom, type RawValue, rawLoc, resolveValue } from './values.ts';
+
+interface Primary {
+  readonly selector: Selector;
+  readonly type: NftType;
+  readonly loc: Location;
+}
+
+/** The transport protocol a payload field needs (its implicit `meta l4proto` dependency). */
+const FIELD_PROTOCOL: Partial<Record<PayloadField, number>> = {
+  'tcp sport': 6,
+  'tcp dport': 6,
+  'tcp flags': 6,
+  'udp sport': 17,
+  'udp dport': 17,
+  'icmp type': 1,
+  'icmp code': 1,
+  'icmp id': 1,
+};
+
+const META_KEYS_KNOWN =
+  'length, protocol, priority, mark, iif, oif, iifname, oifname, iiftype, oiftype, skuid, skgid, nftrace, ' +
+  'rtclassid, secmark, nfproto, l4proto, ibrname, obrname, pkttype, cpu, iifgroup, oifgroup, cgroup, random, ' +
+  'ipsec, iifkind, oifkind, ibrpvid, ibrvproto, time, day, hour, sdif, sdifname';
+
+const MODELLED_META = new Set(['mark', 'iifname', 'oifname', 'iif', 'oif', 'l4proto', 'nfproto', 'protocol', 'length', 'pkttype', 'nftrace']);
+const UNMODELLED_META = new Set(META_KEYS_KNOWN.split(', ').filter((key) => !MODELLED_META.has(key)));
+
+/** Meta keys that may be written without `meta` (nft's meta_key_unqualified). */
+const BARE_META = new Set(['mark', 'iifname', 'oifname', 'iif', 'oif', 'pkttype']);
+
+const LOG_LEVELS = ['emerg', 'alert', 'crit', 'err', 'warn', 'notice', 'info', 'debug'];
+
+/** The IR data type of a set key for a selector type (types the IR does not name are integers). */
+export function dataTypeOf(type: NftType): DataType {
+  return (SET_TYPES as readonly string[]).includes(type) ? (type as DataType) : 'integer';
+}
+
+function isValueToken(token: Token, type: NftType | undefined): boolean {
+  if (token.kind === 'number' || token.kind === 'quoted') return true;
+  if (token.kind !== 'word') return false;
+  if (!KEYWORDS.has(token.text)) return true;
+  return type !== undefined && symbolValue(type, token.text) !== undefined;
+}
+
+export interface RuleOptions {
+  readonly family: Family;
+  /** Where the rule ends: a command ends at a newline, `;` or end of input, a block rule also before `}`. */
+  readonly inBlock: boolean;
+}
+
+/** Parses statements up to the end of the rule; syntax errors throw (ParseFailure), others are reported. */
+export function parseRule(s: TokenStream, options: RuleOptions): ParsedRule {
+  return new RuleParser(s, options).parse();
+}
+
+class RuleParser {
+  private readonly exprs: Expr[] = [];
+  private transportProto: number | undefined;
+  /** Set by `ct protocol X`, which types `ct original proto-dst`. */
+  private ctProtocol: number | undefined;
+  private networkKnown: boolean;
+  private terminal: Location | undefined;
+  private statements = 0;
+  private comment: string | undefined;
+  private packets = 0;
+  private bytes = 0;
+  private readonly chainRefs: Named[] = [];
+  private readonly setRefs: (Named & { types: readonly NftType[]; map: boolean; lhs: Location })[] = [];
+  private readonly natStatements: { type: 'snat' | 'dnat' | 'masquerade' | 'redirect' }[] = [];
+  private rejects = 0;
+
+  constructor(
+    private readonly s: TokenStream,
+    private readonly options: RuleOptions,
+  ) {
+    this.networkKnown = options.family === 'ip';
+  }
+
+  private report(error: ErrorRecord): void {
+    this.s.report(error);
+  }
+
+  private atRuleEnd(): boolean {
+    return this.s.atEnd() || (this.options.inBlock && this.s.isPunct('}'));
+  }
+
+  parse(): ParsedRule {
+    const start = this.s.peek().loc;
+    while (!this.atRuleEnd()) {
+      const token = this.s.peek();
+      if (token.kind === 'word' && token.text === 'comment') {
+        if (this.statements === 0) this.s.fail(token);
+        this.s.next();
+        const text = this.s.peek();
+        if (text.kind !== 'quoted' && text.kind !== 'word') this.s.fail(text, 'string');
+        this.s.next();
+        this.comment = text.text;
+        if (!this.atRuleEnd())
+          this.s.fail(this.s.peek(), this.options.inBlock ? 'newline or semicolon' : 'end of file or newline or semicolon');
+        break;
+      }
+      this.statement();
+    }
+    if (this.statements === 0) this.s.fail(this.s.peek());
+    return {
+      exprs: this.exprs,
+      comment: this.comment,
+      packets: this.packets,
+      bytes: this.bytes,
+      chainRefs: this.chainRefs,
+      setRefs: this.setRefs,
+      natStatements: this.natStatements,
+      rejects: this.rejects,
+      loc: span(start, this.s.previous().loc),
+    };
+  }
+
+  /** One statement; `start` is its first token, used for "statement after terminal statement". */
+  private statement(): void {
+    const start = this.s.peek();
+    const terminalBefore = this.terminal;
+    const expecting =
+      this.statements === 0 ? undefined : this.options.inBlock ? 'newline or semicolon' : 'end of file or newline or semicolon';
+    if (start.kind === 'number' || start.kind === 'quoted') this.symbolStart(start);
+    else if (start.kind !== 'word') this.s.fail(start, expecting);
+    else {
+      switch (start.text) {
+        case 'accept':
+        case 'drop':
+        case 'continue':
+        case 'return':
+        case 'jump':
+        case 'goto':
+        case 'queue':
+          this.verdictStatement();
+          break;
+        case 'counter':
+          this.counterStatement();
+          break;
+        case 'log':
+          this.logStatement();
+          break;
+        case 'reject':
+          this.rejectStatement();
+          break;
+        case 'notrack':
+          this.s.next();
+          this.exprs.push({ kind: 'notrack' });
+          break;
+        case 'dnat':
+        case 'snat':
+        case 'masquerade':
+        case 'redirect':
+          this.natStatement();
+          break;
+        case 'meta':
+        case 'ct':
+        case 'ip':
+        case 'tcp':
+        case 'udp':
+        case 'th':
+        case 'icmp':
+        case 'ether':
+        case 'fib':
+        case 'numgen':
+          this.matchOrSet();
+          break;
+        default:
+          if (BARE_META.has(start.text)) this.matchOrSet();
+          else if (KEYWORDS.has(start.text)) this.s.fail(start, expecting);
+          else this.symbolStart(start);
+      }
+    }
+    const loc = span(start.loc, this.s.previous().loc);
+    if (terminalBefore !== undefined)
+      this.report(errorAt(loc, 'Statement after terminal statement has no effect', terminalBefore));
+    this.statements++;
+  }
+
+  private markTerminal(loc: Location): void {
+    if (this.terminal === undefined) this.terminal = loc;
+  }
+
+  /** A word nft cannot place: bison reads it as a symbol and fails on what follows. */
+  private symbolStart(token: Token): void {
+    this.s.next();
+    const following = this.s.peek();
+    if ((following.kind === 'word' && !KEYWORDS.has(following.text)) || following.kind === 'number' || following.kind === 'quoted') {
+      this.s.next();
+      this.report(errorAt(token.loc, 'No symbol type information'));
+      return;
+    }
+    this.s.fail(following);
+  }
+
+  // ---- verdicts and simple statements ---------------------------------------------------------------------
+
+  private verdict(): { verdict: Verdict; chain: Named | undefined; loc: Location } {
+    const token = this.s.next();
+    switch (token.text) {
+      case 'accept':
+      case 'drop':
+      case 'continue':
+      case 'return':
+        return { verdict: { kind: token.text }, chain: undefined, loc: token.loc };
+      case 'jump':
+      case 'goto': {
+        const target = this.s.peek();
+        if (!((target.kind === 'word' && !KEYWORDS.has(target.text)) || target.kind === 'quoted'))
+          this.s.fail(target, "'{'");
+        this.s.next();
+        const chain = { name: target.text, loc: target.loc };
+        return { verdict: { kind: token.text, chain: target.text }, chain, loc: span(token.loc, target.loc) };
+      }
+      case 'queue': {
+        if (this.s.acceptWord('num') !== undefined || this.s.acceptWord('to') !== undefined) {
+          const num = this.s.number();
+          if (num.value !== 0) this.report(errorAt(num.loc, 'queue numbers other than 0 are not modelled'));
+        }
+        return { verdict: { kind: 'queue' }, chain: undefined, loc: span(token.loc, this.s.previous().loc) };
+      }
+      default:
+        return this.s.fail(token);
+    }
+  }
+
+  private verdictStatement(): void {
+    const { verdict, chain, loc } = this.verdict();
+    if (chain !== undefined) this.chainRefs.push(chain);
+    this.exprs.push({ kind: 'verdict', verdict });
+    this.markTerminal(loc);
+  }
+
+  private counterStatement(): void {
+    this.s.next();
+    if (this.s.acceptWord('packets') !== undefined) {
+      this.packets = this.s.number().value;
+      this.s.expectWord('bytes');
+      this.bytes = this.s.number().value;
+    }
+    this.exprs.push({ kind: 'counter' });
+  }
+
+  private logStatement(): void {
+    this.s.next();
+    let prefix: string | undefined;
+    let level = 4;
+    const flags: string[] = [];
+    for (;;) {
+      if (this.s.acceptWord('prefix') !== undefined) {
+        const text = this.s.peek();
+        if (text.kind !== 'quoted' && text.kind !== 'word') this.s.fail(text, 'string');
+        this.s.next();
+        prefix = text.text;
+      } else if (this.s.acceptWord('level') !== undefined) {
+        const name = this.s.peek();
+        const index = LOG_LEVELS.indexOf(name.text);
+        if (name.kind !== 'word' && name.kind !== 'quoted') this.s.fail(name, 'string');
+        this.s.next();
+        if (index < 0) this.report(errorAt(name.loc, 'invalid log level'));
+        else level = index;
+      } else if (this.s.acceptWord('flags') !== undefined) {
+        const first = this.s.next();
+        if (first.text === 'tcp' || first.text === 'ip') {
+          const words = [this.s.next().text];
+          while (this.s.acceptPunct(',') !== undefined) words.push(this.s.next().text);
+          for (const word of words) flags.push(`${first.text} ${word}`);
+        } else flags.push(first.text);
+      } else break;
+    }
+    this.exprs.push({ kind: 'log', prefix, level, flags });
+  }
+
+  private rejectStatement(): void {
+    const start = this.s.next();
+    this.rejects++;
+    if (this.s.acceptWord('with') === undefined) {
+      this.exprs.push({ kind: 'reject', with: { kind: 'icmp', code: 3 } });
+      this.markTerminal(start.loc);
+      return;
+    }
+    const kind = this.s.peek();
+    if (kind.text === 'tcp') {
+      this.s.next();
+      this.s.expectWord('reset');
+      if (this.transportProto === undefined) this.pushDependency('l4proto', 6);
+      else if (this.transportProto !== 6)
+        this.report(errorAt(span(kind.loc, this.s.previous().loc), `conflicting protocols specified: ${protocolName(this.transportProto)} vs. tcp`));
+      this.exprs.push({ kind: 'reject', with: { kind: 'tcp-reset' } });
+    } else if (kind.text === 'icmp') {
+      this.s.next();
+      this.s.acceptWord('type');
+      const code = this.s.next();
+      const value = code.kind === 'number' ? code.value : symbolValue('icmp_code', code.text);
+      if (value === undefined || value > 255) this.report(errorAt(code.loc, 'Could not parse icmp code'));
+      if (this.options.family === 'inet' && !this.networkKnown) this.pushDependency('nfproto', 2);
+      this.exprs.push({ kind: 'reject', with: { kind: 'icmp', code: value ?? 3 } });
+    } else this.s.fail(kind);
+    this.markTerminal(span(start.loc, this.s.previous().loc));
+  }
+
+  // ---- NAT --------------------------------------------------------------------------------------------------
+
+  private natStatement(): void {
+    const keyword = this.s.next();
+    const type = keyword.text as 'snat' | 'dnat' | 'masquerade' | 'redirect';
+    const range: { addrLow?: number; addrHigh?: number; portLow?: number; portHigh?: number } = {};
+    let portLoc: Location | undefined;
+    const explicitIp = (type === 'dnat' || type === 'snat') && this.s.acceptWord('ip') !== undefined;
+    if (this.s.acceptWord('to') !== undefined) {
+      if (type === 'dnat' || type === 'snat') {
+        if (!this.s.isPunct(':')) {
+          const low = this.address();
+          range.addrLow = low;
+          range.addrHigh = low;
+          if (this.s.acceptPunct('-') !== undefined) range.addrHigh = this.address();
+        }
+      }
+      const colon = this.s.acceptPunct(':');
+      if (colon !== undefined || (type === 'redirect' && this.s.peek().kind === 'number')) {
+        const first = this.s.number();
+        range.portLow = first.value;
+        range.portHigh = first.value;
+        if (this.s.acceptPunct('-') !== undefined) range.portHigh = this.s.number().value;
+        portLoc = span(first.loc, this.s.previous().loc);
+        if (range.portLow > 65535 || (range.portHigh ?? 0) > 65535)
+          this.report(errorAt(portLoc, 'Service out of range'));
+      } else if (type === 'masquerade' || type === 'redirect') this.s.fail(this.s.peek());
+    }
+    const flags = { random: false, fullyRandom: false, persistent: false };
+    const flagWords = ['random', 'fully-random', 'persistent'];
+    if (flagWords.includes(this.s.peek().text) && this.s.peek().kind === 'word') {
+      do {
+        const flag = this.s.next();
+        if (flag.text === 'random') flags.random = true;
+        else if (flag.text === 'fully-random') flags.fullyRandom = true;
+        else if (flag.text === 'persistent') flags.persistent = true;
+        else this.s.fail(flag);
+      } while (this.s.acceptPunct(',') !== undefined);
+    }
+    if (this.options.family === 'inet' && range.addrLow !== undefined && !explicitIp && !this.networkKnown)
+      this.report(errorAt(keyword.loc, 'ip or ip6 must be specified with address for inet tables.'));
+    if (portLoc !== undefined && this.transportProto === undefined)
+      this.report(errorAt(portLoc, 'transport protocol mapping is only valid after transport protocol match', keyword.loc));
+    const natRange: NatRange = {
+      addrLow: range.addrLow,
+      addrHigh: range.addrHigh,
+      portLow: range.portLow,
+      portHigh: range.portHigh,
+    };
+    const natFlags: NatFlags = flags;
+    this.exprs.push({ kind: 'nat', type, range: natRange, flags: natFlags });
+    this.natStatements.push({ type });
+    this.markTerminal(span(keyword.loc, this.s.previous().loc));
+  }
+
+  private address(): number {
+    const token = this.s.peek();
+    if (token.kind !== 'word' && token.kind !== 'number') this.s.fail(token);
+    this.s.next();
+    const addr = parseIpv4(token.text);
+    if (addr === undefined) {
+      this.report(errorAt(token.loc, 'Could not resolve hostname: Name or service not known'));
+      return 0;
+    }
+    return addr;
+  }
+
+  // ---- selectors --------------------------------------------------------------------------------------------
+
+  private primary(): Primary {
+    const first = this.s.next();
+    const done = (selector: Selector): Primary => ({
+      selector,
+      type: selectorType(selector),
+      loc: span(first.loc, this.s.previous().loc),
+    });
+    const field = (prefix: string, fields: readonly string[]): Primary => {
+      const token = this.s.peek();
+      if (token.kind !== 'word' || !fields.includes(token.text)) this.s.fail(token);
+      this.s.next();
+      return done({ kind: 'payload', field: `${prefix} ${token.text}` as PayloadField });
+    };
+    switch (first.text) {
+      case 'meta': {
+        const key = this.s.peek();
+        if (key.kind !== 'word' || (!MODELLED_META.has(key.text) && !UNMODELLED_META.has(key.text)))
+          if (key.kind !== 'word') this.s.fail(key);
+          else this.s.failAt(span(first.loc, key.loc), `syntax error, unexpected ${key.text}, known keys are ${META_KEYS_KNOWN}`);
+        this.s.next();
+        if (!MODELLED_META.has(key.text)) {
+          this.report(errorAt(span(first.loc, key.loc), `meta ${key.text} is not supported by packetlab`));
+          return done({ kind: 'meta', key: 'mark' });
+        }
+        return done({ kind: 'meta', key: key.text as Extract<Selector, { kind: 'meta' }>['key'] });
+      }
+      case 'mark':
+      case 'iifname':
+      case 'oifname':
+      case 'iif':
+      case 'oif':
+      case 'pkttype':
+        return done({ kind: 'meta', key: first.text as 'mark' | 'iifname' | 'oifname' | 'iif' | 'oif' | 'pkttype' });
+      case 'ip':
+        return field('ip', ['saddr', 'daddr', 'protocol', 'length', 'ttl', 'id', 'dscp', 'ecn']);
+      case 'tcp':
+        return field('tcp', ['sport', 'dport', 'flags']);
+      case 'udp':
+        return field('udp', ['sport', 'dport']);
+      case 'th':
+        return field('th', ['sport', 'dport']);
+      case 'icmp':
+        return field('icmp', ['type', 'code', 'id']);
+      case 'ether':
+        return field('ether', ['saddr', 'daddr']);
+      case 'ct':
+        return this.ctPrimary(first, done);
+      case 'fib':
+        return this.fibPrimary(done);
+      case 'numgen': {
+        const mode = this.s.next();
+        if (mode.text !== 'random' && mode.text !== 'inc') this.s.fail(mode);
+        this.s.expectWord('mod');
+        const mod = this.s.number();
+        let offset = 0;
+        if (this.s.acceptWord('offset') !== undefined) offset = this.s.number().value;
+        if (mod.value === 0) this.report(errorAt(mod.loc, 'numgen modulus cannot be zero'));
+        return done({ kind: 'numgen', mode: mode.text, mod: mod.value, offset });
+      }
+      default:
+        return this.s.fail(first);
+    }
+  }
+
+  private ctPrimary(first: Token, done: (selector: Selector) => Primary): Primary {
+    const key = this.s.next();
+    switch (key.text) {
+      case 'state':
+      case 'status':
+      case 'mark':
+      case 'direction':
+      case 'expiration':
+      case 'protocol':
+        return done({ kind: 'ct', key: key.text });
+      case 'original':
+      case 'reply': {
+        const dir = key.text;
+        let sub = this.s.next();
+        if (sub.text === 'ip') {
+          sub = this.s.next();
+          if (sub.text !== 'saddr' && sub.text !== 'daddr') this.s.fail(sub);
+        }
+        switch (sub.text) {
+          case 'saddr':
+          case 'daddr':
+          case 'proto-src':
+          case 'proto-dst':
+            return done({ kind: 'ct', key: sub.text, dir });
+          case 'protocol':
+            return done({ kind: 'ct', key: 'protocol' });
+          default:
+            return this.s.fail(sub);
+        }
+      }
+      default:
+        if (key.kind === 'word') this.report(errorAt(span(first.loc, key.loc), `ct ${key.text} is not supported by packetlab`));
+        else this.s.fail(key);
+        return done({ kind: 'ct', key: 'mark' });
+    }
+  }
+
+  private fibPrimary(done: (selector: Selector) => Primary): Primary {
+    const flags: ('saddr' | 'daddr' | 'mark' | 'iif' | 'oif')[] = [];
+    do {
+      const flag = this.s.next();
+      if (flag.text !== 'saddr' && flag.text !== 'daddr' && flag.text !== 'mark' && flag.text !== 'iif' && flag.text !== 'oif')
+        this.s.fail(flag);
+      flags.push(flag.text);
+    } while (this.s.acceptPunct('.') !== undefined);
+    const result = this.s.next();
+    if (result.text !== 'type' && result.text !== 'oif' && result.text !== 'oifname') this.s.fail(result);
+    return done({ kind: 'fib', flags, result: result.text });
+  }
+
+  // ---- matches and set statements ----------------------------------------------------------------------------
+
+  private matchOrSet(): void {
+    const start = this.s.peek();
+    const first = this.primary();
+    if (this.s.isWord('set')) {
+      this.setStatement(first);
+      return;
+    }
+    if (first.selector.kind === 'fib' && first.selector.result !== 'type' && (this.s.isWord('missing') || this.s.isWord('exists'))) {
+      const exists = this.s.next().text === 'exists';
+      const selector: Selector = { ...first.selector, present: true };
+      this.pushMatch({ kind: 'cmp', left: [{ selector }], op: 'eq', right: { kind: 'number', value: exists ? 1 : 0 } });
+      return;
+    }
+    if (first.selector.kind === 'meta' && first.selector.key === 'nfproto' && this.options.family === 'ip')
+      this.report(errorAt(first.loc, 'meta nfproto is only useful in the inet family'));
+    const left: Primary[] = [first];
+    while (this.s.acceptPunct('.') !== undefined) {
+      const next = this.s.peek();
+      if (next.kind !== 'word') this.s.fail(next);
+      left.push(this.primary());
+    }
+    const width = typeBits(first.type);
+    const all = width >= 32 ? 0xffff_ffff : 2 ** width - 1;
+    const values: Value[] = left.map((primary) => ({ selector: primary.selector }));
+    let binop = false;
+    if (this.bitwiseOperator() !== undefined) {
+      if (left.length > 1) this.s.fail(this.s.peek());
+      const folded = this.bitwiseChain(first.type);
+      binop = true;
+      values[0] = bitwiseValue(first.selector, (folded.mask & all) >>> 0, (folded.xor & all) >>> 0, all);
+    }
+    const lhsLoc = span(start.loc, this.s.previous().loc);
+    const types = left.map((primary) => primary.type);
+    this.dependencies(left, lhsLoc);
+    const needsProtocol = left.some(
+      (primary) => primary.selector.kind === 'ct' && (primary.selector.key === 'proto-src' || primary.selector.key === 'proto-dst'),
+    );
+    const protocolKnown = this.transportProto !== undefined || this.ctProtocol !== undefined;
+    const rhs = this.s.peek();
+    this.relation(values, types, binop, lhsLoc);
+    // ct proto-src/dst values are typed by the protocol matched before (ct.c: ct_expr_pctx_update).
+    if (needsProtocol && !protocolKnown)
+      this.report(errorAt(span(rhs.loc, this.s.previous().loc), "Can't parse symbolic invalid expressions"));
+    // nft_meta_get_validate: the kernel has no nftrace to load.
+    if (first.selector.kind === 'meta' && first.selector.key === 'nftrace')
+      this.report(errorAt(lhsLoc, 'Could not process rule: Operation not supported'));
+  }
+
+  /**
+   * The `& | ^` operations after a selector, with C precedence (`mark or 0x4000 and 0xffff` is
+   * `mark | (0x4000 & 0xffff)`), folded into one mask and xor. The selector is the leftmost operand, so every
+   * other operand is a constant or an operation of constants.
+   */
+  private bitwiseChain(type: NftType): { mask: number; xor: number } {
+    const ops: ('&' | '|' | '^')[] = [];
+    const operands: number[] = [];
+    for (;;) {
+      const op = this.bitwiseOperator();
+      if (op === undefined) break;
+      this.s.next();
+      ops.push(op);
+      operands.push(this.bitwiseOperand(type));
+    }
+    // Collapse constant runs bound tighter than the operator before them: & over ^ over |.
+    const level = (op: '&' | '|' | '^'): number => (op === '&' ? 3 : op === '^' ? 2 : 1);
+    const reduce = (from: number): [number, number] => {
+      // Evaluates operands[from] with the following operators of higher precedence than ops[from]; returns value, next index.
+      let value = operands[from]!;
+      let i = from + 1;
+      while (i < ops.length && level(ops[i]!) > level(ops[from]!)) {
+        const [right, next] = reduce(i);
+        value = applyConstant(ops[i]!, value, right);
+        i = next;
+      }
+      return [value, i];
+    };
+    let mask = 0xffff_ffff;
+    let xor = 0;
+    let i = 0;
+    while (i < ops.length) {
+      const [operand, next] = reduce(i);
+      [mask, xor] = fold(ops[i]!, mask, xor, operand);
+      i = next;
+    }
+    return { mask, xor };
+  }
+
+  private bitwiseOperator(): '&' | '|' | '^' | undefined {
+    const token = this.s.peek();
+    if (token.kind === 'punct' && (token.text === '&' || token.text === '|' || token.text === '^')) return token.text;
+    if (token.kind === 'word') {
+      if (token.text === 'and') return '&';
+      if (token.text === 'or') return '|';
+      if (token.text === 'xor') return '^';
+    }
+    return undefined;
+  }
+
+  /** A number, a symbol of the type, or a parenthesised `a | b` of symbols. */
+  private bitwiseOperand(type: NftType): number {
+    if (this.s.acceptPunct('(') !== undefined) {
+      let value = 0;
+      do value = (value | this.bitwiseOperand(type)) >>> 0;
+      while (this.s.acceptPunct('|') !== undefined);
+      this.s.expectPunct(')', "')'");
+      return value;
+    }
+    const token = this.s.peek();
+    if (token.kind === 'number') {
+      this.s.next();
+      return token.value >>> 0;
+    }
+    if (token.kind === 'word') {
+      const value = symbolValue(type, token.text);
+      this.s.next();
+      if (value === undefined) {
+        this.report(errorAt(token.loc, `Could not parse ${type}`));
+        return 0;
+      }
+      return value;
+    }
+    return this.s.fail(token);
+  }
+
+  /** Inserts the protocol matches a payload needs, as nft's payload dependency logic does. */
+  private dependencies(left: readonly Primary[], loc: Location): void {
+    for (const primary of left) {
+      if (primary.selector.kind !== 'payload') continue;
+      const field = primary.selector.field;
+      if (field.startsWith('ip ') && !this.networkKnown) this.pushDependency('nfproto', 2);
+      const protocol = FIELD_PROTOCOL[field];
+      if (protocol === undefined) continue;
+      if (this.transportProto === undefined) this.pushDependency('l4proto', protocol);
+      else if (this.transportProto !== protocol)
+        this.report(
+          errorAt(loc, `conflicting protocols specified: ${protocolName(this.transportProto)} vs. ${protocolName(protocol)}`),
+        );
+      // The echo fields exist only in echo messages (proto.c: icmp_dep).
+      if (field === 'icmp id')
+        this.exprs.push({
+          kind: 'lookup',
+          left: [{ selector: { kind: 'payload', field: 'icmp type' } }],
+          set: {
+            kind: 'anonymous',
+            elements: [
+              { key: { kind: 'number', value: 0 }, data: undefined },
+              { key: { kind: 'number', value: 8 }, data: undefined },
+            ],
+            keyType: ['integer'],
+          },
+          negate: false,
+        });
+    }
+  }
+
+  private pushDependency(key: 'l4proto' | 'nfproto', value: number): void {
+    this.exprs.push({ kind: 'cmp', left: [{ selector: { kind: 'meta', key } }], op: 'eq', right: { kind: 'number', value } });
+    if (key === 'l4proto') this.transportProto = value;
+    else this.networkKnown = true;
+  }
+
+  private pushMatch(match: Expr): void {
+    const expr = foldXor(match);
+    this.exprs.push(expr);
+    if (expr.kind !== 'cmp' || expr.op !== 'eq' || expr.left.length !== 1 || expr.right.kind !== 'number') return;
+    const value = expr.left[0]!;
+    if (value.selector.kind === 'ct' && value.selector.key === 'protocol' && this.options.family === 'ip')
+      this.ctProtocol = expr.right.value;
+    if (value.mask !== undefined || value.xor !== undefined) return;
+    const selector = value.selector;
+    if ((selector.kind === 'meta' && selector.key === 'l4proto') || (selector.kind === 'payload' && selector.field === 'ip protocol'))
+      this.transportProto = expr.right.value;
+    if (selector.kind === 'meta' && selector.key === 'nfproto') this.networkKnown = expr.right.value === 2;
+  }
+
+  private relation(values: Value[], types: readonly NftType[], binop: boolean, lhsLoc: Location): void {
+    const token = this.s.peek();
+    const single = types.length === 1 ? types[0] : undefined;
+    const bitmask = single !== undefined && isBitmask(single) && !binop;
+    const widths = values.map((value) => selectorBits(value.selector));
+    if (token.kind === 'word' && token.text === 'vmap') {
+      this.s.next();
+      const map = this.setReference(types, { vmap: true, lhs: lhsLoc });
+      this.exprs.push({ kind: 'vmap', left: values, map });
+      this.markTerminal(span(lhsLoc, this.s.previous().loc));
+      return;
+    }
+    if (this.s.isPunct('@') || this.s.isPunct('{')) {
+      this.pushMatch({ kind: 'lookup', left: values, set: this.setReference(types, { vmap: false, lhs: lhsLoc }), negate: false });
+      return;
+    }
+    const op = relationalOperator(token);
+    if (op !== undefined) {
+      this.s.next();
+      if ((op === 'eq' || op === 'ne') && (this.s.isPunct('@') || this.s.isPunct('{'))) {
+        const set = this.setReference(types, { vmap: false, lhs: lhsLoc });
+        this.pushMatch({ kind: 'lookup', left: values, set, negate: op === 'ne' });
+        return;
+      }
+      const right = this.rhsValue(types, { flags: single !== undefined && isBitmask(single), widths });
+      if (right === undefined) return;
+      if (op !== 'eq' && op !== 'ne' && right.kind !== 'number') {
+        this.report(errorAt(lhsLoc, 'Relational expression size mismatch'));
+        return;
+      }
+      this.pushMatch({ kind: 'cmp', left: values, op, right });
+      return;
+    }
+    if (bitmask && this.s.isPunct('!')) {
+      this.s.next();
+      const right = this.rhsValue(types, { flags: true });
+      if (right?.kind === 'number') this.pushMatch(flagTest(values[0]!, right.value, 'eq', 0));
+      return;
+    }
+    if (!isValueToken(token, single)) this.s.fail(token);
+    const right = this.rhsValue(types, { flags: bitmask, widths });
+    if (right === undefined) return;
+    if (bitmask && right.kind === 'number') {
+      if (this.s.acceptPunct('/') !== undefined) {
+        const mask = this.rhsValue(types, { flags: true });
+        if (mask?.kind === 'number') this.pushMatch(flagTest(values[0]!, mask.value, 'eq', right.value));
+        return;
+      }
+      this.pushMatch(flagTest(values[0]!, right.value, 'ne', 0));
+      return;
+    }
+    this.pushMatch({ kind: 'cmp', left: values, op: 'eq', right });
+  }
+
+  /** A value on the right of a relation; reports (and returns undefined for) values the type rejects. */
+  private rhsValue(types: readonly NftType[], options: { flags: boolean; widths?: readonly number[] }): Constant | undefined {
+    const raw = readRawValue(this.s, { concat: types.length > 1, flags: options.flags, inSet: false });
+    const constant = resolveValue(types, raw, options.widths);
+    if (isErrorRecord(constant)) {
+      this.report(constant);
+      return undefined;
+    }
+    return constant;
+  }
+
+  /** `@name` or an anonymous `{ ... }` set (or map when `vmap`), with elements resolved against `types`. */
+  private setReference(types: readonly NftType[], options: { vmap: boolean; lhs: Location }): SetRef {
+    const at = this.s.acceptPunct('@');
+    if (at !== undefined) {
+      const name = this.s.peek();
+      if (!(name.kind === 'word' || name.kind === 'quoted')) this.s.fail(name, 'string or ll or nh or th');
+      this.s.next();
+      this.setRefs.push({ name: name.text, loc: span(at.loc, name.loc), types, map: options.vmap, lhs: options.lhs });
+      return { kind: 'named', name: name.text };
+    }
+    const raw = parseElements(this.s, { map: options.vmap });
+    const elements: SetElement[] = [];
+    for (const element of raw) {
+      const key = resolveValue(types, element.key);
+      if (isErrorRecord(key)) {
+        this.report(key);
+        continue;
+      }
+      let data: SetElement['data'];
+      if (element.data !== undefined) {
+        if (element.data.kind === 'verdict') {
+          data = element.data.verdict;
+          if (element.data.chain !== undefined) this.chainRefs.push(element.data.chain);
+        } else this.report(errorAt(element.loc, 'data maps in rules are not supported by packetlab'));
+      }
+      elements.push({ key, data });
+    }
+    return { kind: 'anonymous', elements, keyType: types.map(dataTypeOf) };
+  }
+
+  // ---- set statements ---------------------------------------------------------------------------------------
+
+  private setStatement(target: Primary): void {
+    const setToken = this.s.next();
+    const selector = target.selector;
+    const source = this.source();
+    if (selector.kind === 'meta' && (selector.key === 'mark' || selector.key === 'nftrace')) {
+      this.exprs.push({ kind: 'meta-set', key: selector.key, source });
+      return;
+    }
+    if (selector.kind === 'ct' && selector.key === 'mark' && selector.dir === undefined) {
+      this.exprs.push({ kind: 'ct-set', key: 'mark', source });
+      return;
+    }
+    this.report(errorAt(span(target.loc, setToken.loc), 'this set statement is not supported by packetlab'));
+  }
+
+  /** The value of a set statement: a constant, or `mark`/`ct mark` with `and`/`or`/`xor` folded in. */
+  private source(): Source {
+    const token = this.s.peek();
+    if (token.kind === 'number') {
+      this.s.next();
+      if (token.value > 0xffff_ffff) this.report(errorAt(token.loc, 'Value exceeds valid range'));
+      return { kind: 'constant', value: token.value >>> 0 };
+    }
+    if (token.kind !== 'word' || (token.text !== 'meta' && token.text !== 'mark' && token.text !== 'ct')) this.s.fail(token);
+    const from = this.primary();
+    const { mask, xor } = this.bitwiseChain(from.type);
+    return { kind: 'value', value: bitwiseValue(from.selector, mask, xor, 0xffff_ffff) };
+  }
+}
+
+function protocolName(value: number): string {
+  return symbolName('inet_proto', value) ?? String(value);
+}
+
+/** Folds one `and`/`or`/`xor` into nft_bitwise's `(x & mask) ^ xor` (evaluate.c: binop_transfer). */
+function fold(op: '&' | '|' | '^', mask: number, xor: number, operand: number): [number, number] {
+  switch (op) {
+    case '&':
+      return [(mask & operand) >>> 0, (xor & operand) >>> 0];
+    case '|':
+      return [(mask & ~operand) >>> 0, (xor | operand) >>> 0];
+    case '^':
+      return [mask, (xor ^ operand) >>> 0];
+  }
+}
+
+/** evaluate.c: binop_transfer — `(x ^ c) == v` is `x == v ^ c`. */
+function foldXor(expr: Expr): Expr {
+  if (expr.kind !== 'cmp' || (expr.op !== 'eq' && expr.op !== 'ne') || expr.left.length !== 1) return expr;
+  const value = expr.left[0]!;
+  if (value.xor === undefined || value.mask !== undefined || expr.right.kind !== 'number') return expr;
+  return {
+    kind: 'cmp',
+    left: [{ selector: value.selector }],
+    op: expr.op,
+    right: { kind: 'number', value: (expr.right.value ^ value.xor) >>> 0 },
+  };
+}
+
+function applyConstant(op: '&' | '|' | '^', left: number, right: number): number {
+  switch (op) {
+    case '&':
+      return (left & right) >>> 0;
+    case '|':
+      return (left | right) >>> 0;
+    case '^':
+      return (left ^ right) >>> 0;
+  }
+}
+
+function bitwiseValue(selector: Selector, mask: number, xor: number, all: number): Value {
+  if (mask === all && xor === 0) return { selector };
+  if (xor === 0) return { selector, mask };
+  if (mask === all) return { selector, xor };
+  return { selector, mask, xor };
+}
+
+/** `ct state established,related` is `(ct state & (established|related)) != 0`. */
+function flagTest(value: Value, mask: number, op: CmpOp, right: number): Expr {
+  return { kind: 'cmp', left: [{ selector: value.selector, mask }], op, right: { kind: 'number', value: right } };
+}
+
+function relationalOperator(token: Token): CmpOp | undefined {
+  const text = token.text;
+  if (token.kind === 'punct') {
+    switch (text) {
+      case '==':
+        return 'eq';
+      case '!=':
+        return 'ne';
+      case '<':
+        return 'lt';
+      case '>':
+        return 'gt';
+      case '<=':
+        return 'le';
+      case '>=':
+        return 'ge';
+    }
+  }
+  if (token.kind === 'word' && ['eq', 'ne', 'lt', 'gt', 'le', 'ge'].includes(text)) return text as CmpOp;
+  return undefined;
+}
+
+
+export interface RawValueOptions {
+  readonly concat: boolean;
+  /** Bitmask types: `a,b` and `a|b` are one flag list (outside set braces, where commas separate elements). */
+  readonly flags: boolean;
+  readonly inSet: boolean;
+}
+
+/** `atom`, `atom/len`, `atom-atom`, `a . b . c`, flag lists `a,b` or `a|b`. */
+export function readRawValue(s: TokenStream, options: RawValueOptions): RawValue {
+  const parts: RawValue[] = [readSimple(s, options)];
+  while (options.concat && s.acceptPunct('.') !== undefined) parts.push(readSimple(s, options));
+  if (parts.length > 1) return { kind: 'concat', parts, loc: span(rawLoc(parts[0]!), rawLoc(parts.at(-1)!)) };
+  return parts[0]!;
+}
+
+function readAtom(s: TokenStream): RawAtom {
+  const token = s.peek();
+  if (token.kind !== 'word' && token.kind !== 'number' && token.kind !== 'quoted') s.fail(token);
+  s.next();
+  return { kind: 'atom', token };
+}
+
+function readSimple(s: TokenStream, options: RawValueOptions): RawValue {
+  const atom = readAtom(s);
+  if (!options.flags && s.isPunct('/')) {
+    s.next();
+    const len = s.peek();
+    if (len.kind !== 'number') s.fail(len);
+    s.next();
+    return { kind: 'prefix', base: atom, len, loc: span(atom.token.loc, len.loc) };
+  }
+  if (s.isPunct('-')) {
+    s.next();
+    const high = readAtom(s);
+    return { kind: 'range', low: atom, high, loc: span(atom.token.loc, high.token.loc) };
+  }
+  if (options.flags && !options.inSet && (s.isPunct(',') || s.isPunct('|'))) {
+    const parts = [atom];
+    while (s.acceptPunct(',') !== undefined || s.acceptPunct('|') !== undefined) parts.push(readAtom(s));
+    return { kind: 'flags', parts, loc: span(atom.token.loc, parts.at(-1)!.token.loc) };
+  }
+  return atom;
+}
+
+/** `{ e1, e2 : data, ... }` with newlines allowed inside and an optional trailing comma. */
+export function parseElements(s: TokenStream, options: { map: boolean }): RawElement[] {
+  s.expectPunct('{', "'{'");
+  const elements: RawElement[] = [];
+  for (;;) {
+    while (s.peek().kind === 'newline') s.next();
+    if (s.isPunct('}')) break;
+    const key = readRawValue(s, { concat: true, flags: false, inSet: true });
+    let data: RawVerdict | RawValue | undefined;
+    if (s.acceptPunct(':') !== undefined) data = parseElementData(s, options.map);
+    elements.push({ key, data, loc: rawLoc(key) });
+    while (s.peek().kind === 'newline') s.next();
+    if (s.acceptPunct(',') === undefined) break;
+  }
+  while (s.peek().kind === 'newline') s.next();
+  s.expectPunct('}', "comma or '}'");
+  return elements;
+}
+
+function parseElementData(s: TokenStream, verdictMap: boolean): RawVerdict | RawValue {
+  const token = s.peek();
+  const verdictWords = ['accept', 'drop', 'continue', 'return', 'jump', 'goto', 'queue'];
+  if (token.kind === 'word' && verdictWords.includes(token.text)) {
+    s.next();
+    if (token.text === 'jump' || token.text === 'goto') {
+      const target = s.peek();
+      if (!((target.kind === 'word' && !KEYWORDS.has(target.text)) || target.kind === 'quoted')) s.fail(target, "'{'");
+      s.next();
+      return {
+        kind: 'verdict',
+        verdict: { kind: token.text, chain: target.text },
+        chain: { name: target.text, loc: target.loc },
+        loc: span(token.loc, target.loc),
+      };
+    }
+    const kind = token.text as 'accept' | 'drop' | 'continue' | 'return' | 'queue';
+    return { kind: 'verdict', verdict: { kind }, chain: undefined, loc: token.loc };
+  }
+  if (verdictMap) s.fail(token);
+  return readRawValue(s, { concat: true, flags: false, inSet: true });
+}

@@ -1,0 +1,37 @@
+// One nft invocation on a namespace's Netfilter: parse the whole input, then apply it in one transaction,
+// and answer with what nft prints (listings on stdout; errors and iptables-nft warnings on stderr).
+
+import type { Netfilter } from '../netfilter.ts';
+import { applyCommands } from './apply.ts';
+import { formatError, Source } from './location.ts';
+import { parseNft } from './parser.ts';
+
+export interface NftRunOptions {
+  /** The file name nft shows in error locations; undefined for command-line input. */
+  readonly file?: string;
+  /** `-c`: check only. */
+  readonly check?: boolean;
+  /** `-a`: show handles. */
+  readonly handles?: boolean;
+}
+
+export interface NftRunResult {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exitCode: number;
+}
+
+/** Runs nft input (a file's text, or command-line words joined by spaces) against `netfilter`. Never throws. */
+export function runNft(netfilter: Netfilter, text: string, options: NftRunOptions = {}): NftRunResult {
+  // nft parses command-line input as one line; its errors then point one past the end, at the newline.
+  const source = new Source(options.file === undefined ? `${text}\n` : text, options.file);
+  const parsed = parseNft(source);
+  if (!parsed.ok)
+    return { stdout: '', stderr: parsed.errors.map((error) => formatError(source, error)).join(''), exitCode: 1 };
+  const result = applyCommands(netfilter.store, parsed.commands, {
+    check: options.check ?? false,
+    handles: options.handles ?? false,
+  });
+  if (result.error !== undefined) return { stdout: '', stderr: formatError(source, result.error), exitCode: 1 };
+  return { stdout: result.stdout, stderr: result.warnings, exitCode: 0 };
+}

@@ -1,0 +1,137 @@
+// `nft` as nftables 1.0.6's command line: `-f FILE` (from the simulation's files), commands as arguments
+// (joined by spaces, as nft does), `-c` check only, `-a` handles, `-v`; `nft monitor trace` runs in the
+// background through spawn(). Accepted and ignored: -n -N -S -u -p -T -e -t. Not supported: -j, -i, -s, -y, -I, -d.
+
+import type { Namespace } from '../netns/namespace.ts';
+import { runNft, TraceMonitor } from '../netfilter/nft/index.ts';
+import { type CommandResult, fail } from './result.ts';
+
+interface NftOptions {
+  check: boolean;
+  handles: boolean;
+  file: string | undefined;
+  version: boolean;
+  words: string[];
+}
+
+const LONG_OPTIONS: Record<string, string> = {
+  '--check': 'c',
+  '--handle': 'a',
+  '--file': 'f',
+  '--version': 'v',
+  '--numeric': 'n',
+  '--reversedns': 'N',
+  '--service': 'S',
+  '--guid': 'u',
+  '--numeric-protocol': 'p',
+  '--numeric-time': 'T',
+  '--echo': 'e',
+  '--terse': 't',
+  '--json': 'j',
+  '--interactive': 'i',
+  '--stateless': 's',
+  '--numeric-priority': 'y',
+  '--includepath': 'I',
+  '--debug': 'd',
+  '--help': 'h',
+};
+
+/** getopt with a leading `+`: options end at the first word that is not one. */
+function parseOptions(args: string[]): NftOptions | CommandResult {
+  const options: NftOptions = { check: false, handles: false, file: undefined, version: false, words: [] };
+  let i = 0;
+  for (; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      i++;
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-') break;
+    let flags: string;
+    let inlineValue: string | undefined;
+    if (arg.startsWith('--')) {
+      const [name, value] = arg.split('=', 2) as [string, string | undefined];
+      const short = LONG_OPTIONS[name];
+      if (short === undefined) return fail(`nft: unrecognized option '${arg}'\n`);
+      flags = short;
+      inlineValue = value;
+    } else flags = arg.slice(1);
+    for (let j = 0; j < flags.length; j++) {
+      const flag = flags[j]!;
+      switch (flag) {
+        case 'c':
+          options.check = true;
+          break;
+        case 'a':
+          options.handles = true;
+          break;
+        case 'v':
+          options.version = true;
+          break;
+        case 'f': {
+          const value = inlineValue ?? (j + 1 < flags.length ? flags.slice(j + 1) : args[++i]);
+          if (value === undefined) return fail("nft: option requires an argument -- 'f'\n");
+          options.file = value;
+          j = flags.length;
+          break;
+        }
+        case 'n':
+        case 'N':
+        case 'S':
+        case 'u':
+        case 'p':
+        case 'T':
+        case 'e':
+        case 't':
+          break;
+        case 'h':
+          return { stdout: 'Usage: nft [ options ] [ cmds... ]\n', stderr: '', exitCode: 0 };
+        case 'j':
+        case 'i':
+        case 's':
+        case 'y':
+        case 'I':
+        case 'd':
+          return fail(`packetlab: nft option -${flag} is not supported\n`);
+        default:
+          return fail(`nft: invalid option -- '${flag}'\n`);
+      }
+    }
+  }
+  options.words = args.slice(i);
+  return options;
+}
+
+function isMonitor(words: readonly string[]): boolean {
+  return words[0] === 'monitor';
+}
+
+/** Runs `nft ARGS` in `ns`. */
+export function nft(ns: Namespace, args: string[]): CommandResult {
+  const options = parseOptions(args);
+  if (!('words' in options)) return options;
+  if (options.version) return { stdout: 'nftables v1.0.6 (Lester Gooch #5)\n', stderr: '', exitCode: 0 };
+  if (options.file !== undefined) {
+    const bytes = ns.sim.files.get(options.file);
+    if (bytes === undefined)
+      return fail(`internal:0:0-0: Error: Could not open file "${options.file}": No such file or directory\n\n\n`);
+    const text = new TextDecoder().decode(bytes);
+    return runNft(ns.netfilter, text, { file: options.file, check: options.check, handles: options.handles });
+  }
+  if (options.words.length === 0) return fail('nft: no command specified\n');
+  if (isMonitor(options.words))
+    return fail('packetlab: nft monitor runs until stopped: start it with spawn(ns, "nft monitor trace")\n');
+  return runNft(ns.netfilter, options.words.join(' '), { check: options.check, handles: options.handles });
+}
+
+/** `nft monitor trace &`: a TraceMonitor collecting lines until stop(); other commands run at once. */
+export function startNft(ns: Namespace, args: string[]): TraceMonitor | CommandResult {
+  const options = parseOptions(args);
+  if (!('words' in options)) return options;
+  if (options.file === undefined && isMonitor(options.words)) {
+    if (options.words.length !== 2 || options.words[1] !== 'trace')
+      return fail(`packetlab: only "nft monitor trace" is supported\n`);
+    return new TraceMonitor(ns.netfilter);
+  }
+  return nft(ns, args);
+}

@@ -1,0 +1,54 @@
+// The incident, reproduced and fixed: NodePort traffic DNATed but not masqueraded once another component
+// overwrites the mark, shown by `nft monitor trace`, and repaired by a rule that touches only its own bit.
+
+import { describe, expect, it } from 'vitest';
+import {
+  applyWorkaround,
+  buildIncident,
+  connectToNodePort,
+  installOffender,
+} from '../../scenarios/incident.ts';
+
+describe('the incident: a shared mark breaks MASQUERADE for NodePorts', () => {
+  it('healthy: the pod on W2 sees W1 (masqueraded), and the client hears back from the NodePort it called', () => {
+    const lesson = buildIncident();
+    const run = connectToNodePort(lesson, 50000);
+    expect(run.atPod).toMatch(/IP 10\.244\.1\.0\.\d+ > 10\.244\.2\.7\.8000: Flags \[S\]/);
+    expect(run.atClient).toMatch(/IP 172\.18\.0\.2\.30080 > 172\.18\.0\.100\.50000: Flags \[R\.\]/);
+    // The trace shows kube-proxy's bit being set, then tested and cleared before MASQUERADE.
+    expect(run.trace).toMatch(
+      /ip nat KUBE-MARK-MASQ rule .*meta mark set mark or 0x4000 \(verdict continue\)/,
+    );
+    expect(run.trace).toMatch(/ip nat KUBE-POSTROUTING rule .*masquerade fully-random \(verdict accept\)/);
+  });
+
+  it('broken: a mark written without a mask clears 0x4000; no MASQUERADE, and the pod answers the client directly', () => {
+    const lesson = buildIncident();
+    installOffender(lesson);
+    const run = connectToNodePort(lesson, 50001);
+    // DNATed, not masqueraded: the pod sees the outside client...
+    expect(run.atPod).toMatch(/IP 172\.18\.0\.100\.50001 > 10\.244\.2\.7\.8000: Flags \[S\]/);
+    // ...and answers it straight from W2, from an address the client never called: the client drops it.
+    expect(run.atClient).toMatch(/IP 10\.244\.2\.7\.8000 > 172\.18\.0\.100\.50001: Flags \[R\.\]/);
+    expect(run.atClient).not.toMatch(/172\.18\.0\.2\.30080 > 172\.18\.0\.100/);
+    // The trace names the culprit: the mark at POSTROUTING is the other component's, and KUBE-POSTROUTING returns.
+    expect(run.trace).toMatch(/inet netbird forward-mark rule meta mark set 0x00010000 \(verdict continue\)/);
+    expect(run.trace).toMatch(
+      /ip nat KUBE-POSTROUTING rule meta mark & 0x00004000 != 0x00004000 .*return \(verdict return\)/,
+    );
+    expect(run.trace).not.toMatch(/masquerade fully-random \(verdict accept\)/);
+  });
+
+  it('fixed: the component rewrites its rule to touch only its own bit, and masquerade is back', () => {
+    const lesson = buildIncident();
+    installOffender(lesson);
+    applyWorkaround(lesson);
+    const run = connectToNodePort(lesson, 50002);
+    expect(run.atPod).toMatch(/IP 10\.244\.1\.0\.\d+ > 10\.244\.2\.7\.8000: Flags \[S\]/);
+    expect(run.atClient).toMatch(/IP 172\.18\.0\.2\.30080 > 172\.18\.0\.100\.50002: Flags \[R\.\]/);
+    expect(run.trace).toMatch(
+      /inet netbird forward-mark rule meta mark set meta mark \| 0x00010000 \(verdict continue\)/,
+    );
+    expect(run.trace).toMatch(/masquerade fully-random \(verdict accept\)/);
+  });
+});
