@@ -125,7 +125,13 @@ export class Ipv4Stack {
   ) {
     this.router = new Router(fib, interfaces);
     this.arp = new Arp(this);
-    this.neighbours = new NeighbourTable(ctx.scheduler, ctx.rng.fork('neigh'), sysctls, this.arp);
+    this.neighbours = new NeighbourTable(
+      ctx.scheduler,
+      ctx.rng.fork('neigh'),
+      sysctls,
+      this.arp,
+      (ifindex) => interfaces.byIndex(ifindex)?.name,
+    );
     this.icmp = new Icmp(this);
     this.reassembler = new Reassembler(this);
   }

@@ -59,7 +59,13 @@ export class NeighbourTable {
     private readonly rng: Rng,
     private readonly sysctls: Sysctls,
     private readonly ops: NeighbourOps,
+    private readonly deviceName: (ifindex: number) => string | undefined,
   ) {}
+
+  /** The neighbour parameter of the entry's device (net.ipv4.neigh.<dev>.<name>). */
+  private param(neigh: Neighbour, name: Parameters<Sysctls['neigh']>[1]): number {
+    return this.sysctls.neigh(this.deviceName(neigh.ifindex), name);
+  }
 
   private static key(ifindex: number, addr: Ipv4Addr): number {
     return ifindex * 0x1_0000_0000 + addr;
@@ -114,7 +120,7 @@ export class NeighbourTable {
       case 'STALE':
         // __neigh_event_send: first use of a stale entry starts the DELAY timer.
         this.setState(neigh, 'DELAY');
-        this.arm(neigh, this.sysctls.int('net.ipv4.neigh.default.delay_first_probe_time') * 1e9);
+        this.arm(neigh, this.param(neigh, 'delay_first_probe_time') * 1e9);
         this.ops.output(neigh, pkt);
         return;
       case 'REACHABLE':
@@ -149,7 +155,7 @@ export class NeighbourTable {
     if (options.solicited) {
       neigh.confirmedNs = this.scheduler.now;
       this.setState(neigh, 'REACHABLE');
-      this.arm(neigh, this.reachableTimeNs());
+      this.arm(neigh, this.reachableTimeNs(neigh));
     } else if (changed || neigh.state === 'INCOMPLETE' || neigh.state === 'FAILED') {
       this.cancelTimer(neigh);
       this.setState(neigh, 'STALE');
@@ -186,7 +192,7 @@ export class NeighbourTable {
   private startIncomplete(neigh: Neighbour, trigger: Packet): void {
     neigh.probes = 1;
     this.ops.solicit(neigh, undefined, trigger);
-    this.arm(neigh, this.retransNs());
+    this.arm(neigh, this.retransNs(neigh));
   }
 
   /** neigh_timer_handler. */
@@ -198,12 +204,9 @@ export class NeighbourTable {
         this.setState(neigh, 'STALE');
         return;
       case 'DELAY':
-        if (
-          now - neigh.confirmedNs <
-          this.sysctls.int('net.ipv4.neigh.default.delay_first_probe_time') * 1e9
-        ) {
+        if (now - neigh.confirmedNs < this.param(neigh, 'delay_first_probe_time') * 1e9) {
           this.setState(neigh, 'REACHABLE');
-          this.arm(neigh, neigh.confirmedNs + this.reachableTimeNs() - now);
+          this.arm(neigh, neigh.confirmedNs + this.reachableTimeNs(neigh) - now);
           return;
         }
         this.setState(neigh, 'PROBE');
@@ -214,13 +217,13 @@ export class NeighbourTable {
         this.probe(neigh);
         return;
       case 'INCOMPLETE':
-        if (neigh.probes >= this.sysctls.int('net.ipv4.neigh.default.mcast_solicit')) {
+        if (neigh.probes >= this.param(neigh, 'mcast_solicit')) {
           this.fail(neigh);
           return;
         }
         neigh.probes++;
         this.ops.solicit(neigh, undefined, undefined);
-        this.arm(neigh, this.retransNs());
+        this.arm(neigh, this.retransNs(neigh));
         return;
       case 'STALE':
       case 'FAILED':
@@ -231,13 +234,13 @@ export class NeighbourTable {
   }
 
   private probe(neigh: Neighbour): void {
-    if (neigh.probes >= this.sysctls.int('net.ipv4.neigh.default.ucast_solicit')) {
+    if (neigh.probes >= this.param(neigh, 'ucast_solicit')) {
       this.fail(neigh);
       return;
     }
     neigh.probes++;
     this.ops.solicit(neigh, neigh.lladdr, undefined);
-    this.arm(neigh, this.retransNs());
+    this.arm(neigh, this.retransNs(neigh));
   }
 
   /** neigh_invalidate: FAILED, and every queued packet is reported unreachable. */
@@ -251,7 +254,7 @@ export class NeighbourTable {
 
   /** Queues while INCOMPLETE, dropping the oldest beyond unres_qlen_bytes (__neigh_event_send). */
   private enqueue(neigh: Neighbour, pkt: Packet): void {
-    const limit = this.sysctls.int('net.ipv4.neigh.default.unres_qlen_bytes');
+    const limit = this.param(neigh, 'unres_qlen_bytes');
     while (neigh.queue.length > 0 && neigh.queueBytes + pkt.length > limit) {
       const oldest = neigh.queue.shift()!;
       neigh.queueBytes -= oldest.length;
@@ -283,13 +286,13 @@ export class NeighbourTable {
     neigh.timer = undefined;
   }
 
-  private retransNs(): number {
-    return this.sysctls.int('net.ipv4.neigh.default.retrans_time_ms') * 1e6;
+  private retransNs(neigh: Neighbour): number {
+    return this.param(neigh, 'retrans_time_ms') * 1e6;
   }
 
   /** neigh_rand_reach_time: uniform in [base/2, 3·base/2). */
-  private reachableTimeNs(): number {
-    const baseMs = this.sysctls.int('net.ipv4.neigh.default.base_reachable_time_ms');
+  private reachableTimeNs(neigh: Neighbour): number {
+    const baseMs = this.param(neigh, 'base_reachable_time_ms');
     return (Math.floor(baseMs / 2) + this.rng.int(baseMs)) * 1e6;
   }
 }

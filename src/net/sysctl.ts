@@ -22,7 +22,8 @@ const bool = (defaultValue: 0 | 1): SysctlSpec => int(defaultValue, 0, 1);
 
 /** Namespace-wide keys and their defaults in a new network namespace on Linux 6.x. */
 const GLOBAL_KEYS: Record<string, SysctlSpec> = {
-  'net.ipv4.ip_forward': bool(0),
+  /** devinet_sysctl_forward takes any integer (proc_dointvec), 0 meaning off. */
+  'net.ipv4.ip_forward': int(0, -2147483648),
   'net.ipv4.ip_default_ttl': int(64, 1, 255),
   'net.ipv4.ip_local_port_range': { defaultValue: '32768\t60999', min: 1, max: 65535, fields: 2 },
   'net.ipv4.ip_no_pmtu_disc': int(0, 0, 3),
@@ -36,15 +37,22 @@ const GLOBAL_KEYS: Record<string, SysctlSpec> = {
   'net.ipv4.ipfrag_high_thresh': int(4194304),
   'net.ipv4.ipfrag_low_thresh': int(3145728),
   'net.ipv4.tcp_tw_reuse': int(2, 0, 2),
-  'net.ipv4.neigh.default.base_reachable_time_ms': int(30000),
-  'net.ipv4.neigh.default.delay_first_probe_time': int(5),
-  'net.ipv4.neigh.default.gc_stale_time': int(60),
-  'net.ipv4.neigh.default.retrans_time_ms': int(1000),
-  'net.ipv4.neigh.default.mcast_solicit': int(3),
-  'net.ipv4.neigh.default.ucast_solicit': int(3),
-  'net.ipv4.neigh.default.unres_qlen_bytes': int(212992),
   /** packetlab: drops every ICMP error this namespace would send, to reproduce a PMTU black hole. */
   'net.packetlab.icmp_errors_blackhole': bool(0),
+};
+
+/**
+ * Per-device neighbour keys (under net.ipv4.neigh.<dev>.). A namespace other than the initial
+ * one has no net.ipv4.neigh.default: each device carries its own copy of the defaults.
+ */
+const NEIGH_KEYS: Record<string, SysctlSpec> = {
+  base_reachable_time_ms: int(30000),
+  delay_first_probe_time: int(5),
+  gc_stale_time: int(60),
+  retrans_time_ms: int(1000),
+  mcast_solicit: int(3),
+  ucast_solicit: int(3),
+  unres_qlen_bytes: int(212992),
 };
 
 /** Per-device keys (under net.ipv4.conf.<dev>.) and their defaults. */
@@ -67,8 +75,8 @@ export class Sysctls {
 
   constructor() {
     for (const [key, spec] of Object.entries(GLOBAL_KEYS)) this.define(key, spec);
-    this.addDevice('all');
-    this.addDevice('default');
+    this.addConf('all');
+    this.addConf('default');
   }
 
   /** Adds keys defined by a layer above (netfilter's nf_conntrack_max, the bridge's bridge-nf-call-iptables). */
@@ -77,8 +85,16 @@ export class Sysctls {
     this.values.set(key, spec.defaultValue);
   }
 
-  /** Creates `net.ipv4.conf.<dev>.*`, copying the `default` values as Linux does for new devices. */
+  /** Creates `net.ipv4.conf.<dev>.*` and `net.ipv4.neigh.<dev>.*` for a new device (conf copies `default`, as Linux does). */
   addDevice(dev: string): void {
+    this.addConf(dev);
+    for (const [name, spec] of Object.entries(NEIGH_KEYS)) {
+      this.specs.set(`net.ipv4.neigh.${dev}.${name}`, spec);
+      this.values.set(`net.ipv4.neigh.${dev}.${name}`, spec.defaultValue);
+    }
+  }
+
+  private addConf(dev: string): void {
     for (const [name, spec] of Object.entries(DEVICE_KEYS)) {
       const inherited = this.values.get(`net.ipv4.conf.default.${name}`);
       this.specs.set(`net.ipv4.conf.${dev}.${name}`, spec);
@@ -91,6 +107,16 @@ export class Sysctls {
       this.specs.delete(`net.ipv4.conf.${dev}.${name}`);
       this.values.delete(`net.ipv4.conf.${dev}.${name}`);
     }
+    for (const name of Object.keys(NEIGH_KEYS)) {
+      this.specs.delete(`net.ipv4.neigh.${dev}.${name}`);
+      this.values.delete(`net.ipv4.neigh.${dev}.${name}`);
+    }
+  }
+
+  /** A device's neighbour parameter (net.ipv4.neigh.<dev>.<name>), the kernel default if the device is gone. */
+  neigh(dev: string | undefined, name: keyof typeof NEIGH_KEYS): number {
+    const value = dev === undefined ? undefined : this.values.get(`net.ipv4.neigh.${dev}.${name}`);
+    return Number.parseInt(value ?? NEIGH_KEYS[name]!.defaultValue, 10);
   }
 
   has(key: string): boolean {

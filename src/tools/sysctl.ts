@@ -3,10 +3,45 @@
 import type { Namespace } from '../netns/namespace.ts';
 import { type CommandResult, fail } from './result.ts';
 
+/** procps-ng 4.0.2's usage text, printed on stdout for an unknown option (and, oddly, exit status 0). */
+const USAGE = `
+Usage:
+ sysctl [options] [variable[=value] ...]
+
+Options:
+  -a, --all            display all variables
+  -A                   alias of -a
+  -X                   alias of -a
+      --deprecated     include deprecated parameters to listing
+      --dry-run        Print the key and values but do not write
+  -b, --binary         print value without new line
+  -e, --ignore         ignore unknown variables errors
+  -N, --names          print variable names without values
+  -n, --values         print only values of the given variable(s)
+  -p, --load[=<file>]  read values from file
+  -f                   alias of -p
+      --system         read values from all system directories
+  -r, --pattern <expression>
+                       select setting that match expression
+  -q, --quiet          do not echo variable set
+  -w, --write          enable writing a value to variable
+  -o                   does nothing
+  -x                   does nothing
+  -d                   alias of -h
+
+ -h, --help     display this help and exit
+ -V, --version  output version information and exit
+
+For more details see sysctl(8).
+`;
+
+const NO_VARIABLES = "sysctl: no variables specified\nTry `sysctl --help' for more information.\n";
+
 export function sysctl(ns: Namespace, args: string[]): CommandResult {
   let valuesOnly = false;
   let write = false;
   let all = false;
+  let quiet = false;
   const names: string[] = [];
   for (const arg of args) {
     if (arg.startsWith('-') && arg.length > 1 && !arg.startsWith('--')) {
@@ -14,17 +49,15 @@ export function sysctl(ns: Namespace, args: string[]): CommandResult {
         if (flag === 'n') valuesOnly = true;
         else if (flag === 'w') write = true;
         else if (flag === 'a') all = true;
-        else if (flag === 'q' || flag === 'e') continue;
-        else
-          return fail(
-            `sysctl: invalid option -- '${flag}'\nUsage:\n sysctl [options] [variable[=value] ...]\n`,
-            255,
-          );
+        else if (flag === 'q') quiet = true;
+        else if (flag === 'e' || flag === 'x' || flag === 'o') continue;
+        else return { stdout: USAGE, stderr: `sysctl: invalid option -- '${flag}'\n`, exitCode: 0 };
       }
       continue;
     }
     names.push(arg);
   }
+  if (names.length === 0 && !all) return fail(NO_VARIABLES, 1);
   const format = (key: string, value: string): string => (valuesOnly ? `${value}\n` : `${key} = ${value}\n`);
   let stdout = '';
   let stderr = '';
@@ -32,7 +65,9 @@ export function sysctl(ns: Namespace, args: string[]): CommandResult {
   if (all)
     for (const key of ns.sysctls.keys())
       stdout += format(key, (ns.sysctls.get(key) as { value: string }).value);
-  for (const name of names) {
+  for (const given of names) {
+    // sysctl accepts net/ipv4/ip_forward and prints it net.ipv4.ip_forward.
+    const name = given.replaceAll('/', '.');
     const eq = name.indexOf('=');
     if (eq >= 0) {
       const key = name.slice(0, eq).trim();
@@ -43,21 +78,21 @@ export function sysctl(ns: Namespace, args: string[]): CommandResult {
           result.error === 'ENOENT'
             ? `sysctl: cannot stat /proc/sys/${key.replaceAll('.', '/')}: No such file or directory\n`
             : `sysctl: setting key "${key}": Invalid argument\n`;
-        exitCode = 255;
+        exitCode = 1;
         continue;
       }
-      stdout += format(key, result.value);
+      if (!quiet) stdout += format(key, result.value);
       continue;
     }
     if (write) {
-      stderr += `sysctl: "${name}" must be of the form name=value\n`;
-      exitCode = 255;
+      stderr += 'sysctl: command line(0): invalid syntax, continuing...\n';
+      exitCode = 1;
       continue;
     }
     const result = ns.sysctls.get(name);
     if (!result.ok) {
       stderr += `sysctl: cannot stat /proc/sys/${name.replaceAll('.', '/')}: No such file or directory\n`;
-      exitCode = 255;
+      exitCode = 1;
       continue;
     }
     stdout += format(name, result.value);

@@ -1,7 +1,7 @@
 // Real network namespaces for comparing packetlab with the kernel: created with a unique prefix, never linked to
 // the machine's own interfaces, always deleted. Skips locally without root; CI (root, Linux) must run them.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 
 let checked: boolean | undefined;
 
@@ -31,13 +31,8 @@ export function requireNetns(test?: { skip(note?: string): void }): boolean {
 
 /** Runs a command and returns stdout, stderr and the exit code without throwing. */
 export function run(command: string, args: string[]): { stdout: string; stderr: string; exitCode: number } {
-  try {
-    const stdout = execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    return { stdout, stderr: '', exitCode: 0 };
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; status?: number };
-    return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', exitCode: failed.status ?? 1 };
-  }
+  const result = spawnSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return { stdout: result.stdout ?? '', stderr: result.stderr ?? '', exitCode: result.status ?? 1 };
 }
 
 /** A set of namespaces named PREFIX-NAME, deleted by `cleanup()` (call it in a finally or afterEach). */
