@@ -35,6 +35,7 @@ import { ConnTable } from '../src/netfilter/conntrack/table.ts';
 import { createTuple, invertTuple, type Tuple } from '../src/netfilter/conntrack/tuple.ts';
 import { emitIpv4, Ipv4View } from '../src/wire/ipv4.ts';
 import { emitUdp, UdpView } from '../src/wire/udp.ts';
+import { xorshift32 } from './support/xorshift.ts';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -44,18 +45,7 @@ const SIZES = sizeArg > 0 ? process.argv[sizeArg + 1]!.split(',').map(Number) : 
 const LOOKUPS = 4096;
 const PACKETS = 1024;
 
-/** xorshift32: replayable numbers. */
-function rng(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state;
-  };
-}
+const rng = xorshift32;
 
 /** Flows as columns: unique by construction (the source address is a bijection of the index). */
 interface Flows {

@@ -33,6 +33,7 @@ import { TupleChooser } from '../src/netfilter/nat/unique-tuple.ts';
 import { parseIpv4 } from '../src/wire/address.ts';
 import { emitIpv4, Ipv4View } from '../src/wire/ipv4.ts';
 import { emitUdp, IPPROTO_UDP, UdpView } from '../src/wire/udp.ts';
+import { xorshift32 } from './support/xorshift.ts';
 
 const OCCUPANCY = [0.5, 0.9, 0.99];
 const LOW = 1024;
@@ -43,18 +44,7 @@ const SERVER = parseIpv4('1.1.1.1')!;
 const CLIENT = parseIpv4('10.0.0.2')!;
 const SERVER_PORT = 53;
 
-/** xorshift32 for the occupancy pattern (the bench is replayable too). */
-function xorshift(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state;
-  };
-}
+const xorshift = xorshift32;
 
 function udpDatagram(src: number, srcPort: number, dst: number, dstPort: number): Packet {
   const bytes = new Uint8Array(28);

@@ -24,22 +24,12 @@ import Benchmark from 'benchmark';
 import { makeRoute, type Route } from '../src/net/route.ts';
 import { RouteTable } from '../src/net/route-table.ts';
 import { type Ipv4Addr, prefixMask } from '../src/wire/address.ts';
+import { xorshift32 } from './support/xorshift.ts';
 
 const SIZES = [10, 1_000, 100_000];
 const LOOKUPS = 4096;
 
-/** xorshift32: the bench is deterministic too (not src/, but replayable numbers are nicer). */
-function rng(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state;
-  };
-}
+const rng = xorshift32;
 
 interface Prefix {
   readonly net: number;

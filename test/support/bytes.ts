@@ -18,3 +18,20 @@ export function toHex(bytes: Uint8Array): string {
 export function poisoned(length: number): Uint8Array {
   return new Uint8Array(length).fill(0xa5);
 }
+
+/** The bytes behind a proxy that throws on any read outside them, to prove views stay in bounds. */
+export function strict(bytes: Uint8Array): Uint8Array {
+  return new Proxy(bytes, {
+    get(target, prop) {
+      if (
+        typeof prop === 'string' &&
+        /^-?\d+$/.test(prop) &&
+        !(Number(prop) >= 0 && Number(prop) < target.length)
+      ) {
+        throw new RangeError(`read at ${prop} outside ${target.length} bytes`);
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}

@@ -12,7 +12,7 @@ import {
   parseArp,
 } from '../../src/wire/arp.ts';
 import { isWireError } from '../../src/wire/error.ts';
-import { hex, poisoned, toHex } from '../support/bytes.ts';
+import { hex, poisoned, strict, toHex } from '../support/bytes.ts';
 
 // Golden frames built with Python's struct module and read back with tshark 4.0 (`tshark -V`):
 // "who has 10.244.1.1? tell 10.244.1.5", padded to 60 bytes, and the reply "10.244.1.1 is at 02:42:0a:f4:01:01".
@@ -49,23 +49,6 @@ function editedReply(edits: Record<number, number>): Uint8Array {
   const bytes = reply.slice(ARP_AT);
   for (const [at, value] of Object.entries(edits)) bytes[Number(at)] = value;
   return bytes;
-}
-
-/** The bytes behind a proxy that throws on any read outside them, to prove views stay in bounds. */
-function strict(bytes: Uint8Array): Uint8Array {
-  return new Proxy(bytes, {
-    get(target, prop) {
-      if (
-        typeof prop === 'string' &&
-        /^-?\d+$/.test(prop) &&
-        !(Number(prop) >= 0 && Number(prop) < target.length)
-      ) {
-        throw new RangeError(`read at ${prop} outside ${target.length} bytes`);
-      }
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
 }
 
 describe('arp', () => {

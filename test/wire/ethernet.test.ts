@@ -14,7 +14,7 @@ import {
   ethernetHeaderLen,
   parseEthernet,
 } from '../../src/wire/ethernet.ts';
-import { hex, poisoned, toHex } from '../support/bytes.ts';
+import { hex, poisoned, strict, toHex } from '../support/bytes.ts';
 
 // Golden frames built with Python's struct module and read back with tshark 4.0 (`tshark -V`).
 // An ARP request from 02:42:0a:f4:01:05 to the broadcast address, padded to 60 bytes.
@@ -36,23 +36,6 @@ const taggedRepr: EthernetRepr = {
   ethertype: ETHERTYPE_IPV4,
   vlan: { pcp: 5, dei: true, vid: 291 },
 };
-
-/** The bytes behind a proxy that throws on any read outside them, to prove views stay in bounds. */
-function strict(bytes: Uint8Array): Uint8Array {
-  return new Proxy(bytes, {
-    get(target, prop) {
-      if (
-        typeof prop === 'string' &&
-        /^-?\d+$/.test(prop) &&
-        !(Number(prop) >= 0 && Number(prop) < target.length)
-      ) {
-        throw new RangeError(`read at ${prop} outside ${target.length} bytes`);
-      }
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
 
 describe('ethernet', () => {
   it('reads the golden untagged frame', () => {

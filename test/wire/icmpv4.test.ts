@@ -18,7 +18,7 @@ import {
 } from '../../src/wire/icmpv4.ts';
 import { IPPROTO_ICMP, IPPROTO_TCP, Ipv4View, parseIpv4 } from '../../src/wire/ipv4.ts';
 import { IPPROTO_UDP } from '../../src/wire/udp.ts';
-import { hex, poisoned, toHex } from '../support/bytes.ts';
+import { hex, poisoned, strict, toHex } from '../support/bytes.ts';
 
 // Golden messages built with Python's struct module (checksums by RFC 1071) and read back with
 // tshark 4.0 (`tshark -o ip.check_checksum:TRUE -V`), which reports every checksum "correct".
@@ -68,23 +68,6 @@ function emitted(repr: Icmpv4Repr): Uint8Array {
   const out = poisoned(icmpv4Len(repr));
   emitIcmpv4(repr, Icmpv4View.unchecked(out));
   return out;
-}
-
-/** The bytes behind a proxy that throws on any read outside them, to prove views stay in bounds. */
-function strict(bytes: Uint8Array): Uint8Array {
-  return new Proxy(bytes, {
-    get(target, prop) {
-      if (
-        typeof prop === 'string' &&
-        /^-?\d+$/.test(prop) &&
-        !(Number(prop) >= 0 && Number(prop) < target.length)
-      ) {
-        throw new RangeError(`read at ${prop} outside ${target.length} bytes`);
-      }
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
 }
 
 describe('icmpv4', () => {

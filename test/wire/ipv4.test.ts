@@ -12,7 +12,7 @@ import {
   ipv4HeaderLen,
   parseIpv4,
 } from '../../src/wire/ipv4.ts';
-import { hex, poisoned, toHex } from '../support/bytes.ts';
+import { hex, poisoned, strict, toHex } from '../support/bytes.ts';
 
 // Golden packets built with Python's struct module (checksums by RFC 1071) and read back with
 // tshark 4.0 (`tshark -o ip.check_checksum:TRUE -V`), which reports every header checksum "correct".
@@ -55,23 +55,6 @@ function edited(bytes: Uint8Array, edits: Record<number, number>): Uint8Array {
   const copy = bytes.slice();
   for (const [at, value] of Object.entries(edits)) copy[Number(at)] = value;
   return copy;
-}
-
-/** The bytes behind a proxy that throws on any read outside them, to prove views stay in bounds. */
-function strict(bytes: Uint8Array): Uint8Array {
-  return new Proxy(bytes, {
-    get(target, prop) {
-      if (
-        typeof prop === 'string' &&
-        /^-?\d+$/.test(prop) &&
-        !(Number(prop) >= 0 && Number(prop) < target.length)
-      ) {
-        throw new RangeError(`read at ${prop} outside ${target.length} bytes`);
-      }
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
 }
 
 describe('ipv4', () => {
