@@ -339,6 +339,13 @@ export class Ipv4Stack {
     return route.mtu > 0 ? route.mtu : dev.mtu;
   }
 
+  /** The unexpired PMTU exception toward `dst` (what `ip route get` shows as `cache expires Nsec mtu M`). */
+  pmtuException(dst: Ipv4Addr): { readonly mtu: number; readonly remainingNs: number } | undefined {
+    const exception = this.pmtu.get(dst);
+    if (exception === undefined || exception.expiresNs <= this.now) return undefined;
+    return { mtu: exception.mtu, remainingNs: exception.expiresNs - this.now };
+  }
+
   /** ip_rt_update_pmtu from a received frag-needed. */
   learnPmtu(dst: Ipv4Addr, mtu: number): void {
     this.pmtu.set(dst, { mtu: Math.max(mtu, MIN_PMTU), expiresNs: this.now + MTU_EXPIRES_NS });

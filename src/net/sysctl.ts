@@ -10,6 +10,20 @@ interface SysctlSpec {
   readonly min: number;
   readonly max: number;
   readonly fields: number;
+  /** Mode 0444 (nf_conntrack_count): writing fails with EACCES. */
+  readonly readOnly?: boolean;
+}
+
+/**
+ * A key whose value lives in a layer above (the conntrack table's live count, its limit, its
+ * timeouts): read and written through these functions instead of the stored text. Single-field
+ * keys only.
+ */
+export interface SysctlBinding {
+  /** The current value, read at every access (`sysctl -a`, `sysctl -n`, int()). */
+  readonly read?: () => number;
+  /** Applies a value once it passed validation (and was stored). */
+  readonly write?: (value: number) => void;
 }
 
 const int = (defaultValue: number, min = 0, max = 2147483647): SysctlSpec => ({
@@ -67,11 +81,12 @@ const DEVICE_KEYS: Record<string, SysctlSpec> = {
   route_localnet: bool(0),
 };
 
-export type SysctlResult = { ok: true; value: string } | { ok: false; error: 'ENOENT' | 'EINVAL' };
+export type SysctlResult = { ok: true; value: string } | { ok: false; error: 'ENOENT' | 'EINVAL' | 'EACCES' };
 
 export class Sysctls {
   private readonly values = new Map<string, string>();
   private readonly specs = new Map<string, SysctlSpec>();
+  private readonly bindings = new Map<string, SysctlBinding>();
 
   constructor() {
     for (const [key, spec] of Object.entries(GLOBAL_KEYS)) this.define(key, spec);
@@ -79,10 +94,19 @@ export class Sysctls {
     this.addConf('default');
   }
 
-  /** Adds keys defined by a layer above (netfilter's nf_conntrack_max, the bridge's bridge-nf-call-iptables). */
-  define(key: string, spec: { defaultValue: string; min: number; max: number; fields?: number }): void {
+  /**
+   * Adds keys defined by a layer above (netfilter's nf_conntrack_max, the bridge's
+   * bridge-nf-call-iptables); `binding` ties the key to live state there.
+   */
+  define(
+    key: string,
+    spec: { defaultValue: string; min: number; max: number; fields?: number; readOnly?: boolean },
+    binding?: SysctlBinding,
+  ): void {
     this.specs.set(key, { fields: 1, ...spec });
     this.values.set(key, spec.defaultValue);
+    if (binding !== undefined) this.bindings.set(key, binding);
+    else this.bindings.delete(key);
   }
 
   /** Creates `net.ipv4.conf.<dev>.*` and `net.ipv4.neigh.<dev>.*` for a new device (conf copies `default`, as Linux does). */
@@ -124,15 +148,19 @@ export class Sysctls {
   }
 
   get(key: string): SysctlResult {
-    const value = this.values.get(normalize(key));
-    return value === undefined ? { ok: false, error: 'ENOENT' } : { ok: true, value };
+    const name = normalize(key);
+    const value = this.values.get(name);
+    if (value === undefined) return { ok: false, error: 'ENOENT' };
+    const read = this.bindings.get(name)?.read;
+    return { ok: true, value: read === undefined ? value : String(read()) };
   }
 
   /** The integer value of a key the stack reads; a programmer error when the key does not exist. */
   int(key: string): number {
     const value = this.values.get(key);
     if (value === undefined) throw new Error(`unknown sysctl ${key}`);
-    return Number.parseInt(value, 10);
+    const read = this.bindings.get(key)?.read;
+    return read === undefined ? Number.parseInt(value, 10) : read();
   }
 
   /** Writes a value after validating it as the kernel's proc_dointvec_minmax would. */
@@ -140,6 +168,7 @@ export class Sysctls {
     const name = normalize(key);
     const spec = this.specs.get(name);
     if (spec === undefined) return { ok: false, error: 'ENOENT' };
+    if (spec.readOnly === true) return { ok: false, error: 'EACCES' };
     const fields = text.trim().split(/\s+/);
     if (fields.length !== spec.fields) return { ok: false, error: 'EINVAL' };
     const numbers = fields.map((field) => (/^-?[0-9]+$/.test(field) ? Number(field) : Number.NaN));
@@ -148,6 +177,7 @@ export class Sysctls {
     const value = numbers.join('\t');
     this.values.set(name, value);
     if (name === 'net.ipv4.ip_forward') this.propagateForwarding(value);
+    this.bindings.get(name)?.write?.(numbers[0]!);
     return { ok: true, value };
   }
 

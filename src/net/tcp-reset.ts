@@ -26,8 +26,13 @@ export function sendTcpReset(stack: Ipv4Stack, orig: Packet): void {
   // nf_reject_ip_tcphdr_put: answer the ACK if there is one, else acknowledge what came.
   const payloadLen = segmentLen - tcp.headerLen;
   const ackNumber = tcp.ack ? 0 : (tcp.seqNumber + payloadLen + (tcp.syn ? 1 : 0) + (tcp.fin ? 1 : 0)) >>> 0;
-  const route = stack.routeOutput(ip.srcAddr, { src: ip.dstAddr });
-  if (!route.ok) return;
+  // nf_send_reset → ip_route_me_harder: the reset leaves from the address the segment was sent to, which a
+  // router REJECTing in FORWARD does not own; the kernel routes it anyway (FLOWI_FLAG_ANYSRC). Deviation: that
+  // fallback lookup is by destination only, so `ip rule from` the foreign source does not apply to it.
+  let found = stack.routeOutput(ip.srcAddr, { src: ip.dstAddr });
+  if (!found.ok) found = stack.routeOutput(ip.srcAddr);
+  if (!found.ok) return;
+  const route = { ...found, src: ip.dstAddr };
   const pkt = stack.allocatePacket(TCP_HEADER_LEN);
   emitTcp(
     {

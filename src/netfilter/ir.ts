@@ -370,9 +370,11 @@ export interface Table {
   readonly iptables: boolean;
   /** nft's table comment (`comment "rules for kube-proxy"`), printed by `nft list`. */
   readonly comment?: string;
+  /** The table's handle generator (nft_table's hgenerator): chains, rules and sets are numbered per table. */
+  nextHandle: number;
 }
 
-/** Every table of one namespace, with the handle counter nft shows. */
+/** Every table of one namespace, with the namespace's table handle counter (nft_net->table_handle). */
 export interface Ruleset {
   readonly tables: Table[];
   nextHandle: number;

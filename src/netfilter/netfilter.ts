@@ -22,6 +22,7 @@ import {
   PRIORITY,
   type Rule,
   type Ruleset,
+  type Source,
   type Table,
 } from './ir.ts';
 import type { NatEngine } from './nat-engine.ts';
@@ -209,11 +210,16 @@ export class Netfilter {
   }
 }
 
-/** Rules that need conntrack: ct selectors and statements, notrack (it marks for conntrack), nat statements. */
+/**
+ * Rules that need conntrack: ct selectors and statements, notrack (it marks for conntrack), nat statements, and
+ * a mark set from the ct mark (`meta mark set ct mark`, CONNMARK --restore-mark): nft_ct_get_init and
+ * connmark_tg_check both call nf_ct_netns_get, so loading the rule turns conntrack on.
+ */
 function usesConntrack(rules: readonly Rule[]): boolean {
   for (const rule of rules)
     for (const expr of rule.exprs) {
       if (expr.kind === 'ct-set' || expr.kind === 'notrack' || expr.kind === 'nat') return true;
+      if (expr.kind === 'meta-set' && sourceReadsCt(expr.source)) return true;
       if (
         (expr.kind === 'cmp' || expr.kind === 'lookup' || expr.kind === 'vmap') &&
         expr.left.some((v) => v.selector.kind === 'ct')
@@ -221,4 +227,10 @@ function usesConntrack(rules: readonly Rule[]): boolean {
         return true;
     }
   return false;
+}
+
+function sourceReadsCt(source: Source): boolean {
+  if (source.kind === 'constant') return false;
+  if (source.value.selector.kind === 'ct') return true;
+  return source.kind === 'xor' && source.other.selector.kind === 'ct';
 }

@@ -63,8 +63,9 @@ function copyRuleset(ruleset: Ruleset): Ruleset {
 export class RulesetDraft {
   constructor(readonly ruleset: Ruleset) {}
 
-  private handle(): number {
-    return this.ruleset.nextHandle++;
+  /** nf_tables_alloc_handle: the next handle of the table (chains, rules and sets share it). */
+  allocateHandle(table: Table): number {
+    return table.nextHandle++;
   }
 
   table(family: Family, name: string): Table | undefined {
@@ -83,10 +84,11 @@ export class RulesetDraft {
     const table: Table = {
       family,
       name,
-      handle: this.handle(),
+      handle: this.ruleset.nextHandle++,
       chains: new Map(),
       sets: new Map(),
       iptables: options.iptables ?? false,
+      nextHandle: 1,
     };
     this.ruleset.tables.push(table);
     return table;
@@ -120,7 +122,14 @@ export class RulesetDraft {
       }
       return existing;
     }
-    const chain: Chain = { name, handle: this.handle(), base, rules: [], policyPackets: 0, policyBytes: 0 };
+    const chain: Chain = {
+      name,
+      handle: this.allocateHandle(table),
+      base,
+      rules: [],
+      policyPackets: 0,
+      policyBytes: 0,
+    };
     table.chains.set(name, chain);
     return chain;
   }
@@ -149,7 +158,7 @@ export class RulesetDraft {
     }
     const added: Rule = {
       ...rule,
-      handle: this.handle(),
+      handle: this.allocateHandle(table),
       packets: rule.packets ?? 0,
       bytes: rule.bytes ?? 0,
     };
@@ -192,9 +201,11 @@ export class RulesetDraft {
   }
 
   /**
-   * nft_chain_validate from every base chain: a jump cycle reachable from a hook, or a path
-   * deeper than the jump stack (16), is refused (ELOOP). Unreachable chains are not checked,
-   * as the kernel validates only what a hook can reach.
+   * nft_chain_validate from every base chain: a jump cycle reachable from a hook is refused (ELOOP), and so is
+   * a chain reached at level NFT_JUMP_STACK_SIZE (16 jumps below the base chain: the kernel's `ctx->level ==
+   * NFT_JUMP_STACK_SIZE` check, EMLINK, "Too many links"; 15 nested jumps is the most that loads). The error
+   * is still reported as ELOOP: RulesetError has no EMLINK yet. Unreachable chains are not checked, as the
+   * kernel validates only what a hook can reach.
    */
   findLoop(): RulesetError | undefined {
     for (const table of this.ruleset.tables) {
@@ -221,7 +232,7 @@ export class RulesetDraft {
       const visit = (name: string): RulesetError | undefined => {
         const below = height(name);
         if (typeof below !== 'number') return below;
-        return below > JUMP_STACK_MAX ? { errno: 'ELOOP', what: `chain ${name}` } : undefined;
+        return below >= JUMP_STACK_MAX ? { errno: 'ELOOP', what: `chain ${name}` } : undefined;
       };
       for (const chain of table.chains.values()) {
         if (chain.base === undefined) continue;

@@ -19,6 +19,7 @@ import { type AddrScope, type IfAddr, SCOPE_VALUE } from '../net/ifaddr.ts';
 import { type Interfaces, Ipv4Stack, type NetContext } from '../net/ipv4.ts';
 import { Sysctls } from '../net/sysctl.ts';
 import { sendTcpReset } from '../net/tcp-reset.ts';
+import { defineConntrackSysctls } from '../netfilter/conntrack/sysctl.ts';
 import type { NetfilterHost } from '../netfilter/host.ts';
 import { Nat } from '../netfilter/nat/nat.ts';
 import { Netfilter } from '../netfilter/netfilter.ts';
@@ -67,6 +68,7 @@ export class Namespace implements DeviceOwner, Interfaces {
     const host = this.netfilterHost();
     this.netfilter = new Netfilter(host, sim.scheduler);
     this.netfilter.nat = new Nat(this.netfilter.conntrack, host);
+    defineConntrackSysctls(this.sysctls, this.netfilter.conntrack);
     this.ipv4.netfilter = this.netfilter;
     this.attach(new Loopback(ctx, this));
   }

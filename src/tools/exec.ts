@@ -2,6 +2,7 @@
 
 import type { Namespace } from '../netns/namespace.ts';
 import { bridge } from './bridge.ts';
+import { conntrack, startConntrack } from './conntrack.ts';
 import { ip } from './ip/ip.ts';
 import { iptables, iptablesRestore, iptablesSave, startXtablesMonitor, xtablesMonitor } from './iptables.ts';
 import { nft, startNft } from './nft.ts';
@@ -18,6 +19,7 @@ type Command = (ns: Namespace, args: string[], stdin: string) => CommandResult;
 
 const COMMANDS: Record<string, Command> = {
   bridge,
+  conntrack,
   ip,
   iptables,
   'iptables-restore': iptablesRestore,
@@ -62,6 +64,7 @@ export function exec(ns: Namespace, line: string, options: ExecOptions = {}): Co
 /** Programs that keep running in the background while the simulation does (`cmd &` in a shell). */
 const BACKGROUND: Record<string, (ns: Namespace, args: string[]) => Capture | CommandResult> = {
   tcpdump: startTcpdump,
+  conntrack: startConntrack,
   nft: startNft,
   'xtables-monitor': startXtablesMonitor,
 };

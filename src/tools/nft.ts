@@ -1,9 +1,9 @@
-// `nft` as nftables 1.0.6's command line: `-f FILE` (from the simulation's files), commands as arguments
+// `nft` as nftables 1.0.6's command line: `-f FILE` (from the simulation's files, `-f -` from stdin), commands as arguments
 // (joined by spaces, as nft does), `-c` check only, `-a` handles, `-v`; `nft monitor trace` runs in the
 // background through spawn(). Accepted and ignored: -n -N -S -u -p -T -e -t. Not supported: -j, -i, -s, -y, -I, -d.
 
-import type { Namespace } from '../netns/namespace.ts';
 import { runNft, TraceMonitor } from '../netfilter/nft/index.ts';
+import type { Namespace } from '../netns/namespace.ts';
 import { type CommandResult, fail } from './result.ts';
 
 interface NftOptions {
@@ -106,15 +106,23 @@ function isMonitor(words: readonly string[]): boolean {
   return words[0] === 'monitor';
 }
 
-/** Runs `nft ARGS` in `ns`. */
-export function nft(ns: Namespace, args: string[]): CommandResult {
+/** Runs `nft ARGS` in `ns`; `-f -` (or `/dev/stdin`) reads `stdin`. */
+export function nft(ns: Namespace, args: string[], stdin = ''): CommandResult {
   const options = parseOptions(args);
   if (!('words' in options)) return options;
   if (options.version) return { stdout: 'nftables v1.0.6 (Lester Gooch #5)\n', stderr: '', exitCode: 0 };
+  if (options.file === '-' || options.file === '/dev/stdin')
+    return runNft(ns.netfilter, stdin, {
+      file: '/dev/stdin',
+      check: options.check,
+      handles: options.handles,
+    });
   if (options.file !== undefined) {
     const bytes = ns.sim.files.get(options.file);
     if (bytes === undefined)
-      return fail(`internal:0:0-0: Error: Could not open file "${options.file}": No such file or directory\n\n\n`);
+      return fail(
+        `internal:0:0-0: Error: Could not open file "${options.file}": No such file or directory\n\n\n`,
+      );
     const text = new TextDecoder().decode(bytes);
     return runNft(ns.netfilter, text, { file: options.file, check: options.check, handles: options.handles });
   }

@@ -78,7 +78,9 @@ export function sysctl(ns: Namespace, args: string[]): CommandResult {
           result.error === 'ENOENT'
             ? `sysctl: cannot stat /proc/sys/${key.replaceAll('.', '/')}: No such file or directory\n`
             : `sysctl: setting key "${key}": Invalid argument\n`;
-        exitCode = 1;
+        // procps 4.0.2 skips a read-only key without trying to write it: same message (errno left
+        // from an earlier readlink), exit status untouched.
+        if (result.error !== 'EACCES') exitCode = 1;
         continue;
       }
       if (!quiet) stdout += format(key, result.value);

@@ -71,7 +71,8 @@ const PORT_DST = 2;
 export type LinkPredicate = (frame: Uint8Array, wireLen: number) => boolean;
 
 export type LinkCompileResult =
-  | { readonly ok: true; readonly match: LinkPredicate }
+  /** `rejectsAll`: the optimized filter is a bare "no" (tcpdump then refuses it). */
+  | { readonly ok: true; readonly match: LinkPredicate; readonly rejectsAll: boolean }
   | { readonly ok: false; readonly message: string };
 
 /** Compiles `ast` for one link type; fails with libpcap's message for primitives the link cannot carry. */
@@ -88,6 +89,7 @@ export function compileForLink(ast: FilterNode, linkType: FilterLinkType): LinkC
   const { root, preload } = dag.optimize(dag.build(condition, ACCEPT, REJECT));
   return {
     ok: true,
+    rejectsAll: root === REJECT,
     match: (frame, wireLen) => {
       machine.frame = frame;
       machine.wireLen = wireLen;
@@ -153,7 +155,12 @@ interface Test {
   readonly op: JumpOp;
   readonly operand: string;
   /** True when the operand is a constant (only then does "equal to a different constant" imply false). */
-  readonly constant: boolean;
+  readonly constantOperand: boolean;
+  /**
+   * Set for a comparison whose outcome the second optimizer phase computes from constants (arithmetic on
+   * numbers, a zero mask): it stays opaque to jump threading, then both its branches go where it would.
+   */
+  readonly fixedOutcome?: boolean;
   readonly decide: () => boolean;
 }
 
@@ -249,10 +256,10 @@ class Lowering {
       }
       case 'hostAddr': {
         const family = this.etherType(node.etherType);
-        // A zero mask makes the comparison constant; libpcap's optimizer then drops the load altogether.
-        if (node.mask === 0) return family;
         const ip = node.etherType === ETHERTYPE_IP;
-        const address = (at: number): Condition => this.wordIs(at, node.mask, node.addr);
+        // A zero mask makes the comparison constant; libpcap's optimizer then drops the load altogether.
+        const address = (at: number): Condition =>
+          node.mask === 0 ? this.fixed(true) : this.wordIs(at, node.mask, node.addr);
         return all(
           family,
           direction(node.dir, address(nl + (ip ? IP_SRC : ARP_SPA)), address(nl + (ip ? IP_DST : ARP_TPA))),
@@ -260,10 +267,10 @@ class Lowering {
       }
       case 'host6': {
         const words = (at: number): Condition => {
-          const compared = node.mask.flatMap((mask, word) =>
-            mask === 0 ? [] : [this.wordIs(at + word * 4, mask, node.addr[word]!)],
+          const compared = node.mask.map((mask, word) =>
+            mask === 0 ? this.fixed(true) : this.wordIs(at + word * 4, mask, node.addr[word]!),
           );
-          return compared.length === 0 ? TRUE_CONDITION : all(...compared);
+          return all(...compared);
         };
         return all(
           this.etherType(ETHERTYPE_IPV6),
@@ -324,8 +331,24 @@ class Lowering {
   }
 
   private test(value: string, op: JumpOp, operand: number, decide: () => boolean): Condition {
-    return { kind: 'test', test: { value, op, operand: `#${operand}`, constant: true, decide } };
+    return { kind: 'test', test: { value, op, operand: `#${operand}`, constantOperand: true, decide } };
   }
+
+  /** A comparison of constants only the second optimizer phase folds (see Test.fixedOutcome). */
+  private fixed(outcome: boolean): Condition {
+    const value = `const${this.nextFixed++}`;
+    const test: Test = {
+      value,
+      op: 'jeq',
+      operand: '#0',
+      constantOperand: true,
+      fixedOutcome: outcome,
+      decide: () => outcome,
+    };
+    return { kind: 'test', test };
+  }
+
+  private nextFixed = 0;
 
   private etherType(etherType: number): Condition {
     return this.halfIs(this.linkTypeOffset, 0xffff, etherType);
@@ -434,13 +457,16 @@ class Lowering {
     const compare = comparator(jump);
     let comparison: Condition;
     if (left.constant !== undefined && right.constant !== undefined) {
-      comparison = { kind: 'const', value: compare(left.constant, right.constant) };
+      const outcome = compare(left.constant, right.constant);
+      // Two bare numbers fold at once; computed constants only in the optimizer's second phase.
+      const literal = leftNode.kind === 'const' && rightNode.kind === 'const';
+      comparison = literal ? { kind: 'const', value: outcome } : this.fixed(outcome);
     } else {
       const test: Test = {
         value: left.name,
         op: jump,
         operand: right.name,
-        constant: right.constant !== undefined,
+        constantOperand: right.constant !== undefined,
         decide: () => compare(left.read(), right.read()),
       };
       comparison = { kind: 'test', test };
@@ -464,7 +490,14 @@ class Lowering {
         const left = this.value(node.left, guards);
         const right = this.value(node.right, guards);
         const apply = arithmetic(m, node.op);
-        if (left.constant !== undefined && right.constant !== undefined && right.constant !== 0) {
+        // optimize.c folds constant operands and refuses what it cannot fold.
+        if (right.constant !== undefined) {
+          if (node.op === '/' && right.constant === 0) fail('division by zero');
+          if (node.op === '%' && right.constant === 0) fail('modulus by zero');
+          if ((node.op === '<<' || node.op === '>>') && right.constant > 31)
+            fail('shift by more than 31 bits');
+        }
+        if (left.constant !== undefined && right.constant !== undefined) {
           return constantValue(apply(left.constant, right.constant));
         }
         return {
@@ -636,7 +669,15 @@ class Dag {
    * a root whose branches meet keeps its loads (opt_root).
    */
   optimize(root: DagNode): { root: DagNode; preload: Test | undefined } {
-    root = this.mergeEqualBlocks(this.optimizeEdges(root));
+    root = this.optimizeEdges(root);
+    // Second phase: constant comparisons fold, with no more jump threading after them.
+    for (const block of topologicalOrder(root)) {
+      if (block.test.fixedOutcome === undefined) continue;
+      const next = block.test.fixedOutcome ? block.ifTrue : block.ifFalse;
+      block.ifTrue = next;
+      block.ifFalse = next;
+    }
+    root = this.mergeEqualBlocks(root);
     // optimize.c:opt_root: skipping a root whose branches meet keeps the root's own loads, which then run
     // first; a filter that folds to a bare verdict keeps none.
     let start = root;
@@ -888,7 +929,7 @@ function foldByDominators(test: Test, dominators: readonly Edge[]): boolean | un
     if (earlier.value !== test.value || earlier.op !== test.op) continue;
     if (earlier.operand === test.operand) return edge.outcome;
     // Equal to one constant on every path here, so not equal to another.
-    if (edge.outcome && test.op === 'jeq' && earlier.constant && test.constant) return false;
+    if (edge.outcome && test.op === 'jeq' && earlier.constantOperand && test.constantOperand) return false;
   }
   return undefined;
 }

@@ -33,8 +33,18 @@ export function compileFilter(text: string, options: CompileFilterOptions = {}):
   if (!parsed.ok) return parsed;
   const ethernet = compileForLink(parsed.ast, LINKTYPE_ETHERNET);
   const sll2 = compileForLink(parsed.ast, LINKTYPE_LINUX_SLL2);
-  // With a link type the parser has already checked it; without one, fail only if no link can carry it.
-  if (options.linkType === undefined && !ethernet.ok && !sll2.ok) return ethernet;
+  const results =
+    options.linkType === undefined
+      ? [ethernet, sll2]
+      : [options.linkType === LINKTYPE_ETHERNET ? ethernet : sll2];
+  // Without a link type, fail only if no link type can carry the filter.
+  const usable = results.flatMap((result) => (result.ok ? [result] : []));
+  const first = results[0]!;
+  if (!first.ok && usable.length === 0) return { ok: false, message: first.message };
+  if (usable.every((result) => result.rejectsAll)) {
+    // libpcap's optimizer refuses a filter it reduces to "no".
+    return { ok: false, message: 'expression rejects all packets' };
+  }
   const matchEthernet = ethernet.ok ? ethernet.match : undefined;
   const matchSll2 = sll2.ok ? sll2.match : undefined;
   const match: FilterPredicate = (frame, linkType, wireLen = frame.length) => {

@@ -186,7 +186,8 @@ function portsOf(t: Tuple): number {
 }
 
 export class ConnTable {
-  readonly max: number;
+  /** nf_conntrack_max (0: no limit); the sysctl may change it at any time, within 0..MAX_ENTRIES. */
+  max: number;
   readonly stats: ConntrackStats = createStats();
   /** Live entries, confirmed or not (the kernel's cnet->count). */
   count = 0;

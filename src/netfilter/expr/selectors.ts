@@ -176,6 +176,17 @@ export const ADDRESS_TYPE_NUMBER = {
   prohibit: 8,
 } as const;
 
+/** nft_ng_inc's per-expression counters (priv->counter), keyed by the rule's selector object. */
+const incCounters = new WeakMap<Selector, number>();
+
+/** nft_ng_inc_gen: the counter starts at modulus - 1 (nft_ng_inc_init), so the first packet gets 0. */
+function nextInc(selector: Extract<Selector, { kind: 'numgen' }>): number {
+  const previous = incCounters.get(selector) ?? selector.mod - 1;
+  const next = previous + 1 < selector.mod ? previous + 1 : 0;
+  incCounters.set(selector, next);
+  return next;
+}
+
 /** Reads one value for the packet, applying its bitwise transform. */
 export function readValue(state: PacketState, value: Value): number | string | undefined {
   const selector = value.selector;
@@ -194,8 +205,9 @@ export function readValue(state: PacketState, value: Value): number | string | u
       raw = fib(state, selector);
       break;
     case 'numgen':
-      // nft_ng_random: a uniform draw in [0, mod), plus the offset; `inc` counts per rule in numgen.ts.
-      raw = state.host.rng.int(selector.mod) + selector.offset;
+      // nft_ng_random: a uniform draw in [0, mod), plus the offset; nft_ng_inc: the expression's own counter.
+      raw =
+        (selector.mode === 'inc' ? nextInc(selector) : state.host.rng.int(selector.mod)) + selector.offset;
       break;
     case 'rt':
       raw = undefined;

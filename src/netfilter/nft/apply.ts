@@ -3,7 +3,7 @@
 // leaves the ruleset untouched. Errors carry nft's messages: its evaluation errors ("did you mean ...") and the
 // kernel's errno strings ("Could not process rule: No such file or directory").
 
-import type { Chain, Constant, Family, NamedSet, Rule, Table } from '../ir.ts';
+import type { Chain, Constant, Family, NamedSet, Rule, Ruleset, Table } from '../ir.ts';
 import type { RulesetDraft, RulesetError, RulesetStore } from '../ruleset.ts';
 import type { ChainDef, Command, Named, ParsedRule, RawElement, SetDef, TableRef } from './ast.ts';
 import { type ErrorRecord, errorAt, type Location } from './location.ts';
@@ -51,8 +51,12 @@ function kernelError(loc: Location, errno: keyof typeof STRERROR): ErrorRecord {
 /** Aborts the transaction after a check-only run. */
 const CHECKED: RulesetError = { errno: 'EINVAL', what: 'nft -c' };
 
-export function applyCommands(store: RulesetStore, commands: readonly Command[], options: ApplyOptions): ApplyResult {
-  const runner = new Runner(options);
+export function applyCommands(
+  store: RulesetStore,
+  commands: readonly Command[],
+  options: ApplyOptions,
+): ApplyResult {
+  const runner = new Runner(options, store.ruleset);
   let lastLoc: Location | undefined;
   const result = store.transaction((draft) => {
     for (const command of commands) {
@@ -72,7 +76,11 @@ export function applyCommands(store: RulesetStore, commands: readonly Command[],
   });
   if (runner.failure !== undefined) return { stdout: '', warnings: '', error: runner.failure };
   if (result !== undefined && result !== CHECKED && lastLoc !== undefined)
-    return { stdout: '', warnings: '', error: kernelError(lastLoc, result.errno === 'ELOOP' ? 'ELOOP' : 'EINVAL') };
+    return {
+      stdout: '',
+      warnings: '',
+      error: kernelError(lastLoc, result.errno === 'ELOOP' ? 'ELOOP' : 'EINVAL'),
+    };
   return { stdout: runner.stdout, warnings: runner.warnings, error: undefined };
 }
 
@@ -82,7 +90,11 @@ class Runner {
   failure: ErrorRecord | undefined;
   private readonly print: PrintOptions;
 
-  constructor(options: ApplyOptions) {
+  constructor(
+    options: ApplyOptions,
+    /** The ruleset before this input: nft's cache of what the kernel already has. */
+    private readonly committed: Ruleset,
+  ) {
     this.print = { handles: options.handles };
   }
 
@@ -162,7 +174,8 @@ class Runner {
         return this.elementCommand(draft, command);
       case 'flush-ruleset':
         for (const table of [...draft.ruleset.tables])
-          if (command.family === undefined || table.family === command.family) draft.deleteTable(table.family, table.name);
+          if (command.family === undefined || table.family === command.family)
+            draft.deleteTable(table.family, table.name);
         return undefined;
       case 'list-ruleset':
         this.output(
@@ -178,7 +191,11 @@ class Runner {
         return undefined;
       case 'list-sets':
       case 'list-maps':
-        this.stdout += printSets(draft.ruleset, { ...this.print, family: command.family, maps: command.kind === 'list-maps' });
+        this.stdout += printSets(draft.ruleset, {
+          ...this.print,
+          family: command.family,
+          maps: command.kind === 'list-maps',
+        });
         return undefined;
     }
   }
@@ -198,7 +215,12 @@ class Runner {
    * look for a chain of that name in every table and suggest its table; chain, set, element and list commands
    * suggest a table with a close name or fail in nft itself; the rest reach the kernel (ENOENT).
    */
-  private table(draft: RulesetDraft, ref: TableRef, mode: 'rule' | 'plain' | 'kernel', chain?: Named): Table | ErrorRecord {
+  private table(
+    draft: RulesetDraft,
+    ref: TableRef,
+    mode: 'rule' | 'plain' | 'kernel',
+    chain?: Named,
+  ): Table | ErrorRecord {
     const table = draft.table(family(ref), ref.table.name);
     if (table !== undefined) return table;
     if (mode === 'kernel') return kernelError(ref.table.loc, 'ENOENT');
@@ -220,7 +242,10 @@ class Runner {
     }
     const best = misspell.best;
     if (best === undefined) return errorAt(ref.table.loc, STRERROR.ENOENT);
-    return errorAt(ref.table.loc, `${STRERROR.ENOENT}; did you mean table ‘${best.name}’ in family ${best.family}?`);
+    return errorAt(
+      ref.table.loc,
+      `${STRERROR.ENOENT}; did you mean table ‘${best.name}’ in family ${best.family}?`,
+    );
   }
 
   /** The chain a rule command names; a close name in the same table is suggested, anything else is the kernel's ENOENT. */
@@ -260,8 +285,13 @@ class Runner {
   // ---- tables and chains ------------------------------------------------------------------------------------
 
   /** A `table { }` block adds its chains first, then its sets, then the chains' rules (nft's command expansion). */
-  private addTable(draft: RulesetDraft, command: Extract<Command, { kind: 'add-table' }>): ErrorRecord | undefined {
-    const added = draft.addTable(family(command.ref), command.ref.table.name, { exclusive: command.exclusive });
+  private addTable(
+    draft: RulesetDraft,
+    command: Extract<Command, { kind: 'add-table' }>,
+  ): ErrorRecord | undefined {
+    const added = draft.addTable(family(command.ref), command.ref.table.name, {
+      exclusive: command.exclusive,
+    });
     if ('errno' in added) return kernelError(command.ref.table.loc, 'EEXIST');
     let table = added;
     if (command.comment !== undefined) {
@@ -297,7 +327,10 @@ class Runner {
     const spec = def.spec;
     if (spec !== undefined) {
       // nft_chain_validate_hooks: nat chains hook everywhere but forward, route chains only output.
-      if ((spec.type === 'nat' && spec.hook === 'forward') || (spec.type === 'route' && spec.hook !== 'output'))
+      if (
+        (spec.type === 'nat' && spec.hook === 'forward') ||
+        (spec.type === 'route' && spec.hook !== 'output')
+      )
         return kernelError(loc, 'EOPNOTSUPP');
     }
     const chain = draft.addChain(table, def.name.name, spec, { exclusive });
@@ -308,7 +341,10 @@ class Runner {
 
   // ---- rules ------------------------------------------------------------------------------------------------
 
-  private ruleCommand(draft: RulesetDraft, command: Extract<Command, { kind: 'add-rule' }>): ErrorRecord | undefined {
+  private ruleCommand(
+    draft: RulesetDraft,
+    command: Extract<Command, { kind: 'add-rule' }>,
+  ): ErrorRecord | undefined {
     const table = this.table(draft, command.ref, 'rule', command.chain);
     if (isErrorRecord(table)) return table;
     const chain = this.chain(table, command.chain, draft);
@@ -340,21 +376,36 @@ class Runner {
     }
     for (const ref of rule.chainRefs) {
       const target = table.chains.get(ref.name);
-      if (target === undefined) return this.chainNotFound(draft, ref);
+      if (target === undefined) {
+        // A missing jump target in a table the kernel already had is the kernel's ENOENT; nft only guesses
+        // ("did you mean") for tables created by the same input.
+        const known = this.committed.tables.some((t) => t.family === table.family && t.name === table.name);
+        return known ? kernelError(ref.loc, 'ENOENT') : this.chainNotFound(draft, ref);
+      }
       if (target.base !== undefined) return kernelError(ref.loc, 'EOPNOTSUPP');
     }
     const base = chain.base;
     if (base !== undefined) {
       for (const nat of rule.natStatements) {
-        const hooks = nat.type === 'dnat' || nat.type === 'redirect' ? ['prerouting', 'output'] : ['postrouting', 'input'];
+        const hooks =
+          nat.type === 'dnat' || nat.type === 'redirect'
+            ? ['prerouting', 'output']
+            : ['postrouting', 'input'];
         if (base.type !== 'nat' || !hooks.includes(base.hook)) return kernelError(loc, 'EOPNOTSUPP');
       }
-      if (rule.rejects > 0 && !['input', 'forward', 'output'].includes(base.hook)) return kernelError(loc, 'EOPNOTSUPP');
+      if (rule.rejects > 0 && !['input', 'forward', 'output'].includes(base.hook))
+        return kernelError(loc, 'EOPNOTSUPP');
     }
     const added = draft.addRule(
       table,
       chain,
-      { exprs: rule.exprs, comment: rule.comment, iptables: undefined, packets: rule.packets, bytes: rule.bytes },
+      {
+        exprs: rule.exprs,
+        comment: rule.comment,
+        iptables: undefined,
+        packets: rule.packets,
+        bytes: rule.bytes,
+      },
       position,
     );
     if ('errno' in added) return kernelError(loc, added.errno === 'ENOENT' ? 'ENOENT' : 'EOPNOTSUPP');
@@ -363,11 +414,16 @@ class Runner {
 
   // ---- sets -------------------------------------------------------------------------------------------------
 
-  private addSet(draft: RulesetDraft, table: Table, def: SetDef, exclusive: boolean): ErrorRecord | undefined {
+  private addSet(
+    draft: RulesetDraft,
+    table: Table,
+    def: SetDef,
+    exclusive: boolean,
+  ): ErrorRecord | undefined {
     if (table.sets.has(def.name.name)) {
       if (exclusive) return kernelError(def.name.loc, 'EEXIST');
       const existing = table.sets.get(def.name.name)!;
-      return this.addElements(draft, table, existing, def.elements, { exclusive: false });
+      return this.addElements(table, existing, def.elements, { exclusive: false });
     }
     const set: NamedSet = {
       name: def.name.name,
@@ -376,35 +432,35 @@ class Runner {
       flags: def.flags,
       elements: [],
       comment: def.comment,
-      handle: draft.ruleset.nextHandle++,
+      handle: draft.allocateHandle(table),
     };
     const added = draft.addSet(table, set);
     if ('errno' in added) return kernelError(def.name.loc, 'EEXIST');
-    return this.addElements(draft, table, added, def.elements, { exclusive: false });
+    return this.addElements(table, added, def.elements, { exclusive: false });
   }
 
   private addElements(
-    draft: RulesetDraft,
     table: Table,
     set: NamedSet,
     elements: readonly RawElement[],
     options: { exclusive: boolean },
   ): ErrorRecord | undefined {
+    const keys = new Set(set.elements.map((e) => keyOf(e.key)));
     for (const raw of elements) {
-      const element = this.resolveElement(draft, table, set, raw);
+      const element = this.resolveElement(table, set, raw);
       if (isErrorRecord(element)) return element;
-      const existing = set.elements.findIndex((e) => sameKey(e.key, element.key));
-      if (existing >= 0) {
+      const key = keyOf(element.key);
+      if (keys.has(key)) {
         if (options.exclusive) return kernelError(raw.loc, 'EEXIST');
         continue;
       }
+      keys.add(key);
       set.elements.push(element);
     }
     return undefined;
   }
 
   private resolveElement(
-    draft: RulesetDraft,
     table: Table,
     set: NamedSet,
     raw: RawElement,
@@ -430,7 +486,6 @@ class Runner {
         if (chain === undefined) return kernelError(raw.loc, 'ENOENT');
         if (chain.base !== undefined) return kernelError(raw.loc, 'EOPNOTSUPP');
       }
-      void draft;
       return { key, data: raw.data.verdict };
     }
     if (set.dataType === 'verdict') return errorAt(raw.loc, 'Could not parse netfilter verdict');
@@ -446,9 +501,12 @@ class Runner {
     const table = this.table(draft, command.ref, command.kind === 'list-set' ? 'plain' : 'kernel');
     if (isErrorRecord(table)) return table;
     const set = table.sets.get(command.set.name);
-    const matches = set !== undefined && (command.kind !== 'list-set' || (set.dataType !== undefined) === command.map);
+    const matches =
+      set !== undefined && (command.kind !== 'list-set' || (set.dataType !== undefined) === command.map);
     if (!matches || set === undefined)
-      return command.kind === 'list-set' ? errorAt(command.set.loc, STRERROR.ENOENT) : kernelError(command.set.loc, 'ENOENT');
+      return command.kind === 'list-set'
+        ? errorAt(command.set.loc, STRERROR.ENOENT)
+        : kernelError(command.set.loc, 'ENOENT');
     switch (command.kind) {
       case 'delete-set':
         if (setInUse(table, set.name)) return kernelError(command.set.loc, 'EBUSY');
@@ -472,11 +530,14 @@ class Runner {
     const set = table.sets.get(command.set.name);
     if (set === undefined) return this.setNotFound(draft, command.set);
     if (command.kind !== 'delete-element')
-      return this.addElements(draft, table, set, command.elements, { exclusive: command.kind === 'create-element' });
+      return this.addElements(table, set, command.elements, {
+        exclusive: command.kind === 'create-element',
+      });
     for (const raw of command.elements) {
       const key = resolveValue(set.keyType.map(fromDataType), raw.key);
       if (isErrorRecord(key)) return key;
-      const index = set.elements.findIndex((e) => sameKey(e.key, key));
+      const wanted = keyOf(key);
+      const index = set.elements.findIndex((e) => keyOf(e.key) === wanted);
       if (index < 0) return kernelError(raw.loc, 'ENOENT');
       set.elements.splice(index, 1);
     }
@@ -488,8 +549,9 @@ function family(ref: TableRef): Family {
   return ref.family === 'inet' ? 'inet' : 'ip';
 }
 
-function sameKey(a: Constant, b: Constant): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+/** Identifies an element's key (two elements with equal keys are the same element). */
+function keyOf(key: Constant): string {
+  return JSON.stringify(key);
 }
 
 function setInUse(table: Table, name: string): boolean {
@@ -503,15 +565,28 @@ function setInUse(table: Table, name: string): boolean {
 }
 
 /** A lookup's key must have the set's type (evaluate.c: "datatype mismatch"). */
-function checkSetTypes(set: NamedSet, types: readonly NftType[], loc: Location, lhs: Location): ErrorRecord | undefined {
+function checkSetTypes(
+  set: NamedSet,
+  types: readonly NftType[],
+  loc: Location,
+  lhs: Location,
+): ErrorRecord | undefined {
   const setTypes = set.keyType.map(fromDataType);
   const compatible =
     setTypes.length === types.length &&
-    setTypes.every((type, i) => type === types[i] || (type === 'integer' && !['ipv4_addr', 'ifname'].includes(types[i]!)));
+    setTypes.every(
+      (type, i) => type === types[i] || (type === 'integer' && !['ipv4_addr', 'ifname'].includes(types[i]!)),
+    );
   if (compatible) return undefined;
   const describe = (list: readonly NftType[]): string =>
-    list.length === 1 ? DESCRIPTIONS[list[0]!] : `concatenation of (${list.map((type) => DESCRIPTIONS[type]).join(', ')})`;
-  return errorAt(loc, `datatype mismatch, expected ${describe(types)}, expression has type ${describe(setTypes)}`, lhs);
+    list.length === 1
+      ? DESCRIPTIONS[list[0]!]
+      : `concatenation of (${list.map((type) => DESCRIPTIONS[type]).join(', ')})`;
+  return errorAt(
+    loc,
+    `datatype mismatch, expected ${describe(types)}, expression has type ${describe(setTypes)}`,
+    lhs,
+  );
 }
 
 /** rule.c: chain_lookup_fuzzy — an exact name in any table first, else the closest. */

@@ -23,7 +23,11 @@ export interface ParsedRule {
   /** Chains named by jump/goto, with where they were written. */
   readonly chainRefs: readonly Named[];
   /** Named sets used by `@name`, with the key types of the expression that looks them up. */
-  readonly setRefs: readonly (Named & { readonly types: readonly NftType[]; readonly map: boolean; readonly lhs: Location })[];
+  readonly setRefs: readonly (Named & {
+    readonly types: readonly NftType[];
+    readonly map: boolean;
+    readonly lhs: Location;
+  })[];
   /** NAT and reject statements, whose chain type and hook the kernel validates. */
   readonly natStatements: readonly { readonly type: 'snat' | 'dnat' | 'masquerade' | 'redirect' }[];
   readonly rejects: number;
@@ -77,7 +81,11 @@ export type Command =
       readonly sets: readonly SetDef[];
       readonly loc: Location;
     }
-  | { readonly kind: 'delete-table' | 'flush-table' | 'list-table'; readonly ref: TableRef; readonly loc: Location }
+  | {
+      readonly kind: 'delete-table' | 'flush-table' | 'list-table';
+      readonly ref: TableRef;
+      readonly loc: Location;
+    }
   | {
       readonly kind: 'add-chain';
       readonly exclusive: boolean;
@@ -107,7 +115,13 @@ export type Command =
       readonly handle: { readonly value: number; readonly loc: Location };
       readonly loc: Location;
     }
-  | { readonly kind: 'add-set'; readonly exclusive: boolean; readonly ref: TableRef; readonly set: SetDef; readonly loc: Location }
+  | {
+      readonly kind: 'add-set';
+      readonly exclusive: boolean;
+      readonly ref: TableRef;
+      readonly set: SetDef;
+      readonly loc: Location;
+    }
   | {
       readonly kind: 'delete-set' | 'flush-set' | 'list-set';
       readonly map: boolean;
@@ -122,7 +136,11 @@ export type Command =
       readonly elements: readonly RawElement[];
       readonly loc: Location;
     }
-  | { readonly kind: 'flush-ruleset' | 'list-ruleset'; readonly family: NftFamily | undefined; readonly loc: Location }
+  | {
+      readonly kind: 'flush-ruleset' | 'list-ruleset';
+      readonly family: NftFamily | undefined;
+      readonly loc: Location;
+    }
   | {
       readonly kind: 'list-tables' | 'list-chains' | 'list-sets' | 'list-maps';
       readonly family: NftFamily | undefined;

@@ -21,19 +21,154 @@ export interface Token {
  * `trace`...) are plain strings, as in nft.
  */
 export const KEYWORDS: ReadonlySet<string> = new Set([
-  'table', 'tables', 'chain', 'chains', 'rule', 'rules', 'set', 'sets', 'map', 'maps', 'element', 'elements',
-  'add', 'create', 'insert', 'delete', 'replace', 'flush', 'list', 'reset', 'rename', 'describe', 'monitor',
-  'ruleset', 'hook', 'type', 'typeof', 'priority', 'policy', 'device', 'devices', 'flags', 'comment', 'counter',
-  'packets', 'bytes', 'accept', 'drop', 'continue', 'return', 'jump', 'goto', 'queue', 'num', 'reject', 'with',
-  'log', 'prefix', 'level', 'notrack', 'dnat', 'snat', 'masquerade', 'redirect', 'to', 'random', 'fully-random',
-  'persistent', 'meta', 'mark', 'ct', 'state', 'status', 'direction', 'original', 'reply', 'ip', 'ip6', 'inet',
-  'arp', 'bridge', 'netdev', 'tcp', 'udp', 'udplite', 'sctp', 'dccp', 'th', 'icmp', 'icmpv6', 'ether', 'vlan',
-  'fib', 'numgen', 'mod', 'offset', 'inc', 'vmap', 'iif', 'oif', 'iifname', 'oifname', 'l4proto', 'nfproto',
-  'protocol', 'length', 'pkttype', 'nftrace', 'saddr', 'daddr', 'sport', 'dport', 'id', 'ttl', 'dscp', 'ecn',
-  'code', 'sequence', 'handle', 'position', 'index', 'timeout', 'size', 'interval', 'constant', 'dynamic', 'fwd',
-  'dup', 'limit', 'quota', 'and', 'or', 'xor', 'exists', 'missing', 'expiration', 'proto-src', 'proto-dst',
-  'rt', 'nexthop', 'mtu', 'reset', 'window', 'checksum', 'version', 'hdrlength', 'frag-off', 'll', 'nh',
-  'oiftype', 'iiftype', 'stateless', 'include', 'define', 'counters', 'quotas', 'flowtable', 'tproxy',
+  'table',
+  'tables',
+  'chain',
+  'chains',
+  'rule',
+  'rules',
+  'set',
+  'sets',
+  'map',
+  'maps',
+  'element',
+  'elements',
+  'add',
+  'create',
+  'insert',
+  'delete',
+  'replace',
+  'flush',
+  'list',
+  'reset',
+  'rename',
+  'describe',
+  'monitor',
+  'ruleset',
+  'hook',
+  'type',
+  'typeof',
+  'priority',
+  'policy',
+  'device',
+  'devices',
+  'flags',
+  'comment',
+  'counter',
+  'packets',
+  'bytes',
+  'accept',
+  'drop',
+  'continue',
+  'return',
+  'jump',
+  'goto',
+  'queue',
+  'num',
+  'reject',
+  'with',
+  'log',
+  'prefix',
+  'level',
+  'notrack',
+  'dnat',
+  'snat',
+  'masquerade',
+  'redirect',
+  'to',
+  'random',
+  'fully-random',
+  'persistent',
+  'meta',
+  'mark',
+  'ct',
+  'state',
+  'status',
+  'direction',
+  'original',
+  'reply',
+  'ip',
+  'ip6',
+  'inet',
+  'arp',
+  'bridge',
+  'netdev',
+  'tcp',
+  'udp',
+  'udplite',
+  'sctp',
+  'dccp',
+  'th',
+  'icmp',
+  'icmpv6',
+  'ether',
+  'vlan',
+  'fib',
+  'numgen',
+  'mod',
+  'offset',
+  'inc',
+  'vmap',
+  'iif',
+  'oif',
+  'iifname',
+  'oifname',
+  'l4proto',
+  'nfproto',
+  'protocol',
+  'length',
+  'pkttype',
+  'nftrace',
+  'saddr',
+  'daddr',
+  'sport',
+  'dport',
+  'id',
+  'ttl',
+  'dscp',
+  'ecn',
+  'code',
+  'sequence',
+  'handle',
+  'position',
+  'index',
+  'timeout',
+  'size',
+  'interval',
+  'constant',
+  'dynamic',
+  'fwd',
+  'dup',
+  'limit',
+  'quota',
+  'and',
+  'or',
+  'xor',
+  'exists',
+  'missing',
+  'expiration',
+  'proto-src',
+  'proto-dst',
+  'rt',
+  'nexthop',
+  'mtu',
+  'reset',
+  'window',
+  'checksum',
+  'version',
+  'hdrlength',
+  'frag-off',
+  'll',
+  'nh',
+  'oiftype',
+  'iiftype',
+  'stateless',
+  'include',
+  'define',
+  'counters',
+  'quotas',
+  'flowtable',
+  'tproxy',
 ]);
 
 const PUNCT2 = ['==', '!=', '<=', '>=', '<<', '>>'];
@@ -51,10 +186,16 @@ function isWordChar(c: string): boolean {
   return isLetter(c) || isDigit(c) || c === '/' || c === '-' || c === '_' || c === '.';
 }
 
-const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}/;
-const MAC = /^[0-9a-fA-F]{1,2}(?::[0-9a-fA-F]{1,2}){5}(?![0-9a-zA-Z:])/;
-const HEX = /^0x[0-9a-fA-F]+/;
-const DEC = /^\d+/;
+// Sticky patterns, matched at the current position without copying the input.
+const IPV4 = /\d{1,3}(?:\.\d{1,3}){3}/y;
+const MAC = /[0-9a-fA-F]{1,2}(?::[0-9a-fA-F]{1,2}){5}(?![0-9a-zA-Z:])/y;
+const HEX = /0x[0-9a-fA-F]+/y;
+const DEC = /\d+/y;
+
+function matchAt(pattern: RegExp, text: string, at: number): string | undefined {
+  pattern.lastIndex = at;
+  return pattern.exec(text)?.[0];
+}
 
 /** Splits `text` into tokens, always ending with one `eof` token; never throws. */
 export function tokenize(text: string): Token[] {
@@ -111,25 +252,23 @@ export function tokenize(text: string): Token[] {
       i = end + 1;
       continue;
     }
-    const rest = text.slice(i, i + 64);
     if (isDigit(c) || isLetter(c)) {
-      const mac = MAC.exec(rest);
-      if (mac !== null) {
-        push('word', i, mac[0].length, mac[0]);
-        i += mac[0].length;
+      const mac = matchAt(MAC, text, i);
+      if (mac !== undefined) {
+        push('word', i, mac.length, mac);
+        i += mac.length;
         continue;
       }
     }
     if (isDigit(c)) {
-      const ip = IPV4.exec(rest);
-      if (ip !== null && !isLetter(text[i + ip[0].length] ?? '')) {
-        push('word', i, ip[0].length, ip[0]);
-        i += ip[0].length;
+      const ip = matchAt(IPV4, text, i);
+      if (ip !== undefined && !isLetter(text[i + ip.length] ?? '')) {
+        push('word', i, ip.length, ip);
+        i += ip.length;
         continue;
       }
-      const hex = HEX.exec(rest);
-      const number = hex ?? DEC.exec(rest)!;
-      let j = i + number[0].length;
+      const number = matchAt(HEX, text, i) ?? matchAt(DEC, text, i)!;
+      let j = i + number.length;
       // Digits running into letters ("80abc") form one word nft cannot parse as a number either.
       if (isLetter(text[j] ?? '') || text[j] === '_') {
         while (j < text.length && isWordChar(text[j]!)) j++;
@@ -137,8 +276,7 @@ export function tokenize(text: string): Token[] {
         i = j;
         continue;
       }
-      const value = Number(number[0]);
-      push('number', i, number[0].length, number[0], value);
+      push('number', i, number.length, number, Number(number));
       i = j;
       continue;
     }

@@ -38,8 +38,7 @@ export class Misspell<T> {
     const maxLen = Math.max(existing.length, wanted.length);
     const minLen = Math.min(existing.length, wanted.length);
     if (maxLen <= 1) return false;
-    const threshold =
-      maxLen - minLen <= 1 ? Math.max(Math.ceil(maxLen / 3), 1) : Math.ceil((maxLen + 2) / 3);
+    const threshold = maxLen - minLen <= 1 ? Math.max(Math.ceil(maxLen / 3), 1) : Math.ceil((maxLen + 2) / 3);
     const distance = stringDistance(existing, wanted);
     if (distance > threshold || distance >= this.minDistance) return false;
     this.minDistance = distance;

@@ -5,11 +5,21 @@
 // rules added later show as `unknown rule handle N`), and `policy accept|drop` with `meta mark` when the mark is
 // set. Implicit returns from regular chains print nothing, as with Linux 6.x. Not modelled: IPv6, VLAN tags.
 
-import type { Netfilter } from '../netfilter.ts';
 import type { Rule, Verdict } from '../ir.ts';
+import type { Netfilter } from '../netfilter.ts';
 import type { NftTraceEvent, TracedPacket, TraceListener } from '../trace.ts';
 import { formatRule } from './printer.ts';
-import { DSCP, ECN, formatIpv4, formatMac, hex8, ICMP_CODES, ICMP_TYPES, symbolName, TCP_FLAGS } from './types.ts';
+import {
+  DSCP,
+  ECN,
+  formatIpv4,
+  formatMac,
+  hex8,
+  ICMP_CODES,
+  ICMP_TYPES,
+  symbolName,
+  TCP_FLAGS,
+} from './types.ts';
 
 /** The kernel dumps at most this many transport header bytes (NFT_TRACETYPE_TRANSPORT_HSIZE). */
 const TRANSPORT_DUMP = 20;
@@ -110,7 +120,9 @@ function transportFields(protocol: number, th: Uint8Array): string[] {
 }
 
 function verdictText(verdict: Verdict): string {
-  return verdict.kind === 'jump' || verdict.kind === 'goto' ? `${verdict.kind} ${verdict.chain}` : verdict.kind;
+  return verdict.kind === 'jump' || verdict.kind === 'goto'
+    ? `${verdict.kind} ${verdict.chain}`
+    : verdict.kind;
 }
 
 function traceHeader(event: NftTraceEvent): string {
@@ -133,7 +145,8 @@ export function formatTraceEvent(event: NftTraceEvent, counters?: CounterSnapsho
       const rule = event.rule;
       if (rule === undefined) break;
       const cached = counters === undefined ? rule : counters.get(rule);
-      if (cached === undefined) out += `${header}unknown rule handle ${rule.handle} (verdict ${verdictText(event.verdict)})\n`;
+      if (cached === undefined)
+        out += `${header}unknown rule handle ${rule.handle} (verdict ${verdictText(event.verdict)})\n`;
       else
         out += `${header}rule ${formatRule(rule, event.table, { counters: () => cached })} (verdict ${verdictText(event.verdict)})\n`;
       break;
@@ -154,7 +167,7 @@ export class TraceMonitor {
   private readonly counters = new Map<Rule, { packets: number; bytes: number }>();
   private readonly listener: TraceListener;
 
-  constructor(private readonly netfilter: Netfilter) {
+  constructor(private readonly netfilter: Pick<Netfilter, 'store' | 'traceListeners'>) {
     for (const table of netfilter.store.ruleset.tables)
       for (const chain of table.chains.values())
         for (const rule of chain.rules) this.counters.set(rule, { packets: rule.packets, bytes: rule.bytes });

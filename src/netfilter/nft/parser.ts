@@ -121,7 +121,8 @@ class CommandParser {
       case 'rule':
         return [this.add(first, false)];
       default:
-        if (KEYWORDS.has(first.text) && !FAMILIES.includes(first.text as NftFamily)) return this.s.fail(first);
+        if (KEYWORDS.has(first.text) && !FAMILIES.includes(first.text as NftFamily))
+          return this.s.fail(first);
         return [this.rule(first, 'add')];
     }
   }
@@ -162,7 +163,15 @@ class CommandParser {
         this.s.next();
         const ref = this.tableRef();
         if (!this.s.isPunct('{'))
-          return { kind: 'add-table', exclusive, ref, comment: undefined, chains: [], sets: [], loc: this.loc(first) };
+          return {
+            kind: 'add-table',
+            exclusive,
+            ref,
+            comment: undefined,
+            chains: [],
+            sets: [],
+            loc: this.loc(first),
+          };
         return this.tableBlock(first, ref, exclusive);
       }
       case 'chain': {
@@ -190,10 +199,20 @@ class CommandParser {
         const ref = this.tableRef();
         const set = this.s.name();
         const elements = parseElements(this.s, { map: false });
-        return { kind: exclusive ? 'create-element' : 'add-element', ref, set, elements, loc: this.loc(first) };
+        return {
+          kind: exclusive ? 'create-element' : 'add-element',
+          ref,
+          set,
+          elements,
+          loc: this.loc(first),
+        };
       }
       default:
-        if (object.kind === 'word' && KEYWORDS.has(object.text) && !FAMILIES.includes(object.text as NftFamily))
+        if (
+          object.kind === 'word' &&
+          KEYWORDS.has(object.text) &&
+          !FAMILIES.includes(object.text as NftFamily)
+        )
           return this.s.fail(object, 'string');
         return this.rule(first, 'add');
     }
@@ -205,10 +224,14 @@ class CommandParser {
     const chain = this.s.name();
     let handle: { value: number; loc: Location } | undefined;
     const keyword = this.s.peek();
-    if (keyword.kind === 'word' && (keyword.text === 'handle' || keyword.text === 'position' || keyword.text === 'index')) {
+    if (
+      keyword.kind === 'word' &&
+      (keyword.text === 'handle' || keyword.text === 'position' || keyword.text === 'index')
+    ) {
       this.s.next();
       const value = this.s.number();
-      if (keyword.text === 'index') this.s.report(errorAt(keyword.loc, 'rule index is not supported by packetlab'));
+      if (keyword.text === 'index')
+        this.s.report(errorAt(keyword.loc, 'rule index is not supported by packetlab'));
       handle = { value: value.value, loc: value.loc };
     }
     if (mode === 'replace' && handle === undefined) this.s.fail(this.s.peek(), 'handle');
@@ -230,12 +253,24 @@ class CommandParser {
         const chain = this.s.name();
         this.s.expectWord('handle', 'handle');
         const value = this.s.number();
-        return { kind: 'delete-rule', ref, chain, handle: { value: value.value, loc: value.loc }, loc: this.loc(first) };
+        return {
+          kind: 'delete-rule',
+          ref,
+          chain,
+          handle: { value: value.value, loc: value.loc },
+          loc: this.loc(first),
+        };
       }
       case 'set':
       case 'map': {
         const ref = this.tableRef();
-        return { kind: 'delete-set', map: object.text === 'map', ref, set: this.s.name(), loc: this.loc(first) };
+        return {
+          kind: 'delete-set',
+          map: object.text === 'map',
+          ref,
+          set: this.s.name(),
+          loc: this.loc(first),
+        };
       }
       case 'element': {
         const ref = this.tableRef();
@@ -262,7 +297,13 @@ class CommandParser {
       case 'set':
       case 'map': {
         const ref = this.tableRef();
-        return { kind: 'flush-set', map: object.text === 'map', ref, set: this.s.name(), loc: this.loc(first) };
+        return {
+          kind: 'flush-set',
+          map: object.text === 'map',
+          ref,
+          set: this.s.name(),
+          loc: this.loc(first),
+        };
       }
       default:
         return this.s.fail(object);
@@ -288,7 +329,13 @@ class CommandParser {
       case 'set':
       case 'map': {
         const ref = this.tableRef();
-        return { kind: 'list-set', map: object.text === 'map', ref, set: this.s.name(), loc: this.loc(first) };
+        return {
+          kind: 'list-set',
+          map: object.text === 'map',
+          ref,
+          set: this.s.name(),
+          loc: this.loc(first),
+        };
       }
       default:
         return this.s.fail(object);
@@ -413,7 +460,10 @@ class CommandParser {
     let priority = value ?? 0;
     if (name !== undefined) {
       const standard = STANDARD_PRIORITIES[name];
-      if (standard === undefined || (standard.hooks !== undefined && !standard.hooks.includes(hook.text as HookName))) {
+      if (
+        standard === undefined ||
+        (standard.hooks !== undefined && !standard.hooks.includes(hook.text as HookName))
+      ) {
         this.s.report(errorAt(priorityLoc, 'invalid priority expression value in this context.'));
       } else priority = standard.value + priority;
     }
@@ -448,7 +498,14 @@ class CommandParser {
               if (data.kind === 'word' && data.text === 'verdict') {
                 this.s.next();
                 dataType = 'verdict';
-              } else dataType = this.dataType() ?? 'integer';
+              } else {
+                dataType = this.dataType() ?? 'integer';
+                if (this.s.isPunct('.'))
+                  this.s.report(
+                    errorAt(this.s.peek().loc, 'concatenated map data is not supported by packetlab'),
+                  );
+                while (this.s.acceptPunct('.') !== undefined) this.dataType();
+              }
             } else if (map) this.s.fail(this.s.peek(), 'colon');
             break;
           }
@@ -460,14 +517,19 @@ class CommandParser {
           case 'flags':
             do {
               const flag = this.s.next();
-              if (flag.text === 'interval' || flag.text === 'constant' || flag.text === 'timeout' || flag.text === 'dynamic')
+              if (
+                flag.text === 'interval' ||
+                flag.text === 'constant' ||
+                flag.text === 'timeout' ||
+                flag.text === 'dynamic'
+              )
                 flags.push(flag.text);
               else this.s.fail(flag);
             } while (this.s.acceptPunct(',') !== undefined);
             break;
           case 'elements':
             this.s.expectPunct('=', "'='");
-            elements = parseElements(this.s, { map });
+            elements = parseElements(this.s, { map: false });
             break;
           case 'comment':
             comment = this.quoted();
@@ -482,7 +544,8 @@ class CommandParser {
       { closeAfterItem: true },
     );
     const loc = span(start.loc, this.s.previous().loc);
-    if (!keyKnown) this.s.report(errorAt(options.inTable ? name.loc : loc, 'set definition does not specify key'));
+    if (!keyKnown)
+      this.s.report(errorAt(options.inTable ? name.loc : loc, 'set definition does not specify key'));
     return { name, map, keyType, dataType, flags, elements, comment, loc };
   }
 

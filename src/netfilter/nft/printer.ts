@@ -98,7 +98,8 @@ function selectorText(value: Value, ctx: RuleContext | undefined): string {
       }
     case 'ct': {
       if (selector.dir === undefined) return `ct ${selector.key}`;
-      if (selector.key === 'saddr' || selector.key === 'daddr') return `ct ${selector.dir} ip ${selector.key}`;
+      if (selector.key === 'saddr' || selector.key === 'daddr')
+        return `ct ${selector.dir} ip ${selector.key}`;
       return `ct ${selector.dir} ${selector.key}`;
     }
     case 'fib':
@@ -151,7 +152,9 @@ function bitmaskOperand(type: NftType, value: number): string {
 
 function keyText(types: readonly NftType[], constant: Constant, inSet: boolean): string {
   if (constant.kind === 'concat' && types.length > 1)
-    return constant.parts.map((part, i) => formatConstant(types[i] ?? 'integer', part, { inSet })).join(' . ');
+    return constant.parts
+      .map((part, i) => formatConstant(types[i] ?? 'integer', part, { inSet }))
+      .join(' . ');
   return formatConstant(types[0] ?? 'integer', constant, { inSet });
 }
 
@@ -208,14 +211,13 @@ function sortedElements(elements: readonly SetElement[], concat: boolean): SetEl
   return [...elements].sort((a, b) => compareKeys(a.key, b.key));
 }
 
-function anonymousSetText(set: SetRef, types: readonly NftType[], table: Table): string {
+function anonymousSetText(set: SetRef, types: readonly NftType[]): string {
   if (set.kind === 'named') return `@${set.name}`;
   const elements = sortedElements(set.elements, types.length > 1);
   const parts = elements.map((element) => {
     const key = keyText(types, element.key, true);
     return element.data === undefined ? key : `${key} : ${dataText(element.data, 'integer')}`;
   });
-  void table;
   return `{ ${parts.join(', ')} }`;
 }
 
@@ -270,13 +272,23 @@ function cmpText(expr: Extract<Expr, { kind: 'cmp' }>, ctx: RuleContext): string
     if (single.mask === undefined && single.xor === undefined)
       return `${name} ${cmpOperator(expr.op)} ${numberText(type, value)}`;
   }
-  if (single !== undefined && single.selector.kind === 'fib' && single.selector.present && expr.right.kind === 'number') {
+  if (
+    single !== undefined &&
+    single.selector.kind === 'fib' &&
+    single.selector.present &&
+    expr.right.kind === 'number'
+  ) {
     const word = expr.right.value === 0 ? 'missing' : 'exists';
     return `${selectorText(single, ctx)} ${expr.op === 'eq' ? '' : '!= '}${word}`;
   }
   // A mask of leading ones on a value prints as a prefix (`meta mark 0x00010000/16`, `ip saddr 10.0.0.0/24`).
   const prefix = single?.xor === undefined ? prefixLength(single?.mask, type) : undefined;
-  if (single !== undefined && prefix !== undefined && expr.right.kind === 'number' && (expr.op === 'eq' || expr.op === 'ne'))
+  if (
+    single !== undefined &&
+    prefix !== undefined &&
+    expr.right.kind === 'number' &&
+    (expr.op === 'eq' || expr.op === 'ne')
+  )
     return `${selectorText(single, ctx)} ${expr.op === 'ne' ? '!= ' : ''}${numberText(type, expr.right.value)}/${prefix}`;
   const left = expr.left.map((value) => valueText(value, ctx)).join(' . ');
   const right = keyText(types, expr.right, false);
@@ -366,13 +378,18 @@ function fieldProtocol(value: Value): number | 'any' | undefined {
 }
 
 function dependencyOf(expr: Expr): { base: 'transport' | 'network'; value: number } | undefined {
-  if (expr.kind !== 'cmp' || expr.op !== 'eq' || expr.left.length !== 1 || expr.right.kind !== 'number') return undefined;
+  if (expr.kind !== 'cmp' || expr.op !== 'eq' || expr.left.length !== 1 || expr.right.kind !== 'number')
+    return undefined;
   const value = expr.left[0]!;
   if (value.mask !== undefined || value.xor !== undefined) return undefined;
   const selector = value.selector;
-  if ((selector.kind === 'meta' && selector.key === 'l4proto') || (selector.kind === 'payload' && selector.field === 'ip protocol'))
+  if (
+    (selector.kind === 'meta' && selector.key === 'l4proto') ||
+    (selector.kind === 'payload' && selector.field === 'ip protocol')
+  )
     return { base: 'transport', value: expr.right.value };
-  if (selector.kind === 'meta' && selector.key === 'nfproto') return { base: 'network', value: expr.right.value };
+  if (selector.kind === 'meta' && selector.key === 'nfproto')
+    return { base: 'network', value: expr.right.value };
   return undefined;
 }
 
@@ -386,7 +403,12 @@ interface Dependencies {
  * payload_dependency_kill: a protocol match followed (with only other matches between) by a field of that
  * protocol is implied by the field, so nft does not print it.
  */
-function killDependencies(expr: Expr, parts: (string | undefined)[], deps: Dependencies, family: Family): boolean {
+function killDependencies(
+  expr: Expr,
+  parts: (string | undefined)[],
+  deps: Dependencies,
+  family: Family,
+): boolean {
   if (expr.kind === 'cmp' || expr.kind === 'lookup' || expr.kind === 'vmap') {
     if (expr.left.length !== 1) {
       const dep = deps.transport;
@@ -417,7 +439,13 @@ function killDependencies(expr: Expr, parts: (string | undefined)[], deps: Depen
     // stmt_reject_postprocess: only a dependency right before the reject goes (in inet, only the nfproto one,
     // which marks `reject with icmp` as opposed to inet's default icmpx reject).
     const dep = deps.transport;
-    if (family === 'ip' && expr.with.kind === 'tcp-reset' && dep !== undefined && dep.value === 6 && dep.index === parts.length - 1)
+    if (
+      family === 'ip' &&
+      expr.with.kind === 'tcp-reset' &&
+      dep !== undefined &&
+      dep.value === 6 &&
+      dep.index === parts.length - 1
+    )
       parts[dep.index] = undefined;
     if (expr.with.kind === 'icmp' && deps.network !== undefined && deps.network === parts.length - 1) {
       parts[deps.network] = undefined;
@@ -433,7 +461,9 @@ function isIpField(value: Value): boolean {
 
 /** A span of an iptables-nft rule printed as one text: native (`tcp sport != 1 tcp dport != 2`) or an xt extension. */
 function isNativeSpan(exprs: readonly Expr[]): boolean {
-  return exprs.every((expr) => expr.kind === 'cmp' && expr.left.length === 1 && fieldProtocol(expr.left[0]!) !== undefined);
+  return exprs.every(
+    (expr) => expr.kind === 'cmp' && expr.left.length === 1 && fieldProtocol(expr.left[0]!) !== undefined,
+  );
 }
 
 /**
@@ -441,7 +471,11 @@ function isNativeSpan(exprs: readonly Expr[]): boolean {
  * rule that matched.
  */
 export function formatRule(rule: Rule, table: Table, options: PrintOptions = {}): string {
-  const ctx: RuleContext = { family: table.family, iptables: rule.iptables !== undefined, transport: undefined };
+  const ctx: RuleContext = {
+    family: table.family,
+    iptables: rule.iptables !== undefined,
+    transport: undefined,
+  };
   const parts: (string | undefined)[] = [];
   const deps: Dependencies = { transport: undefined, network: undefined };
   const counters = options.counters?.(rule) ?? rule;
@@ -463,7 +497,9 @@ export function formatRule(rule: Rule, table: Table, options: PrintOptions = {})
     const expression = expr.kind === 'cmp' || expr.kind === 'lookup' || expr.kind === 'vmap';
     const explicitIcmp = killDependencies(expr, parts, deps, table.family);
     parts.push(
-      expr.kind === 'reject' && explicitIcmp ? `reject with icmp ${icmpCodeName(expr)}` : exprText(expr, ctx, table, counters),
+      expr.kind === 'reject' && explicitIcmp
+        ? `reject with icmp ${icmpCodeName(expr)}`
+        : exprText(expr, ctx, counters),
     );
     if (!expression) {
       deps.transport = undefined;
@@ -473,9 +509,11 @@ export function formatRule(rule: Rule, table: Table, options: PrintOptions = {})
     const dep = dependencyOf(expr);
     if (dep?.base === 'transport') {
       // In inet tables transport fields depend on meta l4proto; an `ip protocol` match stays printed.
-      if (table.family === 'ip' || !isIpField(expr.left[0]!)) deps.transport = { index: parts.length - 1, value: dep.value };
+      if (table.family === 'ip' || !isIpField(expr.left[0]!))
+        deps.transport = { index: parts.length - 1, value: dep.value };
       ctx.transport = dep.value;
-    } else if (dep?.base === 'network' && table.family === 'inet' && dep.value === 2) deps.network = parts.length - 1;
+    } else if (dep?.base === 'network' && table.family === 'inet' && dep.value === 2)
+      deps.network = parts.length - 1;
   }
   let text = parts.filter((part): part is string => part !== undefined).join(' ');
   if (rule.comment !== undefined && !ctx.iptables) text += ` comment "${rule.comment}"`;
@@ -485,7 +523,6 @@ export function formatRule(rule: Rule, table: Table, options: PrintOptions = {})
 function exprText(
   expr: Expr,
   ctx: RuleContext,
-  table: Table,
   counters: { readonly packets: number; readonly bytes: number },
 ): string {
   switch (expr.kind) {
@@ -494,12 +531,12 @@ function exprText(
     case 'lookup': {
       const types = expr.left.map((value) => selectorType(value.selector));
       const left = expr.left.map((value) => valueText(value, ctx)).join(' . ');
-      return `${left}${expr.negate ? ' !=' : ''} ${anonymousSetText(expr.set, types, table)}`;
+      return `${left}${expr.negate ? ' !=' : ''} ${anonymousSetText(expr.set, types)}`;
     }
     case 'vmap': {
       const types = expr.left.map((value) => selectorType(value.selector));
       const left = expr.left.map((value) => valueText(value, ctx)).join(' . ');
-      return `${left} vmap ${anonymousSetText(expr.map, types, table)}`;
+      return `${left} vmap ${anonymousSetText(expr.map, types)}`;
     }
     case 'match':
       return xtMatchText(expr.options);
@@ -552,7 +589,7 @@ function setFlagsText(set: NamedSet): string | undefined {
   return flags.length === 0 ? undefined : flags.join(',');
 }
 
-function setText(table: Table, set: NamedSet, options: PrintOptions): string {
+function setText(set: NamedSet, options: PrintOptions): string {
   const isMap = set.dataType !== undefined;
   const keyTypes = set.keyType.map(fromDataType);
   const handle = options.handles ? ` # handle ${set.handle ?? 0}` : '';
@@ -573,7 +610,6 @@ function setText(table: Table, set: NamedSet, options: PrintOptions): string {
     });
     text += `\t\telements = { ${body} }\n`;
   }
-  void table;
   return `${text}\t}\n`;
 }
 
@@ -600,7 +636,7 @@ function tableHeader(table: Table, options: PrintOptions): string {
 /** `nft list table`: the table with its comment, sets and maps, then chains, separated by blank lines. */
 export function printTable(table: Table, options: PrintOptions = {}): string {
   const items: string[] = [];
-  for (const set of table.sets.values()) items.push(setText(table, set, options));
+  for (const set of table.sets.values()) items.push(setText(set, options));
   for (const name of table.chains.keys()) items.push(chainText(table, name, options, true));
   const comment = table.comment === undefined ? '' : `\tcomment "${table.comment}"\n`;
   return `${tableHeader(table, options)}${comment}${items.join('\n')}}\n`;
@@ -611,7 +647,10 @@ function familyMatches(table: Table, family: string | undefined): boolean {
 }
 
 /** `nft list ruleset [family]`. */
-export function printRuleset(ruleset: Ruleset, options: PrintOptions & { family?: string | undefined } = {}): string {
+export function printRuleset(
+  ruleset: Ruleset,
+  options: PrintOptions & { family?: string | undefined } = {},
+): string {
   return ruleset.tables
     .filter((table) => familyMatches(table, options.family))
     .map((table) => printTable(table, options))
@@ -625,7 +664,7 @@ export function printChain(table: Table, chain: string, options: PrintOptions = 
 
 /** `nft list set|map`. */
 export function printSet(table: Table, set: NamedSet, options: PrintOptions = {}): string {
-  return `${tableHeader(table, options)}${setText(table, set, options)}}\n`;
+  return `${tableHeader(table, options)}${setText(set, options)}}\n`;
 }
 
 /** `nft list tables`. */
@@ -637,7 +676,10 @@ export function printTables(ruleset: Ruleset, family?: string): string {
 }
 
 /** `nft list chains`: every chain without its rules. */
-export function printChains(ruleset: Ruleset, options: PrintOptions & { family?: string | undefined } = {}): string {
+export function printChains(
+  ruleset: Ruleset,
+  options: PrintOptions & { family?: string | undefined } = {},
+): string {
   return ruleset.tables
     .filter((table) => familyMatches(table, options.family))
     .map((table) => {
@@ -649,13 +691,16 @@ export function printChains(ruleset: Ruleset, options: PrintOptions & { family?:
 }
 
 /** `nft list sets` / `nft list maps`. */
-export function printSets(ruleset: Ruleset, options: PrintOptions & { family?: string | undefined; maps: boolean }): string {
+export function printSets(
+  ruleset: Ruleset,
+  options: PrintOptions & { family?: string | undefined; maps: boolean },
+): string {
   return ruleset.tables
     .filter((table) => familyMatches(table, options.family))
     .map((table) => {
       let text = tableHeader(table, options);
       for (const set of table.sets.values())
-        if ((set.dataType !== undefined) === options.maps) text += setText(table, set, options);
+        if ((set.dataType !== undefined) === options.maps) text += setText(set, options);
       return `${text}}\n`;
     })
     .join('');

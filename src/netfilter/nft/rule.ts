@@ -24,7 +24,16 @@ import type { Named, ParsedRule, RawElement, RawVerdict } from './ast.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
 import type { TokenStream } from './stream.ts';
-import { isBitmask, type NftType, SET_TYPES, selectorBits, selectorType, symbolName, symbolValue, typeBits } from './types.ts';
+import {
+  isBitmask,
+  type NftType,
+  SET_TYPES,
+  selectorBits,
+  selectorType,
+  symbolName,
+  symbolValue,
+  typeBits,
+} from './types.ts';
 import { isErrorRecord, parseIpv4, type RawAtom, type RawValue, rawLoc, resolveValue } from './values.ts';
 
 interface Primary {
@@ -50,7 +59,19 @@ const META_KEYS_KNOWN =
   'rtclassid, secmark, nfproto, l4proto, ibrname, obrname, pkttype, cpu, iifgroup, oifgroup, cgroup, random, ' +
   'ipsec, iifkind, oifkind, ibrpvid, ibrvproto, time, day, hour, sdif, sdifname';
 
-const MODELLED_META = new Set(['mark', 'iifname', 'oifname', 'iif', 'oif', 'l4proto', 'nfproto', 'protocol', 'length', 'pkttype', 'nftrace']);
+const MODELLED_META = new Set([
+  'mark',
+  'iifname',
+  'oifname',
+  'iif',
+  'oif',
+  'l4proto',
+  'nfproto',
+  'protocol',
+  'length',
+  'pkttype',
+  'nftrace',
+]);
 const UNMODELLED_META = new Set(META_KEYS_KNOWN.split(', ').filter((key) => !MODELLED_META.has(key)));
 
 /** Meta keys that may be written without `meta` (nft's meta_key_unqualified). */
@@ -124,7 +145,10 @@ class RuleParser {
         this.s.next();
         this.comment = text.text;
         if (!this.atRuleEnd())
-          this.s.fail(this.s.peek(), this.options.inBlock ? 'newline or semicolon' : 'end of file or newline or semicolon');
+          this.s.fail(
+            this.s.peek(),
+            this.options.inBlock ? 'newline or semicolon' : 'end of file or newline or semicolon',
+          );
         break;
       }
       this.statement();
@@ -148,7 +172,11 @@ class RuleParser {
     const start = this.s.peek();
     const terminalBefore = this.terminal;
     const expecting =
-      this.statements === 0 ? undefined : this.options.inBlock ? 'newline or semicolon' : 'end of file or newline or semicolon';
+      this.statements === 0
+        ? undefined
+        : this.options.inBlock
+          ? 'newline or semicolon'
+          : 'end of file or newline or semicolon';
     if (start.kind === 'number' || start.kind === 'quoted') this.symbolStart(start);
     else if (start.kind !== 'word') this.s.fail(start, expecting);
     else {
@@ -213,7 +241,11 @@ class RuleParser {
   private symbolStart(token: Token): void {
     this.s.next();
     const following = this.s.peek();
-    if ((following.kind === 'word' && !KEYWORDS.has(following.text)) || following.kind === 'number' || following.kind === 'quoted') {
+    if (
+      (following.kind === 'word' && !KEYWORDS.has(following.text)) ||
+      following.kind === 'number' ||
+      following.kind === 'quoted'
+    ) {
       this.s.next();
       this.report(errorAt(token.loc, 'No symbol type information'));
       return;
@@ -313,7 +345,12 @@ class RuleParser {
       this.s.expectWord('reset');
       if (this.transportProto === undefined) this.pushDependency('l4proto', 6);
       else if (this.transportProto !== 6)
-        this.report(errorAt(span(kind.loc, this.s.previous().loc), `conflicting protocols specified: ${protocolName(this.transportProto)} vs. tcp`));
+        this.report(
+          errorAt(
+            span(kind.loc, this.s.previous().loc),
+            `conflicting protocols specified: ${protocolName(this.transportProto)} vs. tcp`,
+          ),
+        );
       this.exprs.push({ kind: 'reject', with: { kind: 'tcp-reset' } });
     } else if (kind.text === 'icmp') {
       this.s.next();
@@ -369,7 +406,13 @@ class RuleParser {
     if (this.options.family === 'inet' && range.addrLow !== undefined && !explicitIp && !this.networkKnown)
       this.report(errorAt(keyword.loc, 'ip or ip6 must be specified with address for inet tables.'));
     if (portLoc !== undefined && this.transportProto === undefined)
-      this.report(errorAt(portLoc, 'transport protocol mapping is only valid after transport protocol match', keyword.loc));
+      this.report(
+        errorAt(
+          portLoc,
+          'transport protocol mapping is only valid after transport protocol match',
+          keyword.loc,
+        ),
+      );
     const natRange: NatRange = {
       addrLow: range.addrLow,
       addrHigh: range.addrHigh,
@@ -414,7 +457,11 @@ class RuleParser {
         const key = this.s.peek();
         if (key.kind !== 'word' || (!MODELLED_META.has(key.text) && !UNMODELLED_META.has(key.text)))
           if (key.kind !== 'word') this.s.fail(key);
-          else this.s.failAt(span(first.loc, key.loc), `syntax error, unexpected ${key.text}, known keys are ${META_KEYS_KNOWN}`);
+          else
+            this.s.failAt(
+              span(first.loc, key.loc),
+              `syntax error, unexpected ${key.text}, known keys are ${META_KEYS_KNOWN}`,
+            );
         this.s.next();
         if (!MODELLED_META.has(key.text)) {
           this.report(errorAt(span(first.loc, key.loc), `meta ${key.text} is not supported by packetlab`));
@@ -428,7 +475,10 @@ class RuleParser {
       case 'iif':
       case 'oif':
       case 'pkttype':
-        return done({ kind: 'meta', key: first.text as 'mark' | 'iifname' | 'oifname' | 'iif' | 'oif' | 'pkttype' });
+        return done({
+          kind: 'meta',
+          key: first.text as 'mark' | 'iifname' | 'oifname' | 'iif' | 'oif' | 'pkttype',
+        });
       case 'ip':
         return field('ip', ['saddr', 'daddr', 'protocol', 'length', 'ttl', 'id', 'dscp', 'ecn']);
       case 'tcp':
@@ -491,7 +541,8 @@ class RuleParser {
         }
       }
       default:
-        if (key.kind === 'word') this.report(errorAt(span(first.loc, key.loc), `ct ${key.text} is not supported by packetlab`));
+        if (key.kind === 'word')
+          this.report(errorAt(span(first.loc, key.loc), `ct ${key.text} is not supported by packetlab`));
         else this.s.fail(key);
         return done({ kind: 'ct', key: 'mark' });
     }
@@ -501,7 +552,13 @@ class RuleParser {
     const flags: ('saddr' | 'daddr' | 'mark' | 'iif' | 'oif')[] = [];
     do {
       const flag = this.s.next();
-      if (flag.text !== 'saddr' && flag.text !== 'daddr' && flag.text !== 'mark' && flag.text !== 'iif' && flag.text !== 'oif')
+      if (
+        flag.text !== 'saddr' &&
+        flag.text !== 'daddr' &&
+        flag.text !== 'mark' &&
+        flag.text !== 'iif' &&
+        flag.text !== 'oif'
+      )
         this.s.fail(flag);
       flags.push(flag.text);
     } while (this.s.acceptPunct('.') !== undefined);
@@ -519,10 +576,19 @@ class RuleParser {
       this.setStatement(first);
       return;
     }
-    if (first.selector.kind === 'fib' && first.selector.result !== 'type' && (this.s.isWord('missing') || this.s.isWord('exists'))) {
+    if (
+      first.selector.kind === 'fib' &&
+      first.selector.result !== 'type' &&
+      (this.s.isWord('missing') || this.s.isWord('exists'))
+    ) {
       const exists = this.s.next().text === 'exists';
       const selector: Selector = { ...first.selector, present: true };
-      this.pushMatch({ kind: 'cmp', left: [{ selector }], op: 'eq', right: { kind: 'number', value: exists ? 1 : 0 } });
+      this.pushMatch({
+        kind: 'cmp',
+        left: [{ selector }],
+        op: 'eq',
+        right: { kind: 'number', value: exists ? 1 : 0 },
+      });
       return;
     }
     if (first.selector.kind === 'meta' && first.selector.key === 'nfproto' && this.options.family === 'ip')
@@ -547,7 +613,9 @@ class RuleParser {
     const types = left.map((primary) => primary.type);
     this.dependencies(left, lhsLoc);
     const needsProtocol = left.some(
-      (primary) => primary.selector.kind === 'ct' && (primary.selector.key === 'proto-src' || primary.selector.key === 'proto-dst'),
+      (primary) =>
+        primary.selector.kind === 'ct' &&
+        (primary.selector.key === 'proto-src' || primary.selector.key === 'proto-dst'),
     );
     const protocolKnown = this.transportProto !== undefined || this.ctProtocol !== undefined;
     const rhs = this.s.peek();
@@ -601,7 +669,8 @@ class RuleParser {
 
   private bitwiseOperator(): '&' | '|' | '^' | undefined {
     const token = this.s.peek();
-    if (token.kind === 'punct' && (token.text === '&' || token.text === '|' || token.text === '^')) return token.text;
+    if (token.kind === 'punct' && (token.text === '&' || token.text === '|' || token.text === '^'))
+      return token.text;
     if (token.kind === 'word') {
       if (token.text === 'and') return '&';
       if (token.text === 'or') return '|';
@@ -647,7 +716,10 @@ class RuleParser {
       if (this.transportProto === undefined) this.pushDependency('l4proto', protocol);
       else if (this.transportProto !== protocol)
         this.report(
-          errorAt(loc, `conflicting protocols specified: ${protocolName(this.transportProto)} vs. ${protocolName(protocol)}`),
+          errorAt(
+            loc,
+            `conflicting protocols specified: ${protocolName(this.transportProto)} vs. ${protocolName(protocol)}`,
+          ),
         );
       // The echo fields exist only in echo messages (proto.c: icmp_dep).
       if (field === 'icmp id')
@@ -668,7 +740,12 @@ class RuleParser {
   }
 
   private pushDependency(key: 'l4proto' | 'nfproto', value: number): void {
-    this.exprs.push({ kind: 'cmp', left: [{ selector: { kind: 'meta', key } }], op: 'eq', right: { kind: 'number', value } });
+    this.exprs.push({
+      kind: 'cmp',
+      left: [{ selector: { kind: 'meta', key } }],
+      op: 'eq',
+      right: { kind: 'number', value },
+    });
     if (key === 'l4proto') this.transportProto = value;
     else this.networkKnown = true;
   }
@@ -676,13 +753,17 @@ class RuleParser {
   private pushMatch(match: Expr): void {
     const expr = foldXor(match);
     this.exprs.push(expr);
-    if (expr.kind !== 'cmp' || expr.op !== 'eq' || expr.left.length !== 1 || expr.right.kind !== 'number') return;
+    if (expr.kind !== 'cmp' || expr.op !== 'eq' || expr.left.length !== 1 || expr.right.kind !== 'number')
+      return;
     const value = expr.left[0]!;
     if (value.selector.kind === 'ct' && value.selector.key === 'protocol' && this.options.family === 'ip')
       this.ctProtocol = expr.right.value;
     if (value.mask !== undefined || value.xor !== undefined) return;
     const selector = value.selector;
-    if ((selector.kind === 'meta' && selector.key === 'l4proto') || (selector.kind === 'payload' && selector.field === 'ip protocol'))
+    if (
+      (selector.kind === 'meta' && selector.key === 'l4proto') ||
+      (selector.kind === 'payload' && selector.field === 'ip protocol')
+    )
       this.transportProto = expr.right.value;
     if (selector.kind === 'meta' && selector.key === 'nfproto') this.networkKnown = expr.right.value === 2;
   }
@@ -700,7 +781,12 @@ class RuleParser {
       return;
     }
     if (this.s.isPunct('@') || this.s.isPunct('{')) {
-      this.pushMatch({ kind: 'lookup', left: values, set: this.setReference(types, { vmap: false, lhs: lhsLoc }), negate: false });
+      this.pushMatch({
+        kind: 'lookup',
+        left: values,
+        set: this.setReference(types, { vmap: false, lhs: lhsLoc }),
+        negate: false,
+      });
       return;
     }
     const op = relationalOperator(token);
@@ -742,7 +828,10 @@ class RuleParser {
   }
 
   /** A value on the right of a relation; reports (and returns undefined for) values the type rejects. */
-  private rhsValue(types: readonly NftType[], options: { flags: boolean; widths?: readonly number[] }): Constant | undefined {
+  private rhsValue(
+    types: readonly NftType[],
+    options: { flags: boolean; widths?: readonly number[] },
+  ): Constant | undefined {
     const raw = readRawValue(this.s, { concat: types.length > 1, flags: options.flags, inSet: false });
     const constant = resolveValue(types, raw, options.widths);
     if (isErrorRecord(constant)) {
@@ -759,7 +848,13 @@ class RuleParser {
       const name = this.s.peek();
       if (!(name.kind === 'word' || name.kind === 'quoted')) this.s.fail(name, 'string or ll or nh or th');
       this.s.next();
-      this.setRefs.push({ name: name.text, loc: span(at.loc, name.loc), types, map: options.vmap, lhs: options.lhs });
+      this.setRefs.push({
+        name: name.text,
+        loc: span(at.loc, name.loc),
+        types,
+        map: options.vmap,
+        lhs: options.lhs,
+      });
       return { kind: 'named', name: name.text };
     }
     const raw = parseElements(this.s, { map: options.vmap });
@@ -807,7 +902,8 @@ class RuleParser {
       if (token.value > 0xffff_ffff) this.report(errorAt(token.loc, 'Value exceeds valid range'));
       return { kind: 'constant', value: token.value >>> 0 };
     }
-    if (token.kind !== 'word' || (token.text !== 'meta' && token.text !== 'mark' && token.text !== 'ct')) this.s.fail(token);
+    if (token.kind !== 'word' || (token.text !== 'meta' && token.text !== 'mark' && token.text !== 'ct'))
+      this.s.fail(token);
     const from = this.primary();
     const { mask, xor } = this.bitwiseChain(from.type);
     return { kind: 'value', value: bitwiseValue(from.selector, mask, xor, 0xffff_ffff) };
@@ -863,7 +959,12 @@ function bitwiseValue(selector: Selector, mask: number, xor: number, all: number
 
 /** `ct state established,related` is `(ct state & (established|related)) != 0`. */
 function flagTest(value: Value, mask: number, op: CmpOp, right: number): Expr {
-  return { kind: 'cmp', left: [{ selector: value.selector, mask }], op, right: { kind: 'number', value: right } };
+  return {
+    kind: 'cmp',
+    left: [{ selector: value.selector, mask }],
+    op,
+    right: { kind: 'number', value: right },
+  };
 }
 
 function relationalOperator(token: Token): CmpOp | undefined {
@@ -887,7 +988,6 @@ function relationalOperator(token: Token): CmpOp | undefined {
   if (token.kind === 'word' && ['eq', 'ne', 'lt', 'gt', 'le', 'ge'].includes(text)) return text as CmpOp;
   return undefined;
 }
-
 
 export interface RawValueOptions {
   readonly concat: boolean;
@@ -959,7 +1059,8 @@ function parseElementData(s: TokenStream, verdictMap: boolean): RawVerdict | Raw
     s.next();
     if (token.text === 'jump' || token.text === 'goto') {
       const target = s.peek();
-      if (!((target.kind === 'word' && !KEYWORDS.has(target.text)) || target.kind === 'quoted')) s.fail(target, "'{'");
+      if (!((target.kind === 'word' && !KEYWORDS.has(target.text)) || target.kind === 'quoted'))
+        s.fail(target, "'{'");
       s.next();
       return {
         kind: 'verdict',

@@ -22,16 +22,25 @@ export interface NftRunResult {
 }
 
 /** Runs nft input (a file's text, or command-line words joined by spaces) against `netfilter`. Never throws. */
-export function runNft(netfilter: Netfilter, text: string, options: NftRunOptions = {}): NftRunResult {
+export function runNft(
+  netfilter: Pick<Netfilter, 'store'>,
+  text: string,
+  options: NftRunOptions = {},
+): NftRunResult {
   // nft parses command-line input as one line; its errors then point one past the end, at the newline.
   const source = new Source(options.file === undefined ? `${text}\n` : text, options.file);
   const parsed = parseNft(source);
   if (!parsed.ok)
-    return { stdout: '', stderr: parsed.errors.map((error) => formatError(source, error)).join(''), exitCode: 1 };
+    return {
+      stdout: '',
+      stderr: parsed.errors.map((error) => formatError(source, error)).join(''),
+      exitCode: 1,
+    };
   const result = applyCommands(netfilter.store, parsed.commands, {
     check: options.check ?? false,
     handles: options.handles ?? false,
   });
-  if (result.error !== undefined) return { stdout: '', stderr: formatError(source, result.error), exitCode: 1 };
+  if (result.error !== undefined)
+    return { stdout: '', stderr: formatError(source, result.error), exitCode: 1 };
   return { stdout: result.stdout, stderr: result.warnings, exitCode: 0 };
 }

@@ -340,7 +340,11 @@ export function selectorBits(selector: Selector): number {
           return 32;
       }
     case 'ct':
-      return selector.key === 'direction' || selector.key === 'protocol' ? 8 : selector.key.startsWith('proto-') ? 16 : 32;
+      return selector.key === 'direction' || selector.key === 'protocol'
+        ? 8
+        : selector.key.startsWith('proto-')
+          ? 16
+          : 32;
     default:
       return 32;
   }
@@ -452,7 +456,8 @@ export function formatIpv4(addr: number): string {
 
 export function formatMac(value: number): string {
   const bytes: string[] = [];
-  for (let i = 5; i >= 0; i--) bytes.push((Math.floor(value / 2 ** (8 * i)) & 255).toString(16).padStart(2, '0'));
+  for (let i = 5; i >= 0; i--)
+    bytes.push((Math.floor(value / 2 ** (8 * i)) & 255).toString(16).padStart(2, '0'));
   return bytes.join(':');
 }
 

@@ -189,4 +189,3 @@ export function resolveValue(
 export function isErrorRecord(value: unknown): value is ErrorRecord {
   return typeof value === 'object' && value !== null && 'message' in value && 'loc' in value;
 }
-

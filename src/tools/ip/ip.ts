@@ -68,7 +68,8 @@ export function ip(ns: Namespace, args: string[]): CommandResult {
   if (object === undefined) return fail(USAGE, 255);
   if (matches(object, 'link')) return link(target, rest, options);
   if (matches(object, 'address')) return address(target, rest, options);
-  if (matches(object, 'route')) return routeCommand(rest, target, target.fib);
+  if (matches(object, 'route'))
+    return routeCommand(rest, target, target.fib, { pmtu: (dst) => target.ipv4.pmtuException(dst) });
   if (matches(object, 'rule')) return ruleCommand(rest, target, target.fib);
   if (matches(object, 'neighbour') || matches(object, 'neighbor')) return neighCommand(target, rest);
   if (object === 'help') return fail(USAGE, 255);

@@ -276,17 +276,32 @@ function usage(): Failure {
   return fail(USAGE, 255);
 }
 
+/** Route exceptions the IPv4 layer learned (fib_nh_exception): a path MTU and the time it has left. */
+export interface RouteExceptions {
+  pmtu(dst: Ipv4Addr): { readonly mtu: number; readonly remainingNs: number } | undefined;
+}
+
 /**
  * Runs `ip route ARGV...` (argv without the leading `ip route`) against `fib`, resolving
- * device names with `devices`.
+ * device names with `devices`; `ip route get` shows the PMTU `exceptions` knows of.
  */
-export function routeCommand(argv: readonly string[], devices: InterfaceResolver, fib: Fib): CommandResult {
-  const outcome = dispatch(argv, devices, fib);
+export function routeCommand(
+  argv: readonly string[],
+  devices: InterfaceResolver,
+  fib: Fib,
+  exceptions?: RouteExceptions,
+): CommandResult {
+  const outcome = dispatch(argv, devices, fib, exceptions);
   return outcome instanceof Failure ? outcome.result : outcome;
 }
 
 /** do_iproute: the verb and its abbreviations, tried in iproute2's order. */
-function dispatch(argv: readonly string[], devices: InterfaceResolver, fib: Fib): CommandResult | Failure {
+function dispatch(
+  argv: readonly string[],
+  devices: InterfaceResolver,
+  fib: Fib,
+  exceptions: RouteExceptions | undefined,
+): CommandResult | Failure {
   if (argv.length === 0) return list([], devices, fib, 'list');
   const [verb, ...rest] = argv as [string, ...string[]];
   if (matches(verb, 'add')) return modify(rest, devices, fib, 'add');
@@ -299,7 +314,7 @@ function dispatch(argv: readonly string[], devices: InterfaceResolver, fib: Fib)
   if (matches(verb, 'list') || matches(verb, 'show') || matches(verb, 'lst')) {
     return list(rest, devices, fib, 'list');
   }
-  if (matches(verb, 'get')) return get(rest, devices, fib);
+  if (matches(verb, 'get')) return get(rest, devices, fib, exceptions);
   if (matches(verb, 'flush')) return list(rest, devices, fib, 'flush');
   if (matches(verb, 'save') || matches(verb, 'restore') || matches(verb, 'showdump'))
     return unsupported(verb);
@@ -684,7 +699,12 @@ export function formatRoute(route: Route, filter: Partial<ShowFilter>, devices: 
 }
 
 /** iproute_get. */
-function get(argv: readonly string[], devices: InterfaceResolver, fib: Fib): CommandResult | Failure {
+function get(
+  argv: readonly string[],
+  devices: InterfaceResolver,
+  fib: Fib,
+  exceptions: RouteExceptions | undefined,
+): CommandResult | Failure {
   const args = new Args(argv);
   let family: Family = 'any valid';
   let dst: Ipv4Addr | undefined;
@@ -793,7 +813,7 @@ function get(argv: readonly string[], devices: InterfaceResolver, fib: Fib): Com
   const text =
     fibMatch && answer.route !== undefined
       ? `${formatRoute({ ...answer.route, table: answer.table }, {}, devices)}\n`
-      : formatDecision(answer, query, uid, devices);
+      : formatDecision(answer, query, uid, devices, answer.input ? undefined : exceptions?.pmtu(dst));
   return { stdout: text, stderr: warnings, exitCode: 0 };
 }
 
@@ -808,6 +828,7 @@ function formatDecision(
   },
   uid: number,
   devices: InterfaceResolver,
+  exception: { readonly mtu: number; readonly remainingNs: number } | undefined,
 ): string {
   let line = '';
   if (answer.type !== 'unicast') line += `${answer.type} `;
@@ -823,8 +844,11 @@ function formatDecision(
   line += '\n    cache ';
   if (answer.type === 'local') line += '<local> ';
   else if (answer.type === 'broadcast') line += '<local,brd> ';
+  // rt_fill_info: a nexthop exception adds its expiry (rta_cacheinfo, whole seconds) and its PMTU replaces the mtu metric.
+  if (exception !== undefined) line += `expires ${Math.floor(exception.remainingNs / 1e9)}sec `;
   const route = answer.route;
-  if (route?.mtu !== undefined) line += `mtu ${route.mtuLock ? 'lock ' : ''}${route.mtu} `;
+  const mtu = exception?.mtu ?? route?.mtu;
+  if (mtu !== undefined) line += `mtu ${route?.mtuLock ? 'lock ' : ''}${mtu} `;
   if (answer.input) line += `iif ${deviceName(devices, query.iif)} `;
   return `${line}\n`;
 }

@@ -41,6 +41,7 @@ function event(
     family: 'ip',
     name: tableName,
     handle: 1,
+    nextHandle: 2,
     chains: new Map(),
     sets: new Map(),
     iptables: true,

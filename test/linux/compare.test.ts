@@ -1,0 +1,140 @@
+// The harness checks itself without the kernel: the comparator reports a changed field, a missing frame and a
+// changed output line, and stays quiet about what it normalises; the builder refuses commands that could leave
+// the sandbox. These run everywhere, root or not.
+
+import { describe, expect, it } from 'vitest';
+import { foldSum, pseudoHeaderSum } from '../../src/wire/checksum.ts';
+import { Icmpv4View } from '../../src/wire/icmpv4.ts';
+import { Ipv4View } from '../../src/wire/ipv4.ts';
+import { compareRuns, formatComparison } from './compare.ts';
+import { dissectFrame } from './dissect.ts';
+import type { Observed } from './observed.ts';
+import { runPacketlab } from './packetlab-driver.ts';
+import { ScenarioBuilder } from './scenario.ts';
+import { twoHosts } from './topologies.ts';
+
+function baseline(): Observed {
+  const scenario = twoHosts('self-test')
+    .capture('a', 'veth-a')
+    .ping('a', '10.0.0.2', { count: 2, interval: 0.2 })
+    .observe('a', 'ip', 'neigh')
+    .build();
+  return runPacketlab(scenario);
+}
+
+/** A copy of `observed` with its first capture's frames replaced. */
+function withFrames(observed: Observed, edit: (frames: Uint8Array[]) => Uint8Array[]): Observed {
+  const [first, ...rest] = observed.captures;
+  const frames = edit(first!.frames.map((frame) => frame.slice()));
+  return { ...observed, side: 'linux', captures: [{ ...first!, frames }, ...rest] };
+}
+
+describe('the comparator', () => {
+  it('finds nothing between two identical runs', () => {
+    const run = baseline();
+    expect(formatComparison(compareRuns(run, baseline()))).toBe('');
+  });
+
+  it('reports a changed TTL field by field (and the header checksum it breaks)', () => {
+    const run = baseline();
+    const other = withFrames(run, (frames) => {
+      frames[2]![14 + 8] = 1;
+      return frames;
+    });
+    const { unexpected } = compareRuns(other, run);
+    expect(unexpected.map((d) => `${d.where} ${d.what} ${d.linux}/${d.packetlab}`)).toEqual([
+      'capture a/veth-a #3 ipv4.ttl 1/64',
+      expect.stringMatching(/^capture a\/veth-a #3 ipv4\.checksum bad 0x[0-9a-f]+\/valid$/),
+    ]);
+  });
+
+  it('ignores the IP ID and the echo identifier, and says where a frame is missing', () => {
+    const run = baseline();
+    const other = withFrames(run, (frames) => {
+      const frame = frames[2]!;
+      const ip = Ipv4View.unchecked(frame, 14);
+      ip.ident ^= 0x5555;
+      ip.fillChecksum();
+      const icmp = Icmpv4View.unchecked(frame.subarray(0, 14 + ip.totalLen), 14 + ip.headerLen);
+      icmp.ident ^= 0x1111;
+      icmp.fillChecksum();
+      return [...frames.slice(0, 4), ...frames.slice(5)];
+    });
+    const { unexpected } = compareRuns(other, run);
+    expect(unexpected.map((d) => `${d.where} ${d.what}`)).toEqual(['capture a/veth-a #5 only on packetlab']);
+  });
+
+  it('compares output line by line after normalising round-trip times', () => {
+    const run = baseline();
+    const traffic = run.traffic.map((output) => ({
+      ...output,
+      stdout: output.stdout.replace('time=0.000 ms', 'time=0.123 ms').replace('ttl=64', 'ttl=63'),
+    }));
+    const { unexpected } = compareRuns({ ...run, traffic }, run);
+    expect(unexpected).toEqual([
+      {
+        where: 'traffic a: ping -n -c 2 -i 0.2 10.0.0.2',
+        what: 'stdout line 2',
+        linux: '64 bytes from 10.0.0.2: icmp_seq=1 ttl=63 time=T ms',
+        packetlab: '64 bytes from 10.0.0.2: icmp_seq=1 ttl=64 time=T ms',
+      },
+    ]);
+  });
+
+  it('accepts a known difference only with the pinned packetlab value, and reports stale ones', () => {
+    const run = baseline();
+    const traffic = run.traffic.map((output) => ({ ...output, exitCode: 7 }));
+    const known = { where: /^traffic a: ping/, what: 'exit code', packetlab: '0', reason: 'test' };
+    expect(compareRuns({ ...run, traffic }, run, { known: [known] }).unexpected).toEqual([]);
+    const pinnedWrong = { ...known, packetlab: '1' };
+    const mismatch = compareRuns({ ...run, traffic }, run, { known: [pinnedWrong] });
+    expect(mismatch.unexpected).toHaveLength(1);
+    expect(mismatch.unused).toEqual([pinnedWrong]);
+  });
+});
+
+describe('the dissector', () => {
+  it('counts a UDP checksum left to the device (the pseudo-header sum) as valid', () => {
+    // 10.0.0.1:41234 -> 10.0.0.2:8000 with "test": the checksum field holds the folded pseudo-header sum.
+    const frame = new Uint8Array([
+      ...[2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00],
+      ...[0x45, 0, 0, 32, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2],
+      ...[0xa1, 0x12, 0x1f, 0x40, 0, 12, 0, 0, 0x74, 0x65, 0x73, 0x74],
+    ]);
+    Ipv4View.unchecked(frame, 14).fillChecksum();
+    const partial = foldSum(pseudoHeaderSum(0x0a00_0001, 0x0a00_0002, 17, 12));
+    frame[40] = partial >> 8;
+    frame[41] = partial & 0xff;
+    const fields = dissectFrame(frame);
+    expect(fields.find((f) => f.name === 'ipv4.checksum')?.value).toBe('valid');
+    expect(fields.find((f) => f.name === 'udp.checksum')?.value).toBe('valid');
+    expect(fields.find((f) => f.name === 'udp.checksumOffloaded')?.ignored).toMatch(/CHECKSUM_PARTIAL/);
+  });
+});
+
+describe('the scenario builder keeps commands inside the sandbox', () => {
+  const b = new ScenarioBuilder('safety').namespace('a').namespace('b');
+  it.each([
+    ['a plain namespace name after netns', () => b.run('a', 'ip', 'link', 'set', 'x', 'netns', 'b')],
+    ['ip netns', () => b.run('a', 'ip', 'netns', 'exec', 'b', 'ip', 'link')],
+    ['ip -n NAME', () => b.run('a', 'ip', '-n', 'b', 'link')],
+    ['a program outside the list', () => b.run('a', 'sh', '-c', 'true')],
+    [
+      'a namespace word for an unknown namespace',
+      () => b.command('a', ['ip', 'link', 'set', 'x', 'netns', { ns: 'c' }]),
+    ],
+  ])('refuses %s', (_name, build) => {
+    expect(build).toThrow();
+  });
+
+  it('gives every device an explicit, distinct MAC', () => {
+    const scenario = new ScenarioBuilder('macs')
+      .namespace('a')
+      .namespace('b')
+      .veth('a', 'x', 'b', 'y')
+      .bridge('a', 'br0')
+      .build();
+    const macs = scenario.setup.filter((c) => c.argv.includes('address')).map((c) => c.argv.at(-1));
+    expect(macs).toEqual(['02:70:6c:00:00:01', '02:70:6c:00:00:02', '02:70:6c:00:00:03']);
+  });
+});

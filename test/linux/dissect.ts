@@ -1,0 +1,328 @@
+// Splits a captured frame into named fields with src/wire's views, so two frames compare layer by layer; fields that
+// legitimately differ between the kernel and packetlab are kept but marked with the reason they are not compared.
+//
+// Layers: Ethernet, ARP, IPv4 (options as bytes), ICMP (echo, and the datagram an error
+// quotes, recursively), UDP (VXLAN on 8472/4789 with its inner frame, recursively) and TCP
+// (options as bytes). Anything else is compared as bytes. Checksums are compared as
+// "valid"/"bad" because the fields they cover (IP ID, ping's identifier) may differ.
+
+import { formatIpv4, formatMac } from '../../src/wire/address.ts';
+import { ArpView } from '../../src/wire/arp.ts';
+import { readU16 } from '../../src/wire/bytes.ts';
+import { checksumIsValid, foldSum, pseudoHeaderSum, sumWords } from '../../src/wire/checksum.ts';
+import { ETHERTYPE_ARP, ETHERTYPE_IPV4, EthernetView } from '../../src/wire/ethernet.ts';
+import { Ipv4View } from '../../src/wire/ipv4.ts';
+import { TcpView } from '../../src/wire/tcp.ts';
+import { UdpView } from '../../src/wire/udp.ts';
+import { VXLAN_HEADER_LEN, VxlanView } from '../../src/wire/vxlan.ts';
+
+export interface Field {
+  /** Layer-qualified name: `eth.src`, `ipv4.ttl`, `icmp.quoted.ipv4.ttl`, `vxlan.inner.eth.dst`. */
+  readonly name: string;
+  readonly value: string;
+  /** Why this field is not compared (the value is still shown). */
+  readonly ignored?: string;
+}
+
+export const IGNORED = {
+  ipId: 'IP identification (per-destination counter vs the kernel hash)',
+  pingIdent: "ping's echo identifier (its pid on the kernel side)",
+  pingTime: "ping's timestamp in the echo data",
+  quotedIcmpChecksum: "covers ping's identifier and timestamp",
+  vxlanSrcPort: "VXLAN outer source port (udp_flow_src_port's flow hash and secret)",
+  offload:
+    'checksum left to the device (CHECKSUM_PARTIAL on a veth): the field holds the pseudo-header sum, what a NIC would complete',
+  tcpSeq: 'TCP initial sequence number',
+} as const;
+
+const VXLAN_PORTS = new Set([8472, 4789]);
+
+function hex(bytes: Uint8Array): string {
+  let out = '';
+  for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
+  return out;
+}
+
+class Fields {
+  readonly list: Field[] = [];
+  add(name: string, value: string | number | boolean, ignored?: string): void {
+    this.list.push({ name, value: String(value), ...(ignored !== undefined ? { ignored } : {}) });
+  }
+}
+
+/** The fields of an Ethernet frame (link type 1). */
+export function dissectFrame(frame: Uint8Array): Field[] {
+  const out = new Fields();
+  ethernet(out, 'eth', frame, false);
+  return out.list;
+}
+
+function ethernet(out: Fields, prefix: string, bytes: Uint8Array, insideVxlan: boolean): void {
+  const eth = EthernetView.checked(bytes);
+  if (!(eth instanceof EthernetView)) {
+    out.add(`${prefix}.error`, eth.defect);
+    out.add(`${prefix}.bytes`, hex(bytes));
+    return;
+  }
+  out.add(`${prefix}.dst`, formatMac(eth.dstAddr));
+  out.add(`${prefix}.src`, formatMac(eth.srcAddr));
+  out.add(`${prefix}.type`, `0x${eth.ethertype.toString(16).padStart(4, '0')}`);
+  const payload = bytes.subarray(eth.headerLen);
+  const base = prefix.slice(0, -'eth'.length);
+  let used = payload.length;
+  if (eth.ethertype === ETHERTYPE_ARP) used = arp(out, `${base}arp`, payload);
+  else if (eth.ethertype === ETHERTYPE_IPV4) used = ipv4(out, `${base}ipv4`, payload, insideVxlan);
+  else out.add(`${prefix}.payload`, hex(payload));
+  if (used < payload.length) out.add(`${prefix}.padding`, hex(payload.subarray(used)));
+  out.add(`${prefix}.length`, bytes.length);
+}
+
+function arp(out: Fields, prefix: string, bytes: Uint8Array): number {
+  const view = ArpView.checked(bytes);
+  if (!(view instanceof ArpView)) {
+    out.add(`${prefix}.error`, view.defect);
+    out.add(`${prefix}.bytes`, hex(bytes));
+    return bytes.length;
+  }
+  out.add(`${prefix}.htype`, view.htype);
+  out.add(`${prefix}.ptype`, view.ptype);
+  out.add(`${prefix}.op`, view.operation === 1 ? 'request' : view.operation === 2 ? 'reply' : view.operation);
+  out.add(`${prefix}.sender`, `${formatMac(view.senderMac)} ${formatIpv4(view.senderIp)}`);
+  out.add(`${prefix}.target`, `${formatMac(view.targetMac)} ${formatIpv4(view.targetIp)}`);
+  return 28;
+}
+
+/** Returns how many bytes the datagram declared (the rest is link-layer padding). */
+function ipv4(out: Fields, prefix: string, bytes: Uint8Array, insideVxlan: boolean): number {
+  const ip = Ipv4View.checked(bytes);
+  if (!(ip instanceof Ipv4View)) {
+    out.add(`${prefix}.error`, ip.defect);
+    out.add(`${prefix}.bytes`, hex(bytes));
+    return bytes.length;
+  }
+  ipv4Header(out, prefix, ip);
+  const payload = bytes.subarray(ip.headerLen, ip.totalLen);
+  if (ip.fragmentOffset !== 0 || ip.moreFragments) out.add(`${prefix}.fragment`, hex(payload));
+  else transport(out, prefix.slice(0, -'ipv4'.length), ip, payload, insideVxlan, false);
+  return ip.totalLen;
+}
+
+function ipv4Header(out: Fields, prefix: string, ip: Ipv4View): void {
+  out.add(`${prefix}.header`, `v${ip.version} hl ${ip.headerLen}`);
+  out.add(`${prefix}.dscp`, ip.dscp);
+  out.add(`${prefix}.ecn`, ip.ecn);
+  out.add(`${prefix}.totalLen`, ip.totalLen);
+  out.add(`${prefix}.id`, ip.ident, IGNORED.ipId);
+  out.add(
+    `${prefix}.flags`,
+    `${ip.reservedFlag ? 'evil ' : ''}${ip.dontFragment ? 'DF' : '--'} ${ip.moreFragments ? 'MF' : '--'}`,
+  );
+  out.add(`${prefix}.fragOffset`, ip.fragmentOffset);
+  out.add(`${prefix}.ttl`, ip.ttl);
+  out.add(`${prefix}.protocol`, ip.protocol);
+  out.add(`${prefix}.checksum`, ip.verifyChecksum() ? 'valid' : `bad 0x${ip.checksum.toString(16)}`);
+  out.add(`${prefix}.src`, formatIpv4(ip.srcAddr));
+  out.add(`${prefix}.dst`, formatIpv4(ip.dstAddr));
+  if (ip.headerLen > 20) out.add(`${prefix}.options`, hex(ip.options()));
+}
+
+/** The layer above IPv4; `quoted` is the prefix of a datagram an ICMP error carries (may be cut short). */
+function transport(
+  out: Fields,
+  base: string,
+  ip: Ipv4View,
+  payload: Uint8Array,
+  insideVxlan: boolean,
+  quoted: boolean,
+): void {
+  switch (ip.protocol) {
+    case 1:
+      icmp(out, `${base}icmp`, payload, insideVxlan, quoted);
+      return;
+    case 17:
+      udp(out, `${base}udp`, ip, payload, insideVxlan, quoted);
+      return;
+    case 6:
+      tcp(out, `${base}tcp`, ip, payload, quoted);
+      return;
+    default:
+      out.add(`${base}payload`, hex(payload));
+  }
+}
+
+function icmp(out: Fields, prefix: string, bytes: Uint8Array, insideVxlan: boolean, quoted: boolean): void {
+  if (bytes.length < 8) {
+    out.add(`${prefix}.bytes`, hex(bytes));
+    return;
+  }
+  const type = bytes[0]!;
+  out.add(`${prefix}.type`, type);
+  out.add(`${prefix}.code`, bytes[1]!);
+  if (quoted) out.add(`${prefix}.checksum`, readU16(bytes, 2), IGNORED.quotedIcmpChecksum);
+  else out.add(`${prefix}.checksum`, checksumIsValid(bytes, 0, bytes.length) ? 'valid' : 'bad');
+  if (type === 0 || type === 8) {
+    out.add(`${prefix}.ident`, readU16(bytes, 4), IGNORED.pingIdent);
+    out.add(`${prefix}.seq`, readU16(bytes, 6));
+    const data = bytes.subarray(8);
+    if (data.length >= 16) {
+      out.add(`${prefix}.data.time`, hex(data.subarray(0, 16)), IGNORED.pingTime);
+      out.add(`${prefix}.data`, hex(data.subarray(16)));
+    } else out.add(`${prefix}.data`, hex(data));
+    out.add(`${prefix}.dataLen`, data.length);
+    return;
+  }
+  if (type === 3 && bytes[1] === 4) out.add(`${prefix}.mtu`, readU16(bytes, 6));
+  else out.add(`${prefix}.rest`, hex(bytes.subarray(4, 8)));
+  if (type === 3 || type === 11 || type === 12) {
+    const inner = Ipv4View.checkedHeader(bytes, 8);
+    if (!(inner instanceof Ipv4View)) {
+      out.add(`${prefix}.quoted.bytes`, hex(bytes.subarray(8)));
+      return;
+    }
+    ipv4Header(out, `${prefix}.quoted.ipv4`, inner);
+    out.add(`${prefix}.quotedLen`, bytes.length - 8);
+    const innerPayload = bytes.subarray(8 + inner.headerLen, Math.min(bytes.length, 8 + inner.totalLen));
+    transport(out, `${prefix}.quoted.`, inner, innerPayload, insideVxlan, true);
+    return;
+  }
+  out.add(`${prefix}.payload`, hex(bytes.subarray(8)));
+}
+
+function udp(
+  out: Fields,
+  prefix: string,
+  ip: Ipv4View,
+  bytes: Uint8Array,
+  insideVxlan: boolean,
+  quoted: boolean,
+): void {
+  if (bytes.length < 8) {
+    out.add(`${prefix}.bytes`, hex(bytes));
+    return;
+  }
+  const srcPort = readU16(bytes, 0);
+  const dstPort = readU16(bytes, 2);
+  const vxlan = VXLAN_PORTS.has(dstPort) && !insideVxlan;
+  out.add(`${prefix}.srcPort`, srcPort, vxlan ? IGNORED.vxlanSrcPort : undefined);
+  out.add(`${prefix}.dstPort`, dstPort);
+  out.add(`${prefix}.length`, readU16(bytes, 4));
+  const view = UdpView.checked(bytes);
+  if (quoted || !(view instanceof UdpView)) {
+    const checksum = readU16(bytes, 6);
+    const length = readU16(bytes, 4);
+    if (vxlan) out.add(`${prefix}.checksum`, checksum, IGNORED.vxlanSrcPort);
+    else if (checksum !== 0 && length >= 8 && bytes.length >= length) {
+      // The whole datagram is quoted: its checksum can be verified like any other.
+      const sum = pseudoHeaderSum(ip.srcAddr, ip.dstAddr, 17, length);
+      if (checksumIsValid(bytes, 0, length, sum)) out.add(`${prefix}.checksum`, 'valid');
+      else checksumOrPartial(out, `${prefix}.checksum`, checksum, ip, 17, length);
+    } else if (checksum !== 0 && checksum === foldSum(pseudoHeaderSum(ip.srcAddr, ip.dstAddr, 17, length))) {
+      out.add(`${prefix}.checksum`, 'valid');
+      out.add(`${prefix}.checksumOffloaded`, true, IGNORED.offload);
+    } else out.add(`${prefix}.checksum`, checksum);
+    out.add(`${prefix}.payload`, hex(bytes.subarray(8)));
+    return;
+  }
+  const pseudo = { srcAddr: ip.srcAddr, dstAddr: ip.dstAddr };
+  if (view.checksum === 0) out.add(`${prefix}.checksum`, 'none');
+  else if (view.verifyChecksum(pseudo)) out.add(`${prefix}.checksum`, 'valid');
+  else if (vxlan && outerValidOnceInnerCompleted(bytes, view.length, pseudo)) {
+    out.add(`${prefix}.checksum`, 'valid');
+    out.add(`${prefix}.checksumOffloaded`, true, IGNORED.offload);
+  } else checksumOrPartial(out, `${prefix}.checksum`, view.checksum, ip, 17, view.length);
+  const payload = view.payload();
+  if (vxlan && payload.length >= VXLAN_HEADER_LEN) {
+    const header = VxlanView.checked(payload);
+    if (header instanceof VxlanView) {
+      out.add('vxlan.flags', `0x${header.flags.toString(16)}`);
+      out.add('vxlan.vni', header.vni);
+      out.add('vxlan.reserved', `${header.reserved1} ${header.reserved2}`);
+      ethernet(out, 'vxlan.inner.eth', payload.subarray(VXLAN_HEADER_LEN), true);
+      return;
+    }
+  }
+  out.add(`${prefix}.payload`, hex(payload));
+}
+
+function tcp(out: Fields, prefix: string, ip: Ipv4View, bytes: Uint8Array, quoted: boolean): void {
+  if (quoted || bytes.length < 20) {
+    if (bytes.length >= 4) {
+      out.add(`${prefix}.srcPort`, readU16(bytes, 0));
+      out.add(`${prefix}.dstPort`, readU16(bytes, 2));
+    }
+    out.add(
+      `${prefix}.rest`,
+      hex(bytes.subarray(Math.min(4, bytes.length), Math.min(8, bytes.length))),
+      IGNORED.tcpSeq,
+    );
+    return;
+  }
+  const view = TcpView.checked(bytes);
+  if (!(view instanceof TcpView)) {
+    out.add(`${prefix}.error`, view.defect);
+    out.add(`${prefix}.bytes`, hex(bytes));
+    return;
+  }
+  out.add(`${prefix}.srcPort`, view.srcPort);
+  out.add(`${prefix}.dstPort`, view.dstPort);
+  out.add(`${prefix}.seq`, view.seqNumber, IGNORED.tcpSeq);
+  out.add(`${prefix}.ack`, view.ack ? view.ackNumber : 0, IGNORED.tcpSeq);
+  out.add(`${prefix}.headerLen`, view.headerLen);
+  out.add(`${prefix}.flags`, `0x${view.flags.toString(16).padStart(2, '0')}`);
+  out.add(`${prefix}.window`, view.window);
+  const initial = pseudoHeaderSum(ip.srcAddr, ip.dstAddr, 6, bytes.length);
+  if (checksumIsValid(bytes, 0, bytes.length, initial)) out.add(`${prefix}.checksum`, 'valid');
+  else checksumOrPartial(out, `${prefix}.checksum`, view.checksum, ip, 6, bytes.length);
+  out.add(`${prefix}.urgent`, view.urgentPointer);
+  out.add(`${prefix}.options`, hex(view.options()));
+  out.add(`${prefix}.payload`, hex(view.payload()));
+}
+
+/**
+ * A locally sent TCP or UDP segment captured before the device filled its checksum: the field
+ * holds the folded pseudo-header sum (udp4_hwcsum, tcp_v4_send_check). It counts as valid.
+ */
+function checksumOrPartial(
+  out: Fields,
+  name: string,
+  checksum: number,
+  ip: Ipv4View,
+  protocol: number,
+  length: number,
+): void {
+  const partial = foldSum(pseudoHeaderSum(ip.srcAddr, ip.dstAddr, protocol, length));
+  if (checksum !== partial) {
+    out.add(name, `bad 0x${checksum.toString(16)}`);
+    return;
+  }
+  out.add(name, 'valid');
+  out.add(`${name}Offloaded`, true, IGNORED.offload);
+}
+
+/**
+ * VXLAN with local checksum offload (udp_set_csum): the outer checksum already counts the
+ * inner TCP/UDP checksum the device has yet to fill. Completes the inner one in a copy and
+ * verifies the outer sum over it.
+ */
+function outerValidOnceInnerCompleted(
+  udpBytes: Uint8Array,
+  length: number,
+  pseudo: { srcAddr: number; dstAddr: number },
+): boolean {
+  const copy = udpBytes.slice(0, length);
+  const ipAt = 8 + VXLAN_HEADER_LEN + 14;
+  if (copy.length < ipAt + 20 || readU16(copy, ipAt - 2) !== ETHERTYPE_IPV4) return false;
+  const inner = Ipv4View.checked(copy, ipAt);
+  if (!(inner instanceof Ipv4View) || (inner.protocol !== 17 && inner.protocol !== 6)) return false;
+  const l4 = ipAt + inner.headerLen;
+  const l4Len = inner.totalLen - inner.headerLen;
+  const field = l4 + (inner.protocol === 17 ? 6 : 16);
+  if (copy.length < l4 + l4Len || field + 2 > copy.length) return false;
+  copy[field] = 0;
+  copy[field + 1] = 0;
+  const sum = pseudoHeaderSum(inner.srcAddr, inner.dstAddr, inner.protocol, l4Len);
+  const completed = ~foldSum(sumWords(copy, l4, l4 + l4Len, sum)) & 0xffff;
+  copy[field] = completed >> 8;
+  copy[field + 1] = completed & 0xff;
+  return checksumIsValid(copy, 0, length, pseudoHeaderSum(pseudo.srcAddr, pseudo.dstAddr, 17, length));
+}

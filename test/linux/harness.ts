@@ -1,0 +1,73 @@
+// Runs one scenario on both sides and compares them; `differential()` is what every case under test/linux/ calls.
+// Without network namespaces (not root, not Linux) a case skips with a notice locally and fails in CI.
+
+import { expect } from 'vitest';
+import { requireNetns } from '../support/netns.ts';
+import { requireTool, type SkippableTest } from '../support/tools.ts';
+import {
+  type Comparison,
+  compareRuns,
+  formatComparison,
+  type KnownDifference,
+  type Normaliser,
+  type Tolerance,
+} from './compare.ts';
+import { runLinux } from './linux-driver.ts';
+import type { Observed } from './observed.ts';
+import { type PacketlabRun, runPacketlab } from './packetlab-driver.ts';
+import { ALLOWED_PROGRAMS, type Scenario } from './scenario.ts';
+
+export interface DifferentialOptions {
+  readonly known?: readonly KnownDifference[];
+  readonly normalise?: readonly Normaliser[];
+  readonly tolerances?: readonly Tolerance[];
+}
+
+export interface DifferentialResult {
+  readonly linux: Observed;
+  readonly packetlab: PacketlabRun;
+  readonly comparison: Comparison;
+}
+
+/** The programs the real side needs, beyond what a scenario's commands name. */
+const BASE_TOOLS = ['ip', 'tcpdump', 'sysctl'];
+
+/** True when this machine can run the real side; otherwise skips the test (locally) or throws (CI). */
+export function requireKernel(test: SkippableTest, scenario?: Scenario): boolean {
+  if (!requireNetns(test)) return false;
+  const programs = new Set(BASE_TOOLS);
+  for (const command of scenario?.setup ?? []) programs.add(String(command.argv[0]));
+  for (const command of scenario?.observe ?? []) programs.add(String(command.argv[0]));
+  for (const step of scenario?.traffic ?? [])
+    if (step.kind === 'command') programs.add(String(step.command.argv[0]));
+  for (const program of programs) {
+    if (!(ALLOWED_PROGRAMS as readonly string[]).includes(program) && !BASE_TOOLS.includes(program)) continue;
+    if (!requireTool(program, test)) return false;
+  }
+  return true;
+}
+
+/** Runs `scenario` on packetlab and on the kernel; asserts no unexplained difference and no stale known entry. */
+export async function differential(
+  test: SkippableTest,
+  scenario: Scenario,
+  options: DifferentialOptions = {},
+): Promise<DifferentialResult | undefined> {
+  if (!requireKernel(test, scenario)) return undefined;
+  const packetlab = runPacketlab(scenario);
+  const linux = await runLinux(scenario);
+  const comparison = compareRuns(linux, packetlab, {
+    ...(options.known !== undefined ? { known: options.known } : {}),
+    ...(options.normalise !== undefined ? { normalise: options.normalise } : {}),
+    ...(options.tolerances !== undefined ? { tolerances: options.tolerances } : {}),
+  });
+  expect(formatComparison(comparison), `${scenario.name}: linux and packetlab differ`).toBe('');
+  return { linux, packetlab, comparison };
+}
+
+/** The output of a traffic or observe command by its label's start (`diag: ping`), for extra assertions. */
+export function outputOf(observed: Observed, labelStart: string): string {
+  const found = [...observed.traffic, ...observed.observe].find((o) => o.label.startsWith(labelStart));
+  if (found === undefined) throw new Error(`no output labelled ${labelStart}`);
+  return `${found.stdout}${found.stderr}`;
+}

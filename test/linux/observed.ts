@@ -1,0 +1,58 @@
+// What a driver brings back from running a scenario: every command's output, the UDP peers' lines and the frames of
+// each capture point. Both drivers fill the same shape, so the comparator never asks which side it reads.
+
+import type { Command, TrafficStep, Word } from './scenario.ts';
+
+export interface CommandOutput {
+  /** `ns: argv...`, the same text on both sides. */
+  readonly label: string;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exitCode: number;
+}
+
+export interface CaptureResult {
+  readonly label: string;
+  /** The pcap link type (1 for an interface). */
+  readonly linkType: number;
+  readonly frames: readonly Uint8Array[];
+  /** Set when the capture could not start or its file could not be read. */
+  readonly error?: string;
+}
+
+export interface Observed {
+  readonly side: 'linux' | 'packetlab';
+  readonly setup: readonly CommandOutput[];
+  /** One entry per traffic command; a UDP step gives two (client, then server). */
+  readonly traffic: readonly CommandOutput[];
+  readonly captures: readonly CaptureResult[];
+  readonly observe: readonly CommandOutput[];
+}
+
+/** How a word reads in labels: namespaces and files by their scenario names. */
+export function wordText(word: Word): string {
+  if (typeof word === 'string') return word;
+  return 'ns' in word ? word.ns : `<${word.file}>`;
+}
+
+export function commandLabel(command: Command): string {
+  return `${command.ns}: ${command.argv.map(wordText).join(' ')}`;
+}
+
+export function udpLabels(step: Extract<TrafficStep, { kind: 'udp' }>): { client: string; server: string } {
+  const { client, server } = step;
+  return {
+    client: `${client.ns}: udp send ${client.bind}:${client.port} -> ${step.dst}:${step.dstPort} x${step.count}`,
+    server: `${server.ns}: udp echo ${server.bind}:${server.port}`,
+  };
+}
+
+/** The lines both UDP peers print (udp-peer.mjs and the packetlab driver). */
+export const udpLines = {
+  received: (addr: string, port: number, payload: string) =>
+    `from ${addr}:${port} ${JSON.stringify(payload)}`,
+  reply: (addr: string, port: number, payload: string) =>
+    `reply from ${addr}:${port} ${JSON.stringify(payload)}`,
+  timeout: (n: number) => `timeout ${n}`,
+  payload: (base: string, n: number) => `${base} ${n}`,
+};

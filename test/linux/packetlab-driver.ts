@@ -1,0 +1,170 @@
+// Runs a harness scenario on packetlab: its namespaces and segments through the API, its commands through the command
+// façade (`exec`), captures with the façade's tcpdump, UDP through the namespaces' sockets; all on virtual time.
+
+import { readPcap } from '../../src/capture/pcap.ts';
+import { NS_PER_MS } from '../../src/core/scheduler.ts';
+import type { Namespace } from '../../src/netns/namespace.ts';
+import { Simulation } from '../../src/netns/simulation.ts';
+import { exec, spawn } from '../../src/tools/exec.ts';
+import { formatIpv4, parseIpv4, parseMac } from '../../src/wire/address.ts';
+import {
+  type CaptureResult,
+  type CommandOutput,
+  commandLabel,
+  type Observed,
+  udpLabels,
+  udpLines,
+} from './observed.ts';
+import type { Command, Scenario, TrafficStep, Word } from './scenario.ts';
+
+export interface PacketlabRun extends Observed {
+  /** The simulation, left as the scenario ended it, for tests that look further. */
+  readonly sim: Simulation;
+}
+
+/** Quotes a word for the façade's shell-words parser when it needs it. */
+function quote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+export function runPacketlab(scenario: Scenario, options: { seed?: string } = {}): PacketlabRun {
+  const sim = new Simulation({ seed: options.seed ?? scenario.name });
+  const namespaces = new Map<string, Namespace>();
+  for (const name of scenario.namespaces) namespaces.set(name, sim.addNamespace(name));
+  const nsOf = (name: string): Namespace => {
+    const ns = namespaces.get(name);
+    if (ns === undefined) throw new Error(`no namespace ${name}`);
+    return ns;
+  };
+  const word = (w: Word): string => {
+    if (typeof w === 'string') return w;
+    if ('ns' in w) return w.ns;
+    const path = `/harness/${w.file}`;
+    sim.files.set(path, new TextEncoder().encode(w.text));
+    return path;
+  };
+  const run = (command: Command): CommandOutput => {
+    const line = command.argv.map((w) => quote(word(w))).join(' ');
+    const result = exec(nsOf(command.ns), line, command.stdin !== undefined ? { stdin: command.stdin } : {});
+    return { label: commandLabel(command), ...result };
+  };
+
+  for (const spec of scenario.segments) {
+    const segment = sim.addSegment(spec.name, { mtu: spec.mtu });
+    for (const port of spec.ports) {
+      const mac = parseMac(port.mac);
+      if (mac === undefined) throw new Error(`bad MAC ${port.mac}`);
+      segment.attach(nsOf(port.ns), port.ifname, { mtu: port.mtu, mac });
+    }
+  }
+  const setup = scenario.setup.map(run);
+
+  const running = scenario.captures.map((capture, i) => {
+    const path = `/harness/capture-${i}.pcap`;
+    const filter = capture.filter === '' ? '' : ` ${quote(capture.filter)}`;
+    const promiscuous = capture.promiscuous ? '' : ' -p';
+    const line = `tcpdump -n${promiscuous} -i ${capture.iface} -w ${path}${filter}`;
+    return { capture, path, process: spawn(nsOf(capture.ns), line) };
+  });
+
+  const traffic: CommandOutput[] = [];
+  for (const step of scenario.traffic) {
+    switch (step.kind) {
+      case 'command':
+        traffic.push(run(step.command));
+        break;
+      case 'udp':
+        traffic.push(...udpExchange(sim, nsOf, step));
+        break;
+      case 'wait':
+        sim.run(step.ms * NS_PER_MS);
+        break;
+      default:
+        step satisfies never;
+    }
+  }
+
+  const captures: CaptureResult[] = running.map(({ capture, path, process }) => {
+    const label = `${capture.ns}/${capture.iface}`;
+    if (!('stop' in process)) return { label, linkType: 0, frames: [], error: process.stderr.trim() };
+    process.stop();
+    const bytes = sim.files.get(path);
+    if (bytes === undefined) return { label, linkType: 0, frames: [], error: 'tcpdump wrote no file' };
+    const read = readPcap(bytes);
+    if (!read.ok) return { label, linkType: 0, frames: [], error: read.error };
+    return { label, linkType: read.file.linkType, frames: read.file.records.map((record) => record.data) };
+  });
+
+  const observe = scenario.observe.map(run);
+  return { side: 'packetlab', sim, setup, traffic, captures, observe };
+}
+
+/** The UDP exchange of udp-peer.mjs, on packetlab's sockets: same lines, same order. */
+function udpExchange(
+  sim: Simulation,
+  nsOf: (name: string) => Namespace,
+  step: Extract<TrafficStep, { kind: 'udp' }>,
+): CommandOutput[] {
+  const labels = udpLabels(step);
+  const server = nsOf(step.server.ns);
+  const client = nsOf(step.client.ns);
+  const serverBind = parseIpv4(step.server.bind);
+  const clientBind = parseIpv4(step.client.bind);
+  const dst = parseIpv4(step.dst);
+  if (serverBind === undefined || clientBind === undefined || dst === undefined)
+    throw new Error(`bad address in ${labels.client}`);
+  const serverLines: string[] = [];
+  const clientLines: string[] = [];
+  let answered = false;
+  const decoder = new TextDecoder('latin1');
+  const serverBound = server.udp.bind(serverBind, step.server.port, (datagram) => {
+    serverLines.push(
+      udpLines.received(formatIpv4(datagram.srcAddr), datagram.srcPort, decoder.decode(datagram.payload)),
+    );
+    server.udp.send({
+      dst: datagram.srcAddr,
+      dstPort: datagram.srcPort,
+      srcPort: step.server.port,
+      ...(serverBind !== 0 ? { src: serverBind } : {}),
+      payload: datagram.payload.slice(),
+    });
+  });
+  const clientBound = client.udp.bind(clientBind, step.client.port, (datagram) => {
+    clientLines.push(
+      udpLines.reply(formatIpv4(datagram.srcAddr), datagram.srcPort, decoder.decode(datagram.payload)),
+    );
+    answered = true;
+  });
+  if (!serverBound || !clientBound) throw new Error(`${labels.client}: a port is taken`);
+  const scheduler = sim.scheduler;
+  for (let n = 1; n <= step.count; n++) {
+    answered = false;
+    const sent = client.udp.send({
+      dst,
+      dstPort: step.dstPort,
+      srcPort: step.client.port,
+      ...(clientBind !== 0 ? { src: clientBind } : {}),
+      payload: new TextEncoder().encode(udpLines.payload(step.payload, n)),
+    });
+    if (!sent.ok) clientLines.push(`send error ${sent.error}`);
+    const deadline = scheduler.now + step.timeoutMs * NS_PER_MS;
+    while (!answered) {
+      const next = scheduler.nextTime();
+      if (next === undefined || next > deadline) break;
+      scheduler.runNext();
+    }
+    if (!answered) {
+      scheduler.runUntil(deadline);
+      clientLines.push(udpLines.timeout(n));
+    }
+  }
+  client.udp.unbind(clientBind, step.client.port);
+  server.udp.unbind(serverBind, step.server.port);
+  const output = (label: string, lines: string[]): CommandOutput => ({
+    label,
+    stdout: lines.map((line) => `${line}\n`).join(''),
+    stderr: '',
+    exitCode: 0,
+  });
+  return [output(labels.client, clientLines), output(labels.server, serverLines)];
+}

@@ -1,0 +1,437 @@
+// The differential harness's scenario description: plain data both drivers run (namespaces, underlay segments, the
+// commands that build the topology, captures, traffic and what to observe); no TCP traffic and no crafted frames yet.
+//
+// A scenario is the list of commands a CNI would run, as argument vectors, each in one
+// namespace. The real driver runs them with `ip netns exec PREFIX-NS ...`, the packetlab
+// driver with `exec(ns, ...)`. Words that name a namespace (`ip link add ... netns W1`) or a
+// file (`nft -f FILE`) are objects, so each driver can substitute its own name or path; a
+// plain string after `netns` is refused, so no command can reach outside the scenario.
+// Every device the builder creates gets an explicit MAC address, so frames compare byte for byte.
+
+/** One word of a command: text, the name of a scenario namespace, or a file with the given content. */
+export type Word = string | { readonly ns: string } | { readonly file: string; readonly text: string };
+
+export interface Command {
+  /** The namespace it runs in. */
+  readonly ns: string;
+  readonly argv: readonly Word[];
+  /** Standard input (iptables-restore reads its ruleset there). */
+  readonly stdin?: string;
+}
+
+/** One interface plugged into an underlay segment. */
+export interface SegmentPort {
+  readonly ns: string;
+  readonly ifname: string;
+  readonly mac: string;
+  /** The node interface's MTU (default 1500); the segment's own MTU is on the switch side. */
+  readonly mtu: number;
+}
+
+/**
+ * An underlay network (a Docker network under kind nodes): a switch whose ports have the
+ * segment's MTU. packetlab builds it with `Segment`; the real driver with a bridge in a
+ * namespace of its own and one veth pair per port.
+ */
+export interface SegmentSpec {
+  readonly name: string;
+  readonly mtu: number;
+  readonly ports: readonly SegmentPort[];
+}
+
+export interface CaptureSpec {
+  readonly ns: string;
+  readonly iface: string;
+  /** A pcap-filter expression (tcpdump's), or '' for everything. */
+  readonly filter: string;
+  /**
+   * Whether tcpdump puts the interface in promiscuous mode (its default). Off by default here
+   * (`-p`), so watching does not change what happens: a promiscuous bridge passes every frame
+   * it forwards up to its own device (br_handle_frame_finish's local_rcv).
+   */
+  readonly promiscuous: boolean;
+}
+
+/** The label a capture is reported under: `ns/iface`. */
+export function captureLabel(capture: CaptureSpec): string {
+  return `${capture.ns}/${capture.iface}`;
+}
+
+export interface UdpEndpoint {
+  readonly ns: string;
+  /** The address to bind ('0.0.0.0' for any). */
+  readonly bind: string;
+  readonly port: number;
+}
+
+export type TrafficStep =
+  /** A command whose output is compared (ping, mostly). */
+  | { readonly kind: 'command'; readonly command: Command }
+  /**
+   * A UDP exchange between fixed ports: the server echoes each datagram back; the client
+   * sends `count` datagrams one after the other, waiting up to `timeoutMs` for each answer.
+   */
+  | {
+      readonly kind: 'udp';
+      readonly client: UdpEndpoint;
+      readonly server: UdpEndpoint;
+      /** Where the client sends to (a Service address when NAT is in the way). */
+      readonly dst: string;
+      readonly dstPort: number;
+      readonly count: number;
+      readonly payload: string;
+      readonly timeoutMs: number;
+    }
+  /** Let time pass (real time on the kernel side, virtual time in packetlab). */
+  | { readonly kind: 'wait'; readonly ms: number };
+
+export interface Scenario {
+  readonly name: string;
+  readonly namespaces: readonly string[];
+  readonly segments: readonly SegmentSpec[];
+  /** Run in order after the namespaces and segments exist; any failure aborts the run. */
+  readonly setup: readonly Command[];
+  /** Started before the traffic, stopped after it. */
+  readonly captures: readonly CaptureSpec[];
+  readonly traffic: readonly TrafficStep[];
+  /** Commands run after the traffic; their output is compared. */
+  readonly observe: readonly Command[];
+}
+
+/** The programs a scenario may run; anything else is a programmer error. */
+export const ALLOWED_PROGRAMS = [
+  'ip',
+  'bridge',
+  'sysctl',
+  'iptables',
+  'iptables-restore',
+  'iptables-save',
+  'nft',
+  'ping',
+  'conntrack',
+] as const;
+
+const NAME = /^[a-z][a-z0-9]{0,7}$/;
+const IFNAME = /^[A-Za-z][A-Za-z0-9._-]{0,14}$/;
+
+export interface PingOptions {
+  readonly count?: number;
+  /** Payload size (`-s`). */
+  readonly size?: number;
+  /** `-M do` (true) or `-M dont` (false); unset leaves ping's default. */
+  readonly df?: boolean;
+  readonly ttl?: number;
+  /** Seconds to wait for answers after the last request (`-W`). */
+  readonly wait?: number;
+  /** Seconds between requests (`-i`). */
+  readonly interval?: number;
+}
+
+/** Builds a Scenario step by step; `build()` returns the frozen plain data. */
+export class ScenarioBuilder {
+  private readonly namespaces: string[] = [];
+  private readonly segments = new Map<string, { mtu: number; ports: SegmentPort[] }>();
+  private readonly setup: Command[] = [];
+  private readonly captures: CaptureSpec[] = [];
+  private readonly traffic: TrafficStep[] = [];
+  private readonly observations: Command[] = [];
+  private readonly macs = new Map<string, string>();
+
+  constructor(readonly name: string) {}
+
+  /** A namespace with `lo` up. Names are short (up to 8 lowercase letters and digits). */
+  namespace(name: string): this {
+    if (!NAME.test(name)) throw new Error(`bad namespace name ${name}`);
+    if (this.namespaces.includes(name)) throw new Error(`namespace ${name} twice`);
+    this.namespaces.push(name);
+    this.run(name, 'ip', 'link', 'set', 'lo', 'up');
+    return this;
+  }
+
+  /** An underlay segment; plug node interfaces into it with `attach`. */
+  segment(name: string, options: { mtu?: number } = {}): this {
+    if (!NAME.test(name) || this.segments.has(name)) throw new Error(`bad or duplicate segment ${name}`);
+    this.segments.set(name, { mtu: options.mtu ?? 1500, ports: [] });
+    return this;
+  }
+
+  /** Plugs `ns` into a segment as `ifname` (up, MTU 1500 unless given), as Docker does for a kind node. */
+  attach(segment: string, ns: string, ifname: string, options: { mtu?: number } = {}): this {
+    const spec = this.segments.get(segment);
+    if (spec === undefined) throw new Error(`no segment ${segment}`);
+    this.requireNs(ns);
+    spec.ports.push({
+      ns,
+      ifname: this.checkIfname(ifname),
+      mac: this.allocateMac(ns, ifname),
+      mtu: options.mtu ?? 1500,
+    });
+    return this;
+  }
+
+  /** `ip link add A [mtu M] type veth peer name B netns NSB`, then both MACs set explicitly; both ends stay down. */
+  veth(nsA: string, nameA: string, nsB: string, nameB: string, options: { mtu?: number } = {}): this {
+    this.requireNs(nsA);
+    this.requireNs(nsB);
+    const mtu = options.mtu !== undefined ? ['mtu', String(options.mtu)] : [];
+    this.command(nsA, [
+      'ip',
+      'link',
+      'add',
+      this.checkIfname(nameA),
+      ...mtu,
+      'type',
+      'veth',
+      'peer',
+      'name',
+      this.checkIfname(nameB),
+      'netns',
+      { ns: nsB },
+    ]);
+    this.run(nsA, 'ip', 'link', 'set', 'dev', nameA, 'address', this.allocateMac(nsA, nameA));
+    this.run(nsB, 'ip', 'link', 'set', 'dev', nameB, 'address', this.allocateMac(nsB, nameB));
+    return this;
+  }
+
+  /** `ip link add NAME [mtu M] type bridge` with an explicit MAC (a Linux bridge keeps a MAC that was set). */
+  bridge(ns: string, name: string, options: { mtu?: number } = {}): this {
+    this.requireNs(ns);
+    const mtu = options.mtu !== undefined ? ['mtu', String(options.mtu)] : [];
+    this.run(ns, 'ip', 'link', 'add', this.checkIfname(name), ...mtu, 'type', 'bridge');
+    this.run(ns, 'ip', 'link', 'set', 'dev', name, 'address', this.allocateMac(ns, name));
+    return this;
+  }
+
+  /** `ip link add NAME type vxlan id ID local A dev D dstport P [nolearning]` with an explicit MAC. */
+  vxlan(
+    ns: string,
+    name: string,
+    options: { id: number; local: string; dev: string; dstport: number; learning: boolean },
+  ): this {
+    this.requireNs(ns);
+    this.run(
+      ns,
+      'ip',
+      'link',
+      'add',
+      this.checkIfname(name),
+      'type',
+      'vxlan',
+      'id',
+      String(options.id),
+      'local',
+      options.local,
+      'dev',
+      options.dev,
+      'dstport',
+      String(options.dstport),
+      ...(options.learning ? [] : ['nolearning']),
+    );
+    this.run(ns, 'ip', 'link', 'set', 'dev', name, 'address', this.allocateMac(ns, name));
+    return this;
+  }
+
+  /** The MAC the builder gave `ns`/`dev` (for neighbour and FDB entries). */
+  macOf(ns: string, dev: string): string {
+    const mac = this.macs.get(`${ns}/${dev}`);
+    if (mac === undefined) throw new Error(`no device ${dev} in ${ns}`);
+    return mac;
+  }
+
+  /** `ip link set DEV master BRIDGE`. */
+  master(ns: string, dev: string, bridge: string): this {
+    return this.run(ns, 'ip', 'link', 'set', 'dev', dev, 'master', bridge);
+  }
+
+  up(ns: string, ...devs: string[]): this {
+    for (const dev of devs) this.run(ns, 'ip', 'link', 'set', 'dev', dev, 'up');
+    return this;
+  }
+
+  addr(ns: string, cidr: string, dev: string): this {
+    return this.run(ns, 'ip', 'addr', 'add', cidr, 'dev', dev);
+  }
+
+  /** `ip route ARGS...`. */
+  route(ns: string, ...args: string[]): this {
+    return this.run(ns, 'ip', 'route', ...args);
+  }
+
+  /** `ip rule ARGS...`. */
+  rule(ns: string, ...args: string[]): this {
+    return this.run(ns, 'ip', 'rule', ...args);
+  }
+
+  /** `ip neigh ARGS...`. */
+  neigh(ns: string, ...args: string[]): this {
+    return this.run(ns, 'ip', 'neigh', ...args);
+  }
+
+  /** `bridge fdb ARGS...`. */
+  fdb(ns: string, ...args: string[]): this {
+    return this.run(ns, 'bridge', 'fdb', ...args);
+  }
+
+  sysctl(ns: string, key: string, value: string | number): this {
+    return this.run(ns, 'sysctl', '-q', '-w', `${key}=${value}`);
+  }
+
+  /** `iptables-restore` with the ruleset on standard input. */
+  iptablesRestore(ns: string, ruleset: string): this {
+    this.requireNs(ns);
+    this.setup.push({ ns, argv: ['iptables-restore'], stdin: ruleset });
+    return this;
+  }
+
+  /** `nft -f FILE` with the ruleset in a file. */
+  nft(ns: string, ruleset: string, fileName = 'ruleset.nft'): this {
+    return this.command(ns, ['nft', '-f', { file: fileName, text: ruleset }]);
+  }
+
+  /** Any allowed command, as words. */
+  run(ns: string, ...argv: string[]): this {
+    return this.command(ns, argv);
+  }
+
+  /** Any allowed command, with namespace and file words. */
+  command(ns: string, argv: readonly Word[], stdin?: string): this {
+    this.setup.push(this.checked({ ns, argv, ...(stdin !== undefined ? { stdin } : {}) }));
+    return this;
+  }
+
+  /** A tcpdump on `iface` of `ns` for the whole traffic phase (not promiscuous unless asked). */
+  capture(ns: string, iface: string, options: { filter?: string; promiscuous?: boolean } = {}): this {
+    this.requireNs(ns);
+    this.captures.push({
+      ns,
+      iface: this.checkIfname(iface),
+      filter: options.filter ?? '',
+      promiscuous: options.promiscuous ?? false,
+    });
+    return this;
+  }
+
+  /** `ping -n [-c N] [-s S] [-M do|dont] [-t TTL] [-W S] [-i S] DST` in `ns`; its output is compared. */
+  ping(ns: string, dst: string, options: PingOptions = {}): this {
+    const argv = ['ping', '-n', '-c', String(options.count ?? 1)];
+    if (options.interval !== undefined) argv.push('-i', String(options.interval));
+    if (options.size !== undefined) argv.push('-s', String(options.size));
+    if (options.df !== undefined) argv.push('-M', options.df ? 'do' : 'dont');
+    if (options.ttl !== undefined) argv.push('-t', String(options.ttl));
+    if (options.wait !== undefined) argv.push('-W', String(options.wait));
+    argv.push(dst);
+    return this.step({ kind: 'command', command: this.checked({ ns, argv }) });
+  }
+
+  /** Any allowed command run in the traffic phase; its output is compared (`ping -m 16 ...`). */
+  act(ns: string, ...argv: string[]): this {
+    return this.step({ kind: 'command', command: this.checked({ ns, argv }) });
+  }
+
+  /** A UDP exchange between fixed ports; see TrafficStep. */
+  udp(options: {
+    client: UdpEndpoint;
+    server: UdpEndpoint;
+    dst: string;
+    dstPort?: number;
+    count?: number;
+    payload?: string;
+    timeoutMs?: number;
+  }): this {
+    this.requireNs(options.client.ns);
+    this.requireNs(options.server.ns);
+    return this.step({
+      kind: 'udp',
+      client: options.client,
+      server: options.server,
+      dst: options.dst,
+      dstPort: options.dstPort ?? options.server.port,
+      count: options.count ?? 1,
+      payload: options.payload ?? 'packetlab',
+      timeoutMs: options.timeoutMs ?? 1000,
+    });
+  }
+
+  wait(ms: number): this {
+    return this.step({ kind: 'wait', ms });
+  }
+
+  /** A command run after the traffic whose output is compared (`ip route`, `ip neigh`, `iptables-save -c`). */
+  observe(ns: string, ...argv: string[]): this {
+    this.observations.push(this.checked({ ns, argv }));
+    return this;
+  }
+
+  build(): Scenario {
+    return deepFreeze({
+      name: this.name,
+      namespaces: [...this.namespaces],
+      segments: [...this.segments].map(([name, spec]) => ({ name, mtu: spec.mtu, ports: [...spec.ports] })),
+      setup: [...this.setup],
+      captures: [...this.captures],
+      traffic: [...this.traffic],
+      observe: [...this.observations],
+    });
+  }
+
+  private step(step: TrafficStep): this {
+    this.traffic.push(step);
+    return this;
+  }
+
+  private requireNs(ns: string): void {
+    if (!this.namespaces.includes(ns)) throw new Error(`no namespace ${ns} in scenario ${this.name}`);
+  }
+
+  private checkIfname(name: string): string {
+    if (!IFNAME.test(name)) throw new Error(`bad interface name ${name}`);
+    return name;
+  }
+
+  /** Checks the program and that namespaces are named only by namespace words (the sandbox rule). */
+  private checked(command: Command): Command {
+    this.requireNs(command.ns);
+    const [program] = command.argv;
+    if (typeof program !== 'string' || !(ALLOWED_PROGRAMS as readonly string[]).includes(program))
+      throw new Error(`scenario ${this.name}: program ${String(program)} is not allowed`);
+    command.argv.forEach((word, i) => {
+      if (typeof word !== 'string') {
+        if ('ns' in word) this.requireNs(word.ns);
+        return;
+      }
+      if (program !== 'ip' || i === 0) return;
+      // `ip netns ...` and `ip -n NS` could reach any namespace; `netns NAME` must be a { ns } word.
+      const previous = command.argv[i - 1];
+      if (
+        word === 'netns' &&
+        command.argv.slice(1, i).every((w) => typeof w === 'string' && w.startsWith('-'))
+      )
+        throw new Error(`scenario ${this.name}: \`ip netns\` is not allowed`);
+      if (previous === 'netns' || (i === 2 && /^--?n(etns?)?$/.test(String(previous))))
+        throw new Error(`scenario ${this.name}: name namespaces with { ns } words, not "${word}"`);
+    });
+    return command;
+  }
+
+  /** 02:70:6c:NN:NN:NN ("pl"), numbered in creation order: stable, unicast, locally administered. */
+  private allocateMac(ns: string, dev: string): string {
+    const key = `${ns}/${dev}`;
+    if (this.macs.has(key)) throw new Error(`device ${dev} twice in ${ns}`);
+    const n = this.macs.size + 1;
+    const mac = `02:70:6c:${hex((n >> 16) & 0xff)}:${hex((n >> 8) & 0xff)}:${hex(n & 0xff)}`;
+    this.macs.set(key, mac);
+    return mac;
+  }
+}
+
+function hex(byte: number): string {
+  return byte.toString(16).padStart(2, '0');
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}

@@ -1,0 +1,40 @@
+// The VXLAN MTU trio on the kernel and on packetlab: the largest DF ping that crosses a flannel-style tunnel
+// (1422), one byte more failing locally ("message too long, mtu=1450"), and a pod whose MTU was left at 1500
+// getting "Frag needed and DF set (mtu = 1450)" from its node, then failing locally once the path MTU is learned.
+
+import { describe, expect, it } from 'vitest';
+import { differential, outputOf } from './harness.ts';
+import { lesson } from './topologies.ts';
+
+describe('differential: MTU across VXLAN', () => {
+  it('-s 1422 crosses (a 1514-byte outer frame), -s 1423 fails with "message too long, mtu=1450"', async (ctx) => {
+    const scenario = lesson('vxlan-mtu', { pods: 'bridge', nodes: 'vxlan' })
+      .capture('diag', 'eth0')
+      .capture('w1', 'eth0')
+      .ping('diag', '10.244.2.7', { size: 1422, df: true })
+      .ping('diag', '10.244.2.7', { size: 1423, df: true })
+      .observe('diag', 'ip', 'route', 'get', '10.244.2.7')
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    expect(outputOf(result.linux, 'diag: ping -n -c 1 -s 1423')).toContain(
+      'ping: local error: message too long, mtu=1450',
+    );
+    const outer = result.linux.captures.find((c) => c.label === 'w1/eth0')!;
+    expect(outer.frames.map((frame) => frame.length)).toContain(1514);
+  });
+
+  it('pod MTU 1500: the node answers frag needed (mtu = 1450), and the pod then knows the path MTU', async (ctx) => {
+    const scenario = lesson('pod-mtu-1500', { pods: 'bridge', nodes: 'vxlan', podMtu: 1500 })
+      .capture('diag', 'eth0')
+      .ping('diag', '10.244.2.7', { size: 1472, df: true })
+      .ping('diag', '10.244.2.7', { size: 1472, df: true })
+      .observe('diag', 'ip', 'route', 'get', '10.244.2.7')
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    expect(outputOf(result.linux, 'diag: ping')).toContain(
+      'From 10.244.1.1 icmp_seq=1 Frag needed and DF set (mtu = 1450)',
+    );
+  });
+});
