@@ -179,8 +179,7 @@ export class Namespace implements DeviceOwner, Interfaces {
 
   private attach(dev: NetDevice): void {
     this.devices.set(dev.ifindex, dev);
-    if (dev.kind !== 'loopback' || !this.sysctls.has(`net.ipv4.conf.${dev.name}.forwarding`))
-      this.sysctls.addDevice(dev.name);
+    this.sysctls.addDevice(dev.name);
   }
 
   private nameTaken(name: string): boolean {

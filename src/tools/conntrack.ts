@@ -1407,9 +1407,14 @@ export function startConntrack(ns: Namespace, args: string[]): Capture | Command
   if ((parsed.options & O_MASK_DST) !== 0 && (parsed.options & O_ORIG_DST) === 0)
     return exitError(out, 2, "Can't use --mask-dst without --dst");
   if ((parsed.options & O_BUFFERSIZE) !== 0) {
-    // SO_RCVBUFFORCE doubles the value; getsockopt reports at least SOCK_MIN_RCVBUF (2304).
-    const requested = BigInt.asIntN(32, parsed.bufferSize);
-    const size = requested <= 0n ? 2304n : requested * 2n < 2304n ? 2304n : requested * 2n;
+    // The size_t goes to SO_RCVBUFFORCE, which reads its low int, doubles it (at most INT_MAX - 1,
+    // at least SOCK_MIN_RCVBUF, 2304); getsockopt writes the result back over the low 4 bytes only.
+    // A negative request leaves 0 there (as seen on Linux 6.18).
+    const value = parsed.bufferSize;
+    const low = BigInt.asIntN(32, value);
+    const doubled = low > 1_073_741_823n ? 2_147_483_646n : low * 2n;
+    const rcvbuf = value < 0n || low < 0n ? 0n : doubled < 2304n ? 2304n : doubled;
+    const size = ((BigInt.asUintN(64, value) >> 32n) << 32n) + rcvbuf;
     out.stderr += `NOTICE: Netlink socket buffer size has been set to ${size} bytes.\n`;
   }
   return new EventMonitor(ns, parsed, out);
