@@ -53,15 +53,19 @@ export interface NatView {
   readonly dpat: boolean;
 }
 
+/**
+ * libnetfilter_conntrack compares the layer-4 words whatever the protocol: for ICMP the echo id
+ * against type/code, so an ICMP entry with the NAT_DONE bits (any entry that met a nat chain,
+ * even without a mapping) counts as port-translated, as `conntrack -L --src-nat` shows on Linux.
+ */
 export function natView(status: number, orig: Tuple, reply: Tuple): NatView {
   const srcDone = (status & IPS_SRC_NAT_DONE) !== 0;
   const dstDone = (status & IPS_DST_NAT_DONE) !== 0;
-  const ports = hasPorts(orig.protocol);
   return {
     snat: srcDone && reply.dst !== orig.src,
     dnat: dstDone && reply.src !== orig.dst,
-    spat: srcDone && ports && reply.dstPort !== orig.srcPort,
-    dpat: dstDone && ports && reply.srcPort !== orig.dstPort,
+    spat: srcDone && reply.dstPort !== orig.srcPort,
+    dpat: dstDone && reply.srcPort !== orig.dstPort,
   };
 }
 

@@ -1738,7 +1738,7 @@ class EventMonitor implements Capture {
         line = `[${String(seconds).padStart(8, '0')}.${String(micros).padStart(6, '0')}]\t${line}`;
       }
     }
-    if (portid !== 0 && !style.xml) line += ` [USERSPACE] portid=${portid} progname=conntrack`;
+    if (portid !== 0) line += ` [USERSPACE] portid=${portid} progname=conntrack`;
     this.stdout += `${line}\n`;
     this.counter++;
   }

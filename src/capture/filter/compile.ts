@@ -875,7 +875,7 @@ function pullUp(
   const value = edges[0]!.from.test.value;
   if (edges.some((edge) => edge.from.test.value !== value)) return false;
   // The chain follows the false branches of an or-chain, the true branches of an and-chain.
-  const chainNext = kind === 'or' ? false : true;
+  const chainNext = kind !== 'or';
   const shared = (node: Block): DagNode => (kind === 'or' ? node.ifTrue : node.ifFalse);
   const get = (slot: Slot): DagNode => (slot.outcome ? slot.owner.ifTrue : slot.owner.ifFalse);
   const set = (slot: Slot, node: DagNode): void => {

@@ -913,10 +913,6 @@ function isArithToken(token: Token, next: Token | undefined): boolean {
   }
 }
 
-function isRelop(token: Token | undefined): boolean {
-  return token !== undefined && token.kind === 'punct' && RELOPS.has(token.punct);
-}
-
 function isKeyword(token: Token, keyword: Keyword): boolean {
   return token.kind === 'keyword' && token.keyword === keyword;
 }
@@ -1305,10 +1301,10 @@ class Parser {
   /** `( pid )` or `( pnum )` rather than `( expr )` or an arithmetic parenthesis. */
   private parenStartsId(at: number): boolean {
     if (this.parenIsArith(at)) {
-      // `(80)` is a pnum id unless an operator after it makes it an operand.
+      // `(80)` is a pnum id when what follows can follow an id; otherwise bison takes it as an operand.
       const close = this.matchingClose(at);
       const after = this.tokens[close + 1];
-      if (isArithOperator(after) || isRelop(after)) return false;
+      if (!isConnective(after) && !isPunct(after, ')') && after?.kind !== 'eof') return false;
       let numbers = 0;
       for (let i = at; i < close; i++) {
         const token = this.tokens[i]!;
