@@ -1596,7 +1596,7 @@ function update(ct: Conntrack, p: ParsedCommand, e: EntryView, now: number, port
     }
   }
   if ((p.options & O_TIMEOUT) !== 0 && p.tmpl.timeout !== undefined && p.tmpl.timeout !== e.timeout) {
-    table.setTimeout(e.index, now + p.tmpl.timeout * 1_000_000_000);
+    table.setExpiry(e.index, now + p.tmpl.timeout * 1_000_000_000);
     changed = true;
   }
   if (changed) hubFor(ct)?.emit('UPDATE', e.index, events, portid);

@@ -618,7 +618,10 @@ interface Leaf {
 interface Block {
   readonly id: number;
   readonly test: Test;
+  /** Equal for blocks whose tests are equal (same value, jump and operand). */
   readonly testId: number;
+  /** Equal for blocks that test the same value (libpcap's value number of A). */
+  readonly valueId: number;
   ifTrue: DagNode;
   ifFalse: DagNode;
 }
@@ -634,13 +637,16 @@ function isLeaf(node: DagNode): node is Leaf {
 
 /** An edge: a block and the outcome that leaves it; it carries the fact "test == outcome". */
 interface Edge {
-  readonly key: number;
   readonly from: Block;
   readonly outcome: boolean;
 }
 
+const MAX_OPTIMIZER_PASSES = 100;
+/** Beyond this the filter runs unoptimized (only truncated frames can tell the difference). */
+const MAX_OPTIMIZED_BLOCKS = 4000;
+
 class Dag {
-  private readonly testIds = new Map<string, number>();
+  private readonly ids = new Map<string, number>();
   private nextId = 2;
 
   /** The DAG for `condition` that continues at `ifTrue` or `ifFalse` (gen_and/gen_or's backpatching). */
@@ -662,158 +668,212 @@ class Dag {
   }
 
   /**
-   * optimize.c's jump optimization to a fixed point: an edge into a block whose test is decided by a test on
-   * the same value along every path to that edge (its edge dominators) jumps straight to the decided
-   * successor, and an edge into a block whose two successors are one node skips the block. Equal blocks
-   * merge only afterwards (intern_blocks), so branches that become equal then are not skipped any more, and
-   * a root whose branches meet keeps its loads (opt_root).
+   * bpf_optimize: jump threading and pull-ups to a fixed point (opt_loop without statements), then the
+   * folding of constant comparisons (opt_loop with statements, which moves no more jumps), intern_blocks and
+   * opt_root. A root whose branches meet is skipped but its loads still run first; a filter that folds to a
+   * bare verdict keeps none.
    */
   optimize(root: DagNode): { root: DagNode; preload: Test | undefined } {
-    root = this.optimizeEdges(root);
-    // Second phase: constant comparisons fold, with no more jump threading after them.
-    for (const block of topologicalOrder(root)) {
+    root = optimizeJumps(root);
+    for (const block of reachableBlocks(root)) {
       if (block.test.fixedOutcome === undefined) continue;
       const next = block.test.fixedOutcome ? block.ifTrue : block.ifFalse;
       block.ifTrue = next;
       block.ifFalse = next;
     }
-    root = this.mergeEqualBlocks(root);
-    // optimize.c:opt_root: skipping a root whose branches meet keeps the root's own loads, which then run
-    // first; a filter that folds to a bare verdict keeps none.
+    root = mergeEqualBlocks(root);
     let start = root;
     while (!isLeaf(start) && start.ifTrue === start.ifFalse) start = start.ifTrue;
     const preload = start !== root && !isLeaf(start) && !isLeaf(root) ? root.test : undefined;
     return { root: start, preload };
   }
 
-  private optimizeEdges(root: DagNode): DagNode {
-    for (let pass = 0; pass < MAX_OPTIMIZER_PASSES; pass++) {
-      const order = topologicalOrder(root);
-      if (order.length > MAX_OPTIMIZED_BLOCKS) return root;
-      const byLevel = byIncreasingLevel(order);
-      const dominators = edgeDominators(root, order);
-      let changed = false;
-      for (const block of byLevel) {
-        for (const outcome of [true, false]) {
-          if (jumpOver(block, outcome, dominators.get(edgeOf(block, outcome).key)!)) changed = true;
-        }
-      }
-      // opt_blks then pulls tests up and/or chains, with the in-edges and dominators found before.
-      const after = topologicalOrder(root);
-      const incoming = inEdges(after);
-      const blockDominators = blockDominatorSets(root, after, incoming);
-      for (const block of byIncreasingLevel(after)) {
-        if (pullUp(block, 'or', incoming, blockDominators)) changed = true;
-        if (pullUp(block, 'and', incoming, blockDominators)) changed = true;
-      }
-      if (!changed) return root;
-    }
-    return root;
-  }
-
-  /** optimize.c:intern_blocks: blocks with the same test and successors become one. */
-  private mergeEqualBlocks(root: DagNode): DagNode {
-    const canonical = new Map<string, Block>();
-    const replacement = new Map<DagNode, DagNode>();
-    const resolve = (node: DagNode): DagNode => replacement.get(node) ?? node;
-    const order = topologicalOrder(root);
-    for (let i = order.length - 1; i >= 0; i--) {
-      const block = order[i]!;
-      block.ifTrue = resolve(block.ifTrue);
-      block.ifFalse = resolve(block.ifFalse);
-      const key = `${block.testId},${block.ifTrue.id},${block.ifFalse.id}`;
-      const twin = canonical.get(key);
-      if (twin === undefined) canonical.set(key, block);
-      else replacement.set(block, twin);
-    }
-    return resolve(root);
-  }
-
   /** A new block; blocks are shared only where gen_and/gen_or point several edges at one block. */
   private block(test: Test, ifTrue: DagNode, ifFalse: DagNode): Block {
-    return { id: this.nextId++, test, testId: this.testId(test), ifTrue, ifFalse };
+    return {
+      id: this.nextId++,
+      test,
+      testId: this.intern(`${test.value} ${test.op} ${test.operand}`),
+      valueId: this.intern(test.value),
+      ifTrue,
+      ifFalse,
+    };
   }
 
-  private testId(test: Test): number {
-    const key = `${test.value} ${test.op} ${test.operand}`;
-    let id = this.testIds.get(key);
+  private intern(key: string): number {
+    let id = this.ids.get(key);
     if (id === undefined) {
-      id = this.nextId++;
-      this.testIds.set(key, id);
+      id = this.ids.size;
+      this.ids.set(key, id);
     }
     return id;
   }
 }
 
-const MAX_OPTIMIZER_PASSES = 100;
-/** Beyond this the filter runs unoptimized (only truncated frames can tell the difference). */
-const MAX_OPTIMIZED_BLOCKS = 2000;
-
-function edgeOf(block: Block, outcome: boolean): Edge {
-  return { key: block.id * 2 + (outcome ? 0 : 1), from: block, outcome };
-}
-
 /** The blocks reachable from `root`, each before all its successors. */
-function topologicalOrder(root: DagNode): Block[] {
+function reachableBlocks(root: DagNode): Block[] {
   const order: Block[] = [];
   const seen = new Set<Block>();
-  const visit = (node: DagNode): void => {
-    if (isLeaf(node) || seen.has(node)) return;
-    seen.add(node);
-    visit(node.ifTrue);
-    visit(node.ifFalse);
-    order.push(node);
-  };
-  visit(root);
+  const stack: { block: Block; expanded: boolean }[] = [];
+  if (!isLeaf(root)) stack.push({ block: root, expanded: false });
+  while (stack.length > 0) {
+    const top = stack.pop()!;
+    if (top.expanded) {
+      order.push(top.block);
+      continue;
+    }
+    if (seen.has(top.block)) continue;
+    seen.add(top.block);
+    stack.push({ block: top.block, expanded: true });
+    for (const next of [top.block.ifFalse, top.block.ifTrue]) {
+      if (!isLeaf(next) && !seen.has(next)) stack.push({ block: next, expanded: false });
+    }
+  }
   return order.reverse();
 }
 
-/** For each edge, the edges on every path from the root to it, itself included (optimize.c:find_edom). */
-function edgeDominators(root: DagNode, order: readonly Block[]): Map<number, readonly Edge[]> {
-  const incoming = new Map<Block, (readonly Edge[])[]>();
-  const result = new Map<number, readonly Edge[]>();
-  for (const block of order) {
-    const sets = incoming.get(block) ?? [];
-    let common: readonly Edge[] = block === root || sets.length === 0 ? [] : sets[0]!;
-    for (const set of sets.slice(1))
-      common = common.filter((edge) => set.some((other) => other.key === edge.key));
-    for (const outcome of [true, false]) {
-      const edge = edgeOf(block, outcome);
-      const dominators = [...common, edge];
-      result.set(edge.key, dominators);
-      const next = outcome ? block.ifTrue : block.ifFalse;
-      if (!isLeaf(next)) {
-        const list = incoming.get(next) ?? [];
-        list.push(dominators);
-        incoming.set(next, list);
+/**
+ * One optimizer pass's view of the DAG: the reachable blocks root first, their in-edges, and as bitsets the
+ * edges on every path to each edge (optimize.c:find_edom) and the blocks on every path to each block
+ * (find_dom).
+ */
+class FlowGraph {
+  readonly blocks: Block[];
+  readonly incoming: Edge[][];
+  private readonly index = new Map<Block, number>();
+  private readonly edgeWords: number;
+  private readonly edgeDominators: Uint32Array;
+  private readonly blockWords: number;
+  private readonly blockDominators: Uint32Array;
+
+  constructor(root: DagNode) {
+    this.blocks = reachableBlocks(root);
+    const count = this.blocks.length;
+    this.blocks.forEach((block, i) => this.index.set(block, i));
+    this.incoming = this.blocks.map(() => []);
+    for (const block of this.blocks) {
+      for (const outcome of [true, false]) {
+        const next = outcome ? block.ifTrue : block.ifFalse;
+        if (!isLeaf(next)) this.incoming[this.index.get(next)!]!.push({ from: block, outcome });
       }
     }
+    this.edgeWords = (count * 2 + 31) >>> 5;
+    this.edgeDominators = new Uint32Array(count * 2 * this.edgeWords);
+    this.blockWords = (count + 31) >>> 5;
+    this.blockDominators = new Uint32Array(count * this.blockWords);
+    const common = new Uint32Array(this.edgeWords);
+    for (let i = 0; i < count; i++) {
+      const edges = this.incoming[i]!;
+      // Edges: the intersection over the in-edges, plus the edge itself.
+      common.fill(edges.length === 0 ? 0 : 0xffff_ffff);
+      for (const edge of edges) {
+        const base = this.edgeId(edge.from, edge.outcome) * this.edgeWords;
+        for (let w = 0; w < this.edgeWords; w++) common[w]! &= this.edgeDominators[base + w]!;
+      }
+      for (const outcome of [true, false]) {
+        const id = this.edgeId(this.blocks[i]!, outcome);
+        this.edgeDominators.set(common, id * this.edgeWords);
+        this.edgeDominators[id * this.edgeWords + (id >>> 5)]! |= 1 << (id & 31);
+      }
+      // Blocks: the intersection over the predecessors, plus the block itself.
+      const own = i * this.blockWords;
+      if (edges.length > 0) {
+        this.blockDominators.fill(0xffff_ffff, own, own + this.blockWords);
+        for (const edge of edges) {
+          const base = this.index.get(edge.from)! * this.blockWords;
+          for (let w = 0; w < this.blockWords; w++)
+            this.blockDominators[own + w]! &= this.blockDominators[base + w]!;
+        }
+      }
+      this.blockDominators[own + (i >>> 5)]! |= 1 << (i & 31);
+    }
   }
-  return result;
+
+  edgeId(block: Block, outcome: boolean): number {
+    return this.index.get(block)! * 2 + (outcome ? 0 : 1);
+  }
+
+  /** optimize.c:fold_edge over the edges dominating edge `id`: the outcome of `block`'s test, if they decide it. */
+  fold(id: number, block: Block): boolean | undefined {
+    const base = id * this.edgeWords;
+    for (let w = 0; w < this.edgeWords; w++) {
+      let bits = this.edgeDominators[base + w]!;
+      while (bits !== 0) {
+        const bit = 31 - Math.clz32(bits & -bits);
+        bits &= bits - 1;
+        const edge = w * 32 + bit;
+        const earlier = this.blocks[edge >>> 1]!;
+        if (earlier.valueId !== block.valueId || earlier.test.op !== block.test.op) continue;
+        const outcome = (edge & 1) === 0;
+        if (earlier.testId === block.testId) return outcome;
+        // Equal to one constant on every path here, so not equal to another.
+        if (
+          outcome &&
+          block.test.op === 'jeq' &&
+          earlier.test.constantOperand &&
+          block.test.constantOperand
+        ) {
+          return false;
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /** True when every path from the root to `node` passes through `dominator`. */
+  dominates(dominator: Block, node: Block): boolean {
+    const i = this.index.get(dominator);
+    const j = this.index.get(node);
+    if (i === undefined || j === undefined) return false;
+    return (this.blockDominators[j * this.blockWords + (i >>> 5)]! & (1 << (i & 31))) !== 0;
+  }
+
+  /** The blocks by level (distance to the farthest leaf), nearest the leaves first, as opt_blks visits them. */
+  byIncreasingLevel(): Block[] {
+    const level = new Map<DagNode, number>();
+    const levelOf = (node: DagNode): number => (isLeaf(node) ? 0 : level.get(node)!);
+    for (let i = this.blocks.length - 1; i >= 0; i--) {
+      const block = this.blocks[i]!;
+      level.set(block, 1 + Math.max(levelOf(block.ifTrue), levelOf(block.ifFalse)));
+    }
+    return [...this.blocks].sort((a, b) => levelOf(a) - levelOf(b));
+  }
 }
 
-/** The blocks ordered by level (distance to the farthest leaf), nearest the leaves first, as opt_blks visits them. */
-function byIncreasingLevel(order: readonly Block[]): Block[] {
-  const level = new Map<DagNode, number>();
-  const levelOf = (node: DagNode): number => (isLeaf(node) ? 0 : level.get(node)!);
-  for (let i = order.length - 1; i >= 0; i--) {
-    const block = order[i]!;
-    level.set(block, 1 + Math.max(levelOf(block.ifTrue), levelOf(block.ifFalse)));
+/** opt_loop(do_stmts = 0): opt_j on every edge, then or/and pull-ups, until nothing moves. */
+function optimizeJumps(root: DagNode): DagNode {
+  for (let pass = 0; pass < MAX_OPTIMIZER_PASSES; pass++) {
+    const graph = new FlowGraph(root);
+    if (graph.blocks.length > MAX_OPTIMIZED_BLOCKS) return root;
+    let changed = false;
+    const order = graph.byIncreasingLevel();
+    for (const block of order) {
+      for (const outcome of [true, false]) {
+        if (jumpOver(graph, block, outcome)) changed = true;
+      }
+    }
+    // opt_blks pulls up with the in-edges found after the jumps moved, and the dominators found before.
+    const after = new FlowGraph(root);
+    for (const block of after.byIncreasingLevel()) {
+      if (pullUp(block, 'or', after.incoming, graph)) changed = true;
+      if (pullUp(block, 'and', after.incoming, graph)) changed = true;
+    }
+    if (!changed) return root;
   }
-  return [...order].sort((a, b) => levelOf(a) - levelOf(b));
+  return root;
 }
 
 /**
  * optimize.c:opt_j on one edge: skip a successor whose branches meet, then follow successors whose test a
  * dominating edge decides. True when the edge moved.
  */
-function jumpOver(block: Block, outcome: boolean, dominators: readonly Edge[]): boolean {
+function jumpOver(graph: FlowGraph, block: Block, outcome: boolean): boolean {
   const start = outcome ? block.ifTrue : block.ifFalse;
   if (isLeaf(start)) return false;
+  const id = graph.edgeId(block, outcome);
   let target: DagNode = start.ifTrue === start.ifFalse ? start.ifTrue : start;
-  for (;;) {
-    if (isLeaf(target)) break;
-    const decided = foldByDominators(target.test, dominators);
+  while (!isLeaf(target)) {
+    const decided = graph.fold(id, target);
     if (decided === undefined) break;
     target = decided ? target.ifTrue : target.ifFalse;
   }
@@ -823,40 +883,10 @@ function jumpOver(block: Block, outcome: boolean, dominators: readonly Edge[]): 
   return true;
 }
 
-function inEdges(order: readonly Block[]): Map<Block, Edge[]> {
-  const incoming = new Map<Block, Edge[]>();
-  for (const block of order) {
-    for (const outcome of [true, false]) {
-      const next = outcome ? block.ifTrue : block.ifFalse;
-      if (isLeaf(next)) continue;
-      const list = incoming.get(next) ?? [];
-      list.push(edgeOf(block, outcome));
-      incoming.set(next, list);
-    }
-  }
-  return incoming;
-}
-
-/** For each block, the blocks on every path from the root to it, itself included. */
-function blockDominatorSets(
-  root: DagNode,
-  order: readonly Block[],
-  incoming: Map<Block, Edge[]>,
-): Map<Block, Set<Block>> {
-  const result = new Map<Block, Set<Block>>();
-  for (const block of order) {
-    const preds = block === root ? [] : (incoming.get(block) ?? []);
-    let common: Set<Block> | undefined;
-    for (const edge of preds) {
-      const set = result.get(edge.from);
-      if (set === undefined) continue;
-      common = common === undefined ? new Set(set) : new Set([...common].filter((b) => set.has(b)));
-    }
-    const own = common ?? new Set<Block>();
-    own.add(block);
-    result.set(block, own);
-  }
-  return result;
+/** Where a block points on one outcome, as a place to rewrite. */
+interface Slot {
+  readonly owner: Block;
+  readonly outcome: boolean;
 }
 
 /**
@@ -867,71 +897,77 @@ function blockDominatorSets(
 function pullUp(
   block: Block,
   kind: 'or' | 'and',
-  incoming: Map<Block, Edge[]>,
-  dominators: Map<Block, Set<Block>>,
+  incoming: readonly Edge[][],
+  dominators: FlowGraph,
 ): boolean {
-  const edges = incoming.get(block);
-  if (edges === undefined || edges.length === 0) return false;
-  const value = edges[0]!.from.test.value;
-  if (edges.some((edge) => edge.from.test.value !== value)) return false;
+  const edges = incoming.find((list) => list.length > 0 && slotOf(list[0]!) === block);
+  if (edges === undefined) return false;
+  const value = edges[0]!.from.valueId;
+  if (edges.some((edge) => edge.from.valueId !== value)) return false;
   // The chain follows the false branches of an or-chain, the true branches of an and-chain.
-  const chainNext = kind !== 'or';
+  const chainNext = kind === 'and';
   const shared = (node: Block): DagNode => (kind === 'or' ? node.ifTrue : node.ifFalse);
-  const get = (slot: Slot): DagNode => (slot.outcome ? slot.owner.ifTrue : slot.owner.ifFalse);
-  const set = (slot: Slot, node: DagNode): void => {
-    if (slot.outcome) slot.owner.ifTrue = node;
-    else slot.owner.ifFalse = node;
-  };
   const inChain = (node: DagNode): node is Block =>
-    !isLeaf(node) && shared(node) === shared(block) && dominators.get(node)?.has(block) === true;
-  let diff: Slot = { owner: edges[0]!.from, outcome: edges[0]!.outcome };
+    !isLeaf(node) && shared(node) === shared(block) && dominators.dominates(block, node);
+  let diff: Slot = edges[0]!;
   let atTop = true;
   for (;;) {
-    const node = get(diff);
+    const node = read(diff);
     if (!inChain(node)) return false;
-    if (node.test.value !== value) break;
+    if (node.valueId !== value) break;
     diff = { owner: node, outcome: chainNext };
     atTop = false;
   }
-  let same: Slot = { owner: get(diff) as Block, outcome: chainNext };
+  let same: Slot = { owner: read(diff) as Block, outcome: chainNext };
   for (;;) {
-    const node = get(same);
+    const node = read(same);
     if (!inChain(node)) return false;
-    if (node.test.value === value) break;
+    if (node.valueId === value) break;
     same = { owner: node, outcome: chainNext };
   }
-  const pull = get(same) as Block;
-  set(same, chainNext ? pull.ifTrue : pull.ifFalse);
-  if (chainNext) pull.ifTrue = get(diff);
-  else pull.ifFalse = get(diff);
+  const pull = read(same) as Block;
+  write(same, chainNext ? pull.ifTrue : pull.ifFalse);
+  write({ owner: pull, outcome: chainNext }, read(diff));
   if (atTop) {
     for (const edge of edges) {
       if (edge.from.ifTrue === block) edge.from.ifTrue = pull;
       else edge.from.ifFalse = pull;
     }
   } else {
-    set(diff, pull);
+    write(diff, pull);
   }
   return true;
 }
 
-/** Where a block points on one outcome, as a place to rewrite. */
-interface Slot {
-  readonly owner: Block;
-  readonly outcome: boolean;
+function slotOf(edge: Edge): DagNode {
+  return edge.outcome ? edge.from.ifTrue : edge.from.ifFalse;
 }
 
-/** optimize.c:fold_edge over the dominating edges, nearest first: the outcome of `test`, if they decide it. */
-function foldByDominators(test: Test, dominators: readonly Edge[]): boolean | undefined {
-  for (let i = dominators.length - 1; i >= 0; i--) {
-    const edge = dominators[i]!;
-    const earlier = edge.from.test;
-    if (earlier.value !== test.value || earlier.op !== test.op) continue;
-    if (earlier.operand === test.operand) return edge.outcome;
-    // Equal to one constant on every path here, so not equal to another.
-    if (edge.outcome && test.op === 'jeq' && earlier.constantOperand && test.constantOperand) return false;
+function read(slot: Slot): DagNode {
+  return slot.outcome ? slot.owner.ifTrue : slot.owner.ifFalse;
+}
+
+function write(slot: Slot, node: DagNode): void {
+  if (slot.outcome) slot.owner.ifTrue = node;
+  else slot.owner.ifFalse = node;
+}
+
+/** optimize.c:intern_blocks: blocks with the same test and successors become one, repeatedly. */
+function mergeEqualBlocks(root: DagNode): DagNode {
+  const canonical = new Map<string, Block>();
+  const replacement = new Map<DagNode, DagNode>();
+  const resolve = (node: DagNode): DagNode => replacement.get(node) ?? node;
+  const order = reachableBlocks(root);
+  for (let i = order.length - 1; i >= 0; i--) {
+    const block = order[i]!;
+    block.ifTrue = resolve(block.ifTrue);
+    block.ifFalse = resolve(block.ifFalse);
+    const key = `${block.testId},${block.ifTrue.id},${block.ifFalse.id}`;
+    const twin = canonical.get(key);
+    if (twin === undefined) canonical.set(key, block);
+    else replacement.set(block, twin);
   }
-  return undefined;
+  return resolve(root);
 }
 
 /** Walks the DAG like bpf_filter: a load past the captured bytes (or a division by zero) rejects at once. */

@@ -382,7 +382,7 @@ export class Conntrack {
     if (clash >= 0) return this.resolveClash(pkt, index, clash >>> 1, now);
 
     // The timer runs from confirmation, not from allocation.
-    table.setTimeout(index, table.timeout(index) + now);
+    table.setExpiry(index, table.timeout(index) + now);
     table.link(index, 3);
     table.cacheEvent(index, (status & IPS_EXPECTED) !== 0 ? IPCT_RELATED : IPCT_NEW);
     this.deliverEvents(index);
@@ -402,7 +402,7 @@ export class Conntrack {
       } else {
         // Keep the new entry under its reply tuple only, for one second: ORIGINAL packets keep
         // matching the winner, replies to this packet still find their way back.
-        table.setTimeout(loser, now + CLASH_TIMEOUT);
+        table.setExpiry(loser, now + CLASH_TIMEOUT);
         table.setStatus(loser, IPS_FIXED_TIMEOUT | IPS_NAT_CLASH);
         table.link(loser, 2);
         table.stats.clash_resolve++;

@@ -618,7 +618,7 @@ export class ConnTable {
   }
 
   /** Sets the deadline (confirmed) or the relative timeout (unconfirmed) as-is; see refresh. */
-  setTimeout(index: number, value: number): void {
+  setExpiry(index: number, value: number): void {
     this.deadlines[index] = value;
   }
 

@@ -889,7 +889,7 @@ function handleInvalid(
     const expires = table.timeout(index) - now;
     if (expires < 120 * 1_000_000_000) return;
     const unack = settings.timeouts[TCP_CONNTRACK_UNACK]!;
-    if (expires > unack) table.setTimeout(index, now + unack);
+    if (expires > unack) table.setExpiry(index, now + unack);
   } else {
     p8[b + B_LAST_INDEX] = bitIndex;
     p8[b + B_LAST_DIR] = dir;

@@ -132,7 +132,7 @@ describe('the index', () => {
       Object.assign(orig, makeTuple(0x0a000000 + i, 0xc0a80001, 17, 1024 + (i % 50000), 53));
       invertTuple(orig, reply);
       const index = table.alloc(orig, reply, 0);
-      table.setTimeout(index, 1e12);
+      table.setExpiry(index, 1e12);
       table.link(index, 3);
     }
     for (let i = 0; i < n; i++) {
@@ -166,7 +166,7 @@ describe('the index', () => {
               expect(found).toBe(-1);
               invertTuple(t, r);
               const index = table.alloc(t, r, now);
-              table.setTimeout(index, now + 1e9);
+              table.setExpiry(index, now + 1e9);
               table.link(index, 3);
               model.set(key, index);
             } else if (!insert && model.has(key)) {
