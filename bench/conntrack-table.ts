@@ -135,7 +135,7 @@ function buildTable(flows: Flows, maxLoad: number): { table: ConnTable; lookup: 
     flowTuple(flows, i, orig);
     invertTuple(orig, reply);
     const index = table.alloc(orig, reply, 0);
-    table.setTimeout(index, 1e15);
+    table.setExpiry(index, 1e15);
     table.link(index, 3);
   }
   const t = createTuple();
@@ -286,7 +286,7 @@ function benchProcess(flows: Flows, next: () => number): ReturnType<typeof run> 
     flowTuple(flows, i, t);
     invertTuple(t, r);
     const index = ct.table.alloc(t, r, 0);
-    ct.table.setTimeout(index, 30e9);
+    ct.table.setExpiry(index, 30e9);
     ct.table.link(index, 3);
     ct.table.setStatus(index, 2); // SEEN_REPLY
   }
