@@ -1,6 +1,7 @@
 // ARP resolution and its NUD states over virtual time, resolution failure, and a fwmark policy rule.
 
 import { describe, expect, it } from 'vitest';
+import { Packet } from '../../src/core/packet.ts';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
 import { exec, spawn } from '../../src/tools/exec.ts';
@@ -110,5 +111,35 @@ describe('policy routing', () => {
     expect(onGw2.stop().stdout).toMatch(
       /^\S+ IP 10\.0\.2\.1 > 192\.0\.2\.1: ICMP echo request, id \d+, seq 1, length 64\n$/,
     );
+  });
+});
+
+describe('gratuitous ARP (arp_accept = 0)', () => {
+  /** A gratuitous ARP request from `mac` announcing `ip` (sender and target addresses equal), broadcast. */
+  function garp(mac: number, ip: number): Packet {
+    const pkt = Packet.allocate(42);
+    const b = pkt.buf;
+    const at = pkt.start;
+    b.fill(0xff, at, at + 6);
+    for (let i = 0; i < 6; i++) b[at + 6 + i] = Math.floor(mac / 2 ** (40 - 8 * i)) % 256;
+    b.set([0x08, 0x06, 0, 1, 0x08, 0, 6, 4, 0, 1], at + 12);
+    b.set(b.subarray(at + 6, at + 12), at + 22);
+    for (let i = 0; i < 4; i++) b[at + 28 + i] = (ip >>> (24 - 8 * i)) & 0xff;
+    for (let i = 0; i < 4; i++) b[at + 38 + i] = (ip >>> (24 - 8 * i)) & 0xff;
+    return pkt;
+  }
+
+  it('updates an existing entry to the announced MAC (STALE) and creates none for an unknown address', () => {
+    const { sim, a } = pair(6);
+    must(a, 'ping -c 1 10.0.0.2');
+    const vethA = a.byName('veth-a')!;
+    const newMac = 0x0200_0000_0042;
+    vethA.receive(garp(newMac, 0x0a000002));
+    vethA.receive(garp(0x0200_0000_0043, 0x0a000077));
+    sim.run(0);
+    const entry = a.ipv4.neighbours.get(vethA.ifindex, 0x0a000002);
+    expect(entry?.lladdr).toBe(newMac);
+    expect(entry?.state).toBe('STALE');
+    expect(a.ipv4.neighbours.get(vethA.ifindex, 0x0a000077)).toBeUndefined();
   });
 });
