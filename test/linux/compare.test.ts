@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { foldSum, pseudoHeaderSum } from '../../src/wire/checksum.ts';
 import { Icmpv4View } from '../../src/wire/icmpv4.ts';
 import { Ipv4View } from '../../src/wire/ipv4.ts';
-import { compareRuns, formatComparison } from './compare.ts';
+import { compareRuns, formatComparison, normaliseNatPorts, normaliseTrace } from './compare.ts';
 import { dissectFrame } from './dissect.ts';
 import type { Observed } from './observed.ts';
 import { runPacketlab } from './packetlab-driver.ts';
@@ -109,6 +109,58 @@ describe('the dissector', () => {
     expect(fields.find((f) => f.name === 'ipv4.checksum')?.value).toBe('valid');
     expect(fields.find((f) => f.name === 'udp.checksum')?.value).toBe('valid');
     expect(fields.find((f) => f.name === 'udp.checksumOffloaded')?.ignored).toMatch(/CHECKSUM_PARTIAL/);
+  });
+});
+
+describe('ports a NAT chose (natPorts)', () => {
+  const normalise = normaliseNatPorts([41234, 9000]);
+
+  it('reads every port outside the fixed list as NAT in UDP peers and conntrack -L, nowhere else', () => {
+    expect(
+      normalise('client: udp echo 0.0.0.0:9000', 'from 172.18.0.2:41234 "a 1"\nfrom 172.18.0.2:1234 "b 1"\n'),
+    ).toBe('from 172.18.0.2:41234 "a 1"\nfrom 172.18.0.2:NAT "b 1"\n');
+    expect(
+      normalise(
+        'w1: conntrack -L',
+        'udp 17 30 src=10.244.1.9 dst=172.18.0.100 sport=41234 dport=9000 src=172.18.0.100 dst=172.18.0.2 sport=9000 dport=61000 mark=0 use=1\n',
+      ),
+    ).toContain('dport=9000 src=172.18.0.100 dst=172.18.0.2 sport=9000 dport=NAT ');
+    expect(normalise('w1: ip route', 'default via 10.0.0.1 dev eth0 port 1234\n')).toContain('1234');
+  });
+
+  it('masks such ports in frames, so two runs that only differ there compare equal', () => {
+    const scenario = twoHosts('nat-ports')
+      .capture('a', 'veth-a')
+      .udp({
+        client: { ns: 'a', bind: '0.0.0.0', port: 41234 },
+        server: { ns: 'b', bind: '0.0.0.0', port: 9000 },
+        dst: '10.0.0.2',
+      })
+      .build();
+    const run = runPacketlab(scenario);
+    const other = withFrames(run, (frames) =>
+      frames.map((frame) => {
+        // The UDP source port of the request (Ethernet 14 + IPv4 20): 41234 becomes 1234.
+        if (frame.length > 42 && frame[23] === 17 && ((frame[34]! << 8) | frame[35]!) === 41234) {
+          frame[34] = 1234 >> 8;
+          frame[35] = 1234 & 0xff;
+        }
+        return frame;
+      }),
+    );
+    expect(formatComparison(compareRuns(other, run))).toMatch(/udp\.srcPort/);
+    expect(formatComparison(compareRuns(other, run, { natPorts: [9000] }))).not.toMatch(/udp\.srcPort/);
+  });
+});
+
+describe('nft monitor trace', () => {
+  it('renames trace ids by first appearance and hides IP ids, in nft monitor output only', () => {
+    const text =
+      'trace id 5a62482e ip nat PREROUTING packet: ip id 4137 ip length 35\ntrace id 0000beef x\ntrace id 5a62482e y\n';
+    expect(normaliseTrace('w1: nft monitor trace', text)).toBe(
+      'trace id T1 ip nat PREROUTING packet: ip id N ip length 35\ntrace id T2 x\ntrace id T1 y\n',
+    );
+    expect(normaliseTrace('w1: nft list ruleset', text)).toBe(text);
   });
 });
 

@@ -85,6 +85,62 @@ export const normaliseVxlanPorts: Normaliser = (label, text) =>
       )
     : text;
 
+/** The ports no NAT chooses: VXLAN's well-known ports stay fixed whatever a case lists. */
+const ALWAYS_FIXED_PORTS = [8472, 4789];
+
+/**
+ * Ports a NAT chose (MASQUERADE --random-fully, or the remap when a source port is taken): the
+ * kernel draws them from its own random state, packetlab from its seed, so they differ by
+ * design. Every port not in `fixed` reads as `NAT` in the UDP peers' lines and in `conntrack -L`
+ * (re-sorted, since the port may have decided the order); frames get the same in natPortFields.
+ * Cases assert separately that both sides remapped, and into which range.
+ */
+export function normaliseNatPorts(fixed: readonly number[]): Normaliser {
+  const keep = new Set([...fixed, ...ALWAYS_FIXED_PORTS]);
+  const port = (prefix: string, value: string): string =>
+    keep.has(Number(value)) ? `${prefix}${value}` : `${prefix}NAT`;
+  return (label, text) => {
+    if (/: udp (send|echo) /.test(label))
+      return text.replace(/(from \d+\.\d+\.\d+\.\d+:)(\d+)/g, (_m, prefix: string, value: string) =>
+        port(prefix, value),
+      );
+    if (/: conntrack -L/.test(label))
+      return sortHashOrdered(
+        label,
+        text.replace(/\b((?:sport|dport)=)(\d+)/g, (_m, prefix: string, value: string) =>
+          port(prefix, value),
+        ),
+      );
+    return text;
+  };
+}
+
+/** The frame-side half of normaliseNatPorts: a TCP or UDP port not in `fixed` reads as `NAT`. */
+function natPortFields(fields: Field[], fixed: readonly number[] | undefined): Field[] {
+  if (fixed === undefined) return fields;
+  const keep = new Set([...fixed, ...ALWAYS_FIXED_PORTS]);
+  return fields.map((field) =>
+    /(^|\.)(udp|tcp)\.(srcPort|dstPort)$/.test(field.name) && !keep.has(Number(field.value))
+      ? { ...field, value: 'NAT' }
+      : field,
+  );
+}
+
+/**
+ * `nft monitor trace`: trace ids are random per packet (nft_trace_init), so each is renamed by order of first
+ * appearance (`trace id T1`); the IP identification of a traced packet is not compared, as in frames.
+ */
+export const normaliseTrace: Normaliser = (label, text) => {
+  if (!/: nft monitor/.test(label)) return text;
+  const ids = new Map<string, string>();
+  return text
+    .replace(/\btrace id ([0-9a-f]{8})\b/g, (_m, id: string) => {
+      if (!ids.has(id)) ids.set(id, `T${ids.size + 1}`);
+      return `trace id ${ids.get(id)}`;
+    })
+    .replace(/\bip id \d+\b/g, 'ip id N');
+};
+
 /** Lines whose order is a hash table's (`ip neigh`, `bridge fdb`, `conntrack -L`): compared sorted. */
 export const sortHashOrdered: Normaliser = (label, text) =>
   /: (ip (-[0-9a-z]+ )*n(e(i(g(h(b(o(u?r)?)?)?)?)?)?)?|bridge fdb|conntrack -L)\b/.test(label)
@@ -102,6 +158,8 @@ export function compareRuns(
     known?: readonly KnownDifference[];
     normalise?: readonly Normaliser[];
     tolerances?: readonly Tolerance[];
+    /** The ports no NAT chose, when one chose some at random: see normaliseNatPorts. */
+    natPorts?: readonly number[];
   } = {},
 ): Comparison {
   const tolerances = [CONNTRACK_TIMEOUT, ...(options.tolerances ?? [])];
@@ -110,7 +168,9 @@ export function compareRuns(
     normaliseTimers,
     normaliseSaveDates,
     normaliseVxlanPorts,
+    normaliseTrace,
     sortHashOrdered,
+    ...(options.natPorts !== undefined ? [normaliseNatPorts(options.natPorts)] : []),
     ...(options.normalise ?? []),
   ];
   const found: Difference[] = [];
@@ -124,6 +184,7 @@ export function compareRuns(
       linux.captures.find((c) => c.label === label),
       packetlab.captures.find((c) => c.label === label),
       found,
+      options.natPorts,
     );
   const known = options.known ?? [];
   const used = new Set<KnownDifference>();
@@ -225,9 +286,9 @@ interface Dissected {
 /** What aligns two frames: the kinds of their layers, never addresses or fields that may differ. */
 const KEY_FIELD = /(^|\.)(eth\.type|arp\.op|ipv4\.protocol|icmp\.type|icmp\.code|icmp\.seq|udp\.dstPort)$/;
 
-function dissectAll(capture: CaptureResult): Dissected[] {
+function dissectAll(capture: CaptureResult, natPorts: readonly number[] | undefined): Dissected[] {
   return capture.frames.map((frame, index) => {
-    const fields = dissectFrame(frame);
+    const fields = natPortFields(dissectFrame(frame), natPorts);
     const key = fields
       .filter((f) => KEY_FIELD.test(f.name) && !f.name.includes('quoted'))
       .map((f) => `${f.name}=${f.value}`)
@@ -241,6 +302,7 @@ function compareCapture(
   linux: CaptureResult | undefined,
   packetlab: CaptureResult | undefined,
   found: Difference[],
+  natPorts: readonly number[] | undefined,
 ): void {
   const where = `capture ${label}`;
   if (
@@ -264,8 +326,8 @@ function compareCapture(
       linux: String(linux.linkType),
       packetlab: String(packetlab.linkType),
     });
-  const a = dissectAll(linux);
-  const b = dissectAll(packetlab);
+  const a = dissectAll(linux, natPorts);
+  const b = dissectAll(packetlab, natPorts);
   for (const step of align(a, b)) {
     if (step.kind === 'pair') compareFields(`${where} #${step.a.index + 1}`, step.a, step.b, found);
     else if (step.kind === 'a')

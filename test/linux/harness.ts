@@ -21,6 +21,8 @@ export interface DifferentialOptions {
   readonly known?: readonly KnownDifference[];
   readonly normalise?: readonly Normaliser[];
   readonly tolerances?: readonly Tolerance[];
+  /** The ports no NAT chose, when a NAT in the case picks ports at random (compare.ts, normaliseNatPorts). */
+  readonly natPorts?: readonly number[];
 }
 
 export interface DifferentialResult {
@@ -37,7 +39,8 @@ export function requireKernel(test: SkippableTest, scenario?: Scenario): boolean
   if (!requireNetns(test)) return false;
   const programs = new Set(BASE_TOOLS);
   for (const command of scenario?.setup ?? []) programs.add(String(command.argv[0]));
-  for (const command of scenario?.observe ?? []) programs.add(String(command.argv[0]));
+  for (const command of [...(scenario?.observe ?? []), ...(scenario?.monitors ?? [])])
+    programs.add(String(command.argv[0]));
   for (const step of scenario?.traffic ?? [])
     if (step.kind === 'command') programs.add(String(step.command.argv[0]));
   for (const program of programs) {
@@ -60,6 +63,7 @@ export async function differential(
     ...(options.known !== undefined ? { known: options.known } : {}),
     ...(options.normalise !== undefined ? { normalise: options.normalise } : {}),
     ...(options.tolerances !== undefined ? { tolerances: options.tolerances } : {}),
+    ...(options.natPorts !== undefined ? { natPorts: options.natPorts } : {}),
   });
   expect(formatComparison(comparison), `${scenario.name}: linux and packetlab differ`).toBe('');
   return { linux, packetlab, comparison };

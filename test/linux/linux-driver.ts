@@ -37,6 +37,8 @@ const QUIET_SYSCTLS = [
 ];
 /** How long a capture keeps running after the last traffic, so the kernel's last frames reach tcpdump. */
 const CAPTURE_TAIL_MS = 150;
+/** How long a background monitor gets to subscribe before the traffic starts (it prints nothing when ready). */
+const MONITOR_START_MS = 300;
 
 const liveNamespaces = new Set<string>();
 const liveChildren = new Set<ChildProcess>();
@@ -337,6 +339,18 @@ class LinuxRun {
       }),
     );
 
+    // nft monitor prints nothing once subscribed: give it a moment before the traffic starts.
+    const monitors = scenario.monitors.map((command) => {
+      const child = this.start(
+        this.nsName(command.ns),
+        command.argv.map((word) => this.word(word)),
+      );
+      const stderr: string[] = [];
+      child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+      return { command, child, stdout: collect(child), stderr };
+    });
+    if (monitors.length > 0) await sleep(MONITOR_START_MS);
+
     const traffic: CommandOutput[] = [];
     for (const step of scenario.traffic) {
       switch (step.kind) {
@@ -354,7 +368,19 @@ class LinuxRun {
       }
     }
 
-    if (captures.length > 0) await sleep(CAPTURE_TAIL_MS);
+    if (captures.length > 0 || monitors.length > 0) await sleep(CAPTURE_TAIL_MS);
+    const monitored: CommandOutput[] = [];
+    for (const { command, child, stdout, stderr } of monitors) {
+      child.kill('SIGINT');
+      await closed(child, 5_000);
+      monitored.push({
+        label: commandLabel(command),
+        stdout: this.unprefix(stdout()),
+        stderr: this.unprefix(stderr.join('')),
+        // Stopped by us: the exit status says how, not whether it worked.
+        exitCode: 0,
+      });
+    }
     const captured: CaptureResult[] = [];
     for (const { capture, path, child } of captures) {
       child.kill('SIGINT');
@@ -377,7 +403,7 @@ class LinuxRun {
         });
     }
 
-    const observe = scenario.observe.map((command) => this.run(command));
+    const observe = [...scenario.observe.map((command) => this.run(command)), ...monitored];
     return { side: 'linux', setup, traffic, captures: captured, observe };
   }
 

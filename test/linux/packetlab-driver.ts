@@ -67,6 +67,11 @@ export function runPacketlab(scenario: Scenario, options: { seed?: string } = {}
     return { capture, path, process: spawn(nsOf(capture.ns), line) };
   });
 
+  const monitors = scenario.monitors.map((command) => {
+    const line = command.argv.map((w) => quote(word(w))).join(' ');
+    return { command, process: spawn(nsOf(command.ns), line) };
+  });
+
   const traffic: CommandOutput[] = [];
   for (const step of scenario.traffic) {
     switch (step.kind) {
@@ -95,7 +100,11 @@ export function runPacketlab(scenario: Scenario, options: { seed?: string } = {}
     return { label, linkType: read.file.linkType, frames: read.file.records.map((record) => record.data) };
   });
 
-  const observe = scenario.observe.map(run);
+  const monitored: CommandOutput[] = monitors.map(({ command, process }) => ({
+    label: commandLabel(command),
+    ...('stop' in process ? process.stop() : process),
+  }));
+  const observe = [...scenario.observe.map(run), ...monitored];
   return { side: 'packetlab', sim, setup, traffic, captures, observe };
 }
 

@@ -96,6 +96,11 @@ export interface Scenario {
   readonly traffic: readonly TrafficStep[];
   /** Commands run after the traffic; their output is compared. */
   readonly observe: readonly Command[];
+  /**
+   * Commands running in the background for the whole traffic phase (`nft monitor trace`), started
+   * after the captures and stopped (SIGINT) with them; their output is compared after `observe`'s.
+   */
+  readonly monitors: readonly Command[];
 }
 
 /** The programs a scenario may run; anything else is a programmer error. */
@@ -135,6 +140,7 @@ export class ScenarioBuilder {
   private readonly captures: CaptureSpec[] = [];
   private readonly traffic: TrafficStep[] = [];
   private readonly observations: Command[] = [];
+  private readonly monitors: Command[] = [];
   private readonly macs = new Map<string, string>();
 
   constructor(readonly name: string) {}
@@ -362,6 +368,14 @@ export class ScenarioBuilder {
     return this;
   }
 
+  /** A command that runs in the background during the traffic (`nft monitor trace`); its output is compared. */
+  monitor(ns: string, ...argv: string[]): this {
+    if (argv[0] !== 'nft' || argv[1] !== 'monitor')
+      throw new Error(`scenario ${this.name}: only nft monitor runs in the background`);
+    this.monitors.push(this.checked({ ns, argv }));
+    return this;
+  }
+
   build(): Scenario {
     return deepFreeze({
       name: this.name,
@@ -371,6 +385,7 @@ export class ScenarioBuilder {
       captures: [...this.captures],
       traffic: [...this.traffic],
       observe: [...this.observations],
+      monitors: [...this.monitors],
     });
   }
 

@@ -259,7 +259,7 @@ class Lowering {
         const ip = node.etherType === ETHERTYPE_IP;
         // A zero mask makes the comparison constant; libpcap's optimizer then drops the load altogether.
         const address = (at: number): Condition =>
-          node.mask === 0 ? this.fixed(true) : this.wordIs(at, node.mask, node.addr);
+          node.mask === 0 ? TRUE_CONDITION : this.wordIs(at, node.mask, node.addr);
         return all(
           family,
           direction(node.dir, address(nl + (ip ? IP_SRC : ARP_SPA)), address(nl + (ip ? IP_DST : ARP_TPA))),
@@ -268,7 +268,7 @@ class Lowering {
       case 'host6': {
         const words = (at: number): Condition => {
           const compared = node.mask.map((mask, word) =>
-            mask === 0 ? this.fixed(true) : this.wordIs(at + word * 4, mask, node.addr[word]!),
+            mask === 0 ? TRUE_CONDITION : this.wordIs(at + word * 4, mask, node.addr[word]!),
           );
           return all(...compared);
         };
@@ -643,7 +643,7 @@ interface Edge {
 
 const MAX_OPTIMIZER_PASSES = 100;
 /** Beyond this the filter runs unoptimized (only truncated frames can tell the difference). */
-const MAX_OPTIMIZED_BLOCKS = 4000;
+const MAX_OPTIMIZED_BLOCKS = 2000;
 
 class Dag {
   private readonly ids = new Map<string, number>();
@@ -746,10 +746,10 @@ class FlowGraph {
   private readonly blockWords: number;
   private readonly blockDominators: Uint32Array;
 
-  constructor(root: DagNode) {
+  constructor(root: DagNode, options: { readonly edgeDominators: boolean }) {
     this.blocks = reachableBlocks(root);
     const count = this.blocks.length;
-    this.blocks.forEach((block, i) => this.index.set(block, i));
+    for (const [i, block] of this.blocks.entries()) this.index.set(block, i);
     this.incoming = this.blocks.map(() => []);
     for (const block of this.blocks) {
       for (const outcome of [true, false]) {
@@ -757,7 +757,7 @@ class FlowGraph {
         if (!isLeaf(next)) this.incoming[this.index.get(next)!]!.push({ from: block, outcome });
       }
     }
-    this.edgeWords = (count * 2 + 31) >>> 5;
+    this.edgeWords = options.edgeDominators ? (count * 2 + 31) >>> 5 : 0;
     this.edgeDominators = new Uint32Array(count * 2 * this.edgeWords);
     this.blockWords = (count + 31) >>> 5;
     this.blockDominators = new Uint32Array(count * this.blockWords);
@@ -770,7 +770,7 @@ class FlowGraph {
         const base = this.edgeId(edge.from, edge.outcome) * this.edgeWords;
         for (let w = 0; w < this.edgeWords; w++) common[w]! &= this.edgeDominators[base + w]!;
       }
-      for (const outcome of [true, false]) {
+      for (const outcome of this.edgeWords === 0 ? [] : [true, false]) {
         const id = this.edgeId(this.blocks[i]!, outcome);
         this.edgeDominators.set(common, id * this.edgeWords);
         this.edgeDominators[id * this.edgeWords + (id >>> 5)]! |= 1 << (id & 31);
@@ -787,6 +787,11 @@ class FlowGraph {
       }
       this.blockDominators[own + (i >>> 5)]! |= 1 << (i & 31);
     }
+  }
+
+  incomingOf(block: Block): readonly Edge[] {
+    const i = this.index.get(block);
+    return i === undefined ? [] : this.incoming[i]!;
   }
 
   edgeId(block: Block, outcome: boolean): number {
@@ -843,7 +848,7 @@ class FlowGraph {
 /** opt_loop(do_stmts = 0): opt_j on every edge, then or/and pull-ups, until nothing moves. */
 function optimizeJumps(root: DagNode): DagNode {
   for (let pass = 0; pass < MAX_OPTIMIZER_PASSES; pass++) {
-    const graph = new FlowGraph(root);
+    const graph = new FlowGraph(root, { edgeDominators: true });
     if (graph.blocks.length > MAX_OPTIMIZED_BLOCKS) return root;
     let changed = false;
     const order = graph.byIncreasingLevel();
@@ -852,11 +857,12 @@ function optimizeJumps(root: DagNode): DagNode {
         if (jumpOver(graph, block, outcome)) changed = true;
       }
     }
-    // opt_blks pulls up with the in-edges found after the jumps moved, and the dominators found before.
-    const after = new FlowGraph(root);
+    // Then pull-ups, over the graph as the jumps left it.
+    const after = new FlowGraph(root, { edgeDominators: false });
+    const incoming = new InEdges(after);
     for (const block of after.byIncreasingLevel()) {
-      if (pullUp(block, 'or', after.incoming, graph)) changed = true;
-      if (pullUp(block, 'and', after.incoming, graph)) changed = true;
+      if (pullUp(block, 'or', incoming, after)) changed = true;
+      if (pullUp(block, 'and', incoming, after)) changed = true;
     }
     if (!changed) return root;
   }
@@ -894,16 +900,11 @@ interface Slot {
  * with `block`, a test on the value the predecessors just compared is moved up in front of the first test
  * on another value, where the earlier comparison can then decide it.
  */
-function pullUp(
-  block: Block,
-  kind: 'or' | 'and',
-  incoming: readonly Edge[][],
-  dominators: FlowGraph,
-): boolean {
-  const edges = incoming.find((list) => list.length > 0 && slotOf(list[0]!) === block);
-  if (edges === undefined) return false;
-  const value = edges[0]!.from.valueId;
-  if (edges.some((edge) => edge.from.valueId !== value)) return false;
+function pullUp(block: Block, kind: 'or' | 'and', incoming: InEdges, dominators: FlowGraph): boolean {
+  const edges = [...incoming.of(block)];
+  if (edges.length === 0) return false;
+  const value = edges[0]!.owner.valueId;
+  if (edges.some((edge) => edge.owner.valueId !== value)) return false;
   // The chain follows the false branches of an or-chain, the true branches of an and-chain.
   const chainNext = kind === 'and';
   const shared = (node: Block): DagNode => (kind === 'or' ? node.ifTrue : node.ifFalse);
@@ -926,21 +927,54 @@ function pullUp(
     same = { owner: node, outcome: chainNext };
   }
   const pull = read(same) as Block;
-  write(same, chainNext ? pull.ifTrue : pull.ifFalse);
-  write({ owner: pull, outcome: chainNext }, read(diff));
+  // Moving a test is only sound if nothing enters the chain between its old and new places.
+  for (let node = read(diff) as Block; ; node = read({ owner: node, outcome: chainNext }) as Block) {
+    if ((node !== block || !atTop) && incoming.of(node).length !== 1) return false;
+    if (node === pull) break;
+  }
+  const top = read(diff);
+  incoming.retarget(same, chainNext ? pull.ifTrue : pull.ifFalse);
+  incoming.retarget({ owner: pull, outcome: chainNext }, top);
   if (atTop) {
-    for (const edge of edges) {
-      if (edge.from.ifTrue === block) edge.from.ifTrue = pull;
-      else edge.from.ifFalse = pull;
-    }
+    for (const edge of edges) incoming.retarget(edge, pull);
   } else {
-    write(diff, pull);
+    incoming.retarget(diff, pull);
   }
   return true;
 }
 
-function slotOf(edge: Edge): DagNode {
-  return edge.outcome ? edge.from.ifTrue : edge.from.ifFalse;
+/** The edges into each block, kept current as pull-ups move them. */
+class InEdges {
+  private readonly edges = new Map<Block, Slot[]>();
+
+  constructor(graph: FlowGraph) {
+    for (const block of graph.blocks) {
+      this.edges.set(
+        block,
+        graph.incomingOf(block).map((edge) => ({ owner: edge.from, outcome: edge.outcome })),
+      );
+    }
+  }
+
+  of(block: Block): readonly Slot[] {
+    return this.edges.get(block) ?? [];
+  }
+
+  /** Points `slot` at `target`, moving the edge between the lists. */
+  retarget(slot: Slot, target: DagNode): void {
+    const old = read(slot);
+    if (!isLeaf(old)) {
+      const list = this.edges.get(old) ?? [];
+      const at = list.findIndex((edge) => edge.owner === slot.owner && edge.outcome === slot.outcome);
+      if (at >= 0) list.splice(at, 1);
+    }
+    write(slot, target);
+    if (!isLeaf(target)) {
+      const list = this.edges.get(target) ?? [];
+      list.push({ owner: slot.owner, outcome: slot.outcome });
+      this.edges.set(target, list);
+    }
+  }
 }
 
 function read(slot: Slot): DagNode {

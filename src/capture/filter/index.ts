@@ -1,6 +1,12 @@
 // The pcap-filter language (man 7 pcap-filter) as tcpdump uses it: text in, a frame predicate or libpcap's error out.
 
-import { compileForLink, type FilterLinkType, LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL2 } from './compile.ts';
+import {
+  compileForLink,
+  type FilterLinkType,
+  LINKTYPE_ETHERNET,
+  LINKTYPE_LINUX_SLL2,
+  type LinkCompileResult,
+} from './compile.ts';
 import { type FilterNode, parseFilter } from './parser.ts';
 
 export { type FilterLinkType, LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL2 } from './compile.ts';
@@ -31,12 +37,21 @@ export interface CompileFilterOptions {
 export function compileFilter(text: string, options: CompileFilterOptions = {}): CompileFilterResult {
   const parsed = parseFilter(text, options.linkType);
   if (!parsed.ok) return parsed;
-  const ethernet = compileForLink(parsed.ast, LINKTYPE_ETHERNET);
-  const sll2 = compileForLink(parsed.ast, LINKTYPE_LINUX_SLL2);
+  const ast = parsed.ast;
+  // The capture's link type is compiled now; another one only if a frame of that type shows up.
+  const compiled = new Map<FilterLinkType, LinkCompileResult>();
+  const compile = (linkType: FilterLinkType): LinkCompileResult => {
+    let result = compiled.get(linkType);
+    if (result === undefined) {
+      result = compileForLink(ast, linkType);
+      compiled.set(linkType, result);
+    }
+    return result;
+  };
   const results =
     options.linkType === undefined
-      ? [ethernet, sll2]
-      : [options.linkType === LINKTYPE_ETHERNET ? ethernet : sll2];
+      ? [compile(LINKTYPE_ETHERNET), compile(LINKTYPE_LINUX_SLL2)]
+      : [compile(options.linkType)];
   // Without a link type, fail only if no link type can carry the filter.
   const usable = results.flatMap((result) => (result.ok ? [result] : []));
   const first = results[0]!;
@@ -45,16 +60,10 @@ export function compileFilter(text: string, options: CompileFilterOptions = {}):
     // libpcap's optimizer refuses a filter it reduces to "no".
     return { ok: false, message: 'expression rejects all packets' };
   }
-  const matchEthernet = ethernet.ok ? ethernet.match : undefined;
-  const matchSll2 = sll2.ok ? sll2.match : undefined;
   const match: FilterPredicate = (frame, linkType, wireLen = frame.length) => {
-    const linkMatch =
-      linkType === LINKTYPE_ETHERNET
-        ? matchEthernet
-        : linkType === LINKTYPE_LINUX_SLL2
-          ? matchSll2
-          : undefined;
-    return linkMatch?.(frame, wireLen) === true;
+    if (linkType !== LINKTYPE_ETHERNET && linkType !== LINKTYPE_LINUX_SLL2) return false;
+    const result = compile(linkType);
+    return result.ok && result.match(frame, wireLen);
   };
-  return { ok: true, match, ast: parsed.ast };
+  return { ok: true, match, ast };
 }

@@ -401,7 +401,8 @@ function maskOfLength(bits: number): number {
   return bits === 0 ? 0 : (0xffff_ffff << (32 - bits)) >>> 0;
 }
 
-function directionOf(dir: DirQual, context: 'host' | 'port' | 'ether'): Direction {
+function directionOf(dir: DirQual, context: 'host' | 'port' | 'portrange' | 'ether'): Direction {
+  const what = context === 'port' ? 'ports' : 'port ranges';
   switch (dir) {
     case 'src':
       return 'src';
@@ -420,7 +421,9 @@ function directionOf(dir: DirQual, context: 'host' | 'port' | 'ether'): Directio
       const n = dir.slice(4);
       if (context === 'ether')
         return fail(`'addr${n}' and 'address${n}' are only supported on 802.11 with 802.11 headers`);
-      if (context === 'port') return fail(`'addr${n}' and 'address${n}' are not valid qualifiers for ports`);
+      if (context === 'port' || context === 'portrange') {
+        return fail(`'addr${n}' and 'address${n}' are not valid qualifiers for ${what}`);
+      }
       return fail(
         `'addr${n}' and 'address${n}' are not valid qualifiers for addresses other than 802.11 MAC addresses`,
       );
@@ -428,7 +431,8 @@ function directionOf(dir: DirQual, context: 'host' | 'port' | 'ether'): Directio
     case 'ra':
     case 'ta':
       if (context === 'ether') return fail(`'${dir}' is only supported on 802.11 with 802.11 headers`);
-      if (context === 'port') return fail(`'${dir}' is not a valid qualifier for ports`);
+      if (context === 'port' || context === 'portrange')
+        return fail(`'${dir}' is not a valid qualifier for ${what}`);
       return fail(`'${dir}' is not a valid qualifier for addresses other than 802.11 MAC addresses`);
     default:
       return assertNever(dir);
@@ -482,8 +486,14 @@ function transportFor(q: Qual, qualifier: 'port' | 'portrange'): readonly number
 }
 
 /** `port`/`portrange` over IPv4 or IPv6; mirrors gen_port/gen_port6 (their results are or'ed). */
-function genPorts(low: number, high: number, protocols: readonly number[], dir: DirQual): FilterNode {
-  const direction = directionOf(dir, 'port');
+function genPorts(
+  qualifier: 'port' | 'portrange',
+  low: number,
+  high: number,
+  protocols: readonly number[],
+  dir: DirQual,
+): FilterNode {
+  const direction = directionOf(dir, qualifier);
   const [lo, hi] = low <= high ? [low, high] : [high, low];
   const port = (family: 'ip' | 'ip6'): FilterNode => ({
     kind: 'port',
@@ -609,7 +619,7 @@ function genNumber(q: Qual, value: number, dotted: string | undefined): FilterNo
     case 'portrange': {
       const protocols = transportFor(q, q.addr);
       if (value > 65535) return fail(`illegal port number ${value} > 65535`);
-      return genPorts(value, value, protocols, q.dir);
+      return genPorts(q.addr, value, value, protocols, q.dir);
     }
     case 'gateway':
       return fail("'gateway' requires a name");
@@ -730,7 +740,7 @@ function genName(q: Qual, name: string): FilterNode {
       const found = lookupPort(name);
       if (found === undefined) return fail(`unknown port '${name}'`);
       const protocols = narrowTransport(wanted, found.protocols, `port '${name}'`);
-      return genPorts(found.port, found.port, protocols, q.dir);
+      return genPorts('port', found.port, found.port, protocols, q.dir);
     }
     case 'portrange': {
       const wanted = transportFor(q, 'portrange');
@@ -757,7 +767,7 @@ function genName(q: Qual, name: string): FilterNode {
         if (port > 65535) return fail(`illegal port number ${port} > 65535`);
         if (port < 0) return fail(`illegal port number ${port} < 0`);
       }
-      return genPorts(low, high, protocols, q.dir);
+      return genPorts('portrange', low, high, protocols, q.dir);
     }
     case 'gateway':
       return fail("'gateway' not supported in this configuration");
@@ -1314,11 +1324,17 @@ class Parser {
       return numbers === 1;
     }
     let inner = at;
-    while (isPunct(this.tokens[inner], '(') || isNot(this.tokens[inner])) inner++;
+    let opened = 0;
+    for (; isPunct(this.tokens[inner], '(') || isNot(this.tokens[inner]); inner++) {
+      if (isPunct(this.tokens[inner], '(')) opened++;
+    }
     const first = this.tokens[inner]!;
     if (first.kind === 'num') {
-      const after = this.tokens[inner + 1];
-      return isConnective(after) || isPunct(after, ')');
+      // A number is an id (pnum) when, past the parentheses closing around it, an id may follow.
+      let after = inner + 1;
+      for (let closed = 0; closed < opened && isPunct(this.tokens[after], ')'); closed++) after++;
+      const next = this.tokens[after];
+      return isConnective(next) || isPunct(next, ')') || next?.kind === 'eof';
     }
     return (
       first.kind === 'id' ||
