@@ -619,3 +619,17 @@ export function sll2Corpus(): Frame[] {
       return wireLen === undefined ? { name: frame.name, bytes } : { name: frame.name, bytes, wireLen };
     });
 }
+
+/** Each frame, then copies of it cut short at several lengths (as a small snaplen would keep them). */
+export function withCutCopies(frames: readonly Frame[], lengths: readonly number[]): Frame[] {
+  return frames.flatMap((frame) => [
+    frame,
+    ...lengths
+      .filter((length) => length < frame.bytes.length)
+      .map((length) => ({
+        name: `${frame.name}, first ${length} bytes`,
+        bytes: frame.bytes.slice(0, length),
+        wireLen: frame.wireLen ?? frame.bytes.length,
+      })),
+  ]);
+}

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   compileFilter,
@@ -10,7 +11,14 @@ import {
   LINKTYPE_LINUX_SLL2,
 } from '../../src/capture/filter/index.ts';
 import { hasTool, requireTool } from '../support/tools.ts';
-import { ethernetCorpus, type Frame, readPcapIndices, sll2Corpus, writePcap } from './filter-frames.ts';
+import {
+  ethernetCorpus,
+  type Frame,
+  readPcapIndices,
+  sll2Corpus,
+  withCutCopies,
+  writePcap,
+} from './filter-frames.ts';
 
 // Differential test: the real tcpdump (libpcap) is the oracle. Each expression runs over the same capture
 // through `tcpdump -r in.pcap -w out.pcap EXPR` and through compileFilter; the frames kept, or the error
@@ -152,6 +160,26 @@ const EXPRESSIONS: readonly string[] = [
   'ip[8] / (ip[9] - 6) = 0',
   'len / 0 = 1',
   'not udp[0:2] = 1 or arp',
+  // IPv6 addresses, names, LLC
+  'host 2001:db8::1',
+  'src net 2001:db8::/32',
+  'dst host ff02::1',
+  'ip6 net fe80::/10',
+  'net ::/0',
+  'host localhost',
+  'ether proto 0x42',
+  'ether proto 6',
+  'ether proto \\atalk',
+  'ether proto 0xe0',
+  'byte 23 = 6',
+  'byte 12 > 8',
+  'byte 0 < 3',
+  // the optimizer's verdicts
+  'not ip or ip',
+  'tcp and 1 = 0',
+  'tcp or 2 & 0x3fff != 0',
+  'net 0.0.0.0/0 or port 80',
+  'not net 2001:db8::/32 or net 2001:db8::/32',
   // SLL2 metadata
   'inbound',
   'outbound',
@@ -207,6 +235,17 @@ const EXPRESSIONS: readonly string[] = [
   'less',
   'not',
   '()',
+  'len % (2 - 2) = 1',
+  'port ::1/64',
+  'net ::1/129',
+  'ip host ::1',
+  'host ::1/64',
+  'addr1 portrange 1-2',
+  'not ip || (80) 23 = 6',
+  '(ip[9] = 17 || 02:00:00:00:00:02) =',
+  'vlan 08 less 80',
+  'host 1.2.3.4 or ((10.0.0.1))',
+  'gateway foo',
 ];
 
 const tcpdumpPresent = hasTool('tcpdump');
@@ -263,3 +302,74 @@ describe.each(LINKS)('filters agree with the real tcpdump on $name', ({ linkType
     expect(ours).toEqual(theirs);
   });
 });
+
+/** Seeded random filters over the same corpus with every frame also cut short: optimizer and bounds corners. */
+const PRIMITIVES = [
+  'tcp',
+  'udp',
+  'icmp',
+  'arp',
+  'ip',
+  'ip6',
+  'vlan',
+  'vlan 100',
+  'host 10.0.0.1',
+  '10.0.0.2',
+  'src 10.0.0.3',
+  'net 10.0.0.0/24',
+  'port 80',
+  '443',
+  '53',
+  'src port 53',
+  'dst portrange 1000-9000',
+  'tcp port 80',
+  'greater 100',
+  'less 80',
+  'ether src 02:00:00:00:00:01',
+  'ether broadcast',
+  'ip multicast',
+  'tcp[13] & 2 != 0',
+  'icmp[0] = 8',
+  'ip[9] = 17',
+  'len > 60',
+  'proto 6',
+  'ether proto \\ip6',
+  'net 10',
+  'host 8.8.8.8',
+  '(10.0.0.1 or 10.0.0.2)',
+  'not 10.0.0.2',
+  'udp[0:2] > 1000',
+  'ip[6:2] & 0x3fff != 0',
+  'host 2001:db8::1',
+  'net 2001:db8::/32',
+  'byte 23 = 6',
+  'inbound',
+  'ifindex 3',
+];
+
+const randomFilter: fc.Arbitrary<string> = fc.letrec<{ expr: string }>((tie) => ({
+  expr: fc.oneof(
+    { depthSize: 'small' },
+    fc.constantFrom(...PRIMITIVES),
+    tie('expr').map((e) => `not ${e}`),
+    tie('expr').map((e) => `(${e})`),
+    fc
+      .tuple(tie('expr'), fc.constantFrom('and', 'or', '&&', '||'), tie('expr'))
+      .map(([a, op, b]) => `${a} ${op} ${b}`),
+  ),
+})).expr;
+
+describe.each(LINKS)(
+  'seeded random filters agree with the real tcpdump on $name, cut frames too',
+  ({ linkType, frames }) => {
+    const cut = withCutCopies(frames, [10, 16, 24, 30, 38, 46]);
+    const input = tcpdumpPresent ? join(workDir, `cut-${linkType}.pcap`) : '';
+    if (tcpdumpPresent) writeFileSync(input, writePcap(linkType, cut));
+    const filters = fc.sample(randomFilter, { seed: 20240611 + linkType, numRuns: 60 });
+
+    it.for(filters)('%j', (expression, context) => {
+      if (!requireTool('tcpdump', context)) return;
+      expect(ourVerdict(linkType, cut, expression)).toEqual(tcpdumpVerdict(input, cut, expression));
+    });
+  },
+);

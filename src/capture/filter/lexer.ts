@@ -1,4 +1,5 @@
-// Tokenizer for pcap-filter expressions, mirroring libpcap's scanner.l (longest match, ties to the earlier rule); no IPv6 address checks.
+// Tokenizer for pcap-filter expressions, mirroring libpcap's scanner.l (longest match, ties to the earlier
+// rule); it knows every libpcap keyword, including those of primitives the parser then refuses.
 //
 // libpcap tokenizes with flex: at each position every rule is tried, the longest match wins and a tie goes to
 // the rule listed first. We reproduce that choice among the rules that matter: keywords, punctuation, `$B`
