@@ -570,6 +570,29 @@ function decision(
 }
 
 /**
+ * The flow key of a packet's route lookup, one object reused by every lookup (they never nest),
+ * so resolving a packet's route does not allocate a key.
+ */
+const scratchFlow = newFlowKey();
+function packetFlow(
+  dst: Ipv4Addr,
+  src: Ipv4Addr,
+  iif: number,
+  oif: number,
+  mark: number,
+  tos: number,
+): FlowKey {
+  scratchFlow.dstAddr = dst;
+  scratchFlow.srcAddr = src;
+  scratchFlow.iif = iif;
+  scratchFlow.oif = oif;
+  scratchFlow.mark = mark;
+  scratchFlow.tos = tos;
+  scratchFlow.scope = RT_SCOPE_UNIVERSE;
+  return scratchFlow;
+}
+
+/**
  * Output route for a locally generated packet (route.c: ip_route_output_key_hash_rcu and
  * __mkroute_output, without multicast, VRF or device state).
  */
@@ -599,14 +622,7 @@ export function routeOutput(
     if (src === 0) src = LOCALHOST;
     return decision(fib, 'local', src, lo, 0, undefined, false);
   }
-  const flow = newFlowKey({
-    dstAddr: dst,
-    srcAddr: src,
-    iif: LOOPBACK_IFINDEX,
-    oif,
-    mark: query.mark,
-    tos: query.tos,
-  });
+  const flow = packetFlow(dst, src, LOOPBACK_IFINDEX, oif, query.mark, query.tos);
   const res = fib.lookup(flow);
   if (!res.ok) {
     // "Apparently, routing tables are wrong. Assume, that the destination is on link."
@@ -643,7 +659,7 @@ export function routeInput(
     return decision(fib, 'broadcast', src, lo, 0, undefined, true);
   if (src === 0 || dst === 0 || isMulticast(dst)) return kernelError('EINVAL');
   if (isLoopbackNet(dst) || isLoopbackNet(src)) return kernelError('EINVAL');
-  const flow = newFlowKey({ dstAddr: dst, srcAddr: src, iif: query.iif, mark: query.mark, tos: query.tos });
+  const flow = packetFlow(dst, src, query.iif, 0, query.mark, query.tos);
   const res = fib.lookup(flow);
   if (!res.ok) return kernelError(forwarding ? res.error : 'EHOSTUNREACH');
   switch (res.type) {

@@ -38,6 +38,7 @@ import {
   tx,
   type,
   udp,
+  udpEcho,
   udpProbe,
 } from './support.ts';
 
@@ -382,11 +383,7 @@ describe('NAT targets', () => {
   it('REDIRECT --to-ports on b: the local socket gets it at the incoming address', () => {
     const l = lab('redirect');
     iptables(l.b, 'iptables -t nat -A PREROUTING -p udp --dport 80 -j REDIRECT --to-ports 8080');
-    const atServer: string[] = [];
-    l.b.udp.bind(0, 8080, (d) => {
-      atServer.push(`${format(d.srcAddr)}:${d.srcPort} > ${format(d.dstAddr)}:${d.dstPort}`);
-      l.b.udp.send({ dst: d.srcAddr, dstPort: d.srcPort, srcPort: 8080, payload: d.payload });
-    });
+    const atServer = udpEcho(l.b, 8080);
     l.a.udp.bind(0, 40000, () => {});
     sendUdp(l.a, '10.0.2.1', { dport: 80 });
     l.sim.run(SEC);

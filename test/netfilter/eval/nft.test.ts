@@ -39,6 +39,7 @@ import {
   tx,
   type,
   udp,
+  udpEcho,
   udpProbe,
   unreachableProbe,
 } from './support.ts';
@@ -557,11 +558,7 @@ describe('nft NAT statements', () => {
   it('redirect to :P on b', () => {
     const l = lab('nft redirect');
     nft(l.b, natTable('prerouting', 'udp dport 80 redirect to :8080'));
-    const atServer: string[] = [];
-    l.b.udp.bind(0, 8080, (d) => {
-      atServer.push(`${format(d.srcAddr)}:${d.srcPort} > ${format(d.dstAddr)}:${d.dstPort}`);
-      l.b.udp.send({ dst: d.srcAddr, dstPort: d.srcPort, srcPort: 8080, payload: d.payload });
-    });
+    const atServer = udpEcho(l.b, 8080);
     l.a.udp.bind(0, 40000, () => {});
     sendUdp(l.a, '10.0.2.1', { dport: 80 });
     l.sim.run(SEC);

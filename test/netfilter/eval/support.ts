@@ -144,6 +144,16 @@ export function listen(ns: Namespace, port: number): string[] {
   return got;
 }
 
+/** A UDP echo server on `port`: answers each datagram from that port and records it as in `listen`. */
+export function udpEcho(ns: Namespace, port: number): string[] {
+  const got: string[] = [];
+  ns.udp.bind(0, port, (d) => {
+    got.push(`${formatIpv4(d.srcAddr)}:${d.srcPort} > ${formatIpv4(d.dstAddr)}:${d.dstPort}`);
+    ns.udp.send({ dst: d.srcAddr, dstPort: d.srcPort, srcPort: port, payload: d.payload });
+  });
+  return got;
+}
+
 export interface UdpOptions {
   readonly src?: string;
   readonly sport?: number;
