@@ -23,7 +23,7 @@ import { defineConntrackSysctls } from '../netfilter/conntrack/sysctl.ts';
 import type { NetfilterHost } from '../netfilter/host.ts';
 import { Nat } from '../netfilter/nat/nat.ts';
 import { Netfilter } from '../netfilter/netfilter.ts';
-import { TcpTable } from '../socket/tcp.ts';
+import { TcpTable } from '../socket/tcp/table.ts';
 import { UdpTable } from '../socket/udp.ts';
 import type { Ipv4Addr, MacAddr } from '../wire/address.ts';
 import { readU16 } from '../wire/bytes.ts';

@@ -1,0 +1,1031 @@
+// One TCP connection's state machine, mirroring net/ipv4/tcp_input.c, tcp_output.c and tcp_timer.c for what an
+// exchange between two applications needs: the handshake, in-order data, Linux's ACK policy, FIN and RST, timers.
+//
+// Modelled: Linux's SYN options and initial windows, window scaling, timestamps, the quick-ACK
+// and ping-pong (delayed ACK) engine, Nagle with Minshall's rule, PSH on the last segment of
+// the queued data, slow start from ten segments, retransmission with backoff, SYN and SYN-ACK
+// retries, TIME_WAIT (60 s), and the errors an application sees. Not modelled: out-of-order
+// queues and SACK blocks (a segment beyond rcv_nxt is dropped and answered with a duplicate
+// ACK), fast retransmit, congestion avoidance beyond slow start, receive-buffer pressure and
+// window growth, urgent data, keepalive. An application reads what arrives at once.
+
+import type { Packet } from '../../core/packet.ts';
+import type { Ipv4Stack } from '../../net/ipv4.ts';
+import type { Ipv4Addr } from '../../wire/address.ts';
+import { IPPROTO_TCP } from '../../wire/ipv4.ts';
+import { TCP_HEADER_LEN, TcpView } from '../../wire/tcp.ts';
+import { type OutgoingOptions, optionsLength, ReceivedOptions, writeOptions } from './options.ts';
+import { bufferSysctl } from './sysctl.ts';
+import {
+  initialRcvMss,
+  type ReceiveWindow,
+  selectInitialWindow,
+  selectWindow,
+  TCP_MSS_DEFAULT,
+  windowFromSpace,
+} from './window.ts';
+
+export type TcpState =
+  | 'SYN_SENT'
+  | 'SYN_RECV'
+  | 'ESTABLISHED'
+  | 'FIN_WAIT1'
+  | 'FIN_WAIT2'
+  | 'CLOSE_WAIT'
+  | 'CLOSING'
+  | 'LAST_ACK'
+  | 'TIME_WAIT'
+  | 'CLOSE';
+
+/** The errno an application sees when a connection fails (Node's error codes). */
+export type TcpError =
+  | 'ECONNREFUSED'
+  | 'ECONNRESET'
+  | 'ETIMEDOUT'
+  | 'EHOSTUNREACH'
+  | 'ENETUNREACH'
+  | 'ENOPROTOOPT'
+  | 'EHOSTDOWN'
+  | 'ENONET'
+  | 'EACCES'
+  | 'EPERM'
+  | 'EINVAL'
+  | 'EMSGSIZE'
+  | 'EPIPE';
+
+/** What a connection needs from its namespace's TCP table. */
+export interface TcpHost {
+  readonly stack: Ipv4Stack;
+  /** ISNs and timestamp offsets (secure_tcp_seq, secure_tcp_ts_off draw from a keyed hash; we draw from the seed). */
+  random32(): number;
+  /** The connection left the table (closed, or its TIME_WAIT ended). */
+  unhash(socket: TcpSocket): void;
+  /** A SYN_RECV child completed the handshake: hand it to its listener. */
+  established(socket: TcpSocket): void;
+}
+
+const FIN = 0x01;
+const SYN = 0x02;
+const RST = 0x04;
+const PSH = 0x08;
+const ACK = 0x10;
+
+const MS = 1_000_000;
+/** TCP_TIMEOUT_INIT: the first retransmission timeout, before any RTT sample. */
+const TIMEOUT_INIT = 1000 * MS;
+/** TCP_RTO_MIN and TCP_RTO_MAX. */
+const RTO_MIN = 200 * MS;
+const RTO_MAX = 120_000 * MS;
+/** TCP_ATO_MIN (HZ/25) and TCP_DELACK_MAX (HZ/5). */
+const ATO_MIN = 40 * MS;
+const DELACK_MAX = 200 * MS;
+/** TCP_MAX_QUICKACKS. */
+const MAX_QUICKACKS = 16;
+/** TCP_PINGPONG_THRESH: replies within ato before ACKs are delayed for the reply to carry them. */
+const PINGPONG_THRESH = 1;
+/** TCP_TIMEWAIT_LEN. */
+const TIMEWAIT_LEN = 60_000 * MS;
+/** TCP_INIT_CWND. */
+const INIT_CWND = 10;
+/** sysctl_rmem_max on Linux 6.x (4 MiB), which the window scale also covers. */
+const RMEM_MAX = 4_194_304;
+/** TCPOLEN_TSTAMP_ALIGNED. */
+const TS_ALIGNED = 12;
+
+// icsk_ack.pending bits (inet_connection_sock.h).
+const ACK_SCHED = 1;
+const ACK_TIMER = 2;
+const ACK_PUSHED = 4;
+const ACK_PUSHED2 = 8;
+
+/** icmp_err_convert: the errno for each Destination Unreachable code, all fatal for a connecting socket. */
+const UNREACH_ERRNO: readonly (TcpError | undefined)[] = [
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ENOPROTOOPT',
+  'ECONNREFUSED',
+  undefined, // fragmentation needed: path MTU discovery, not an error
+  undefined, // source route failed: EOPNOTSUPP, not fatal
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENONET',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EHOSTUNREACH',
+  'EHOSTUNREACH',
+  'EHOSTUNREACH',
+];
+
+/** Sequence-space comparisons (before(), after() in tcp.h). */
+function before(a: number, b: number): boolean {
+  return ((a - b) | 0) < 0;
+}
+function after(a: number, b: number): boolean {
+  return ((b - a) | 0) < 0;
+}
+
+/** How a connection was opened. */
+export interface TcpEndpoints {
+  readonly localAddr: Ipv4Addr;
+  readonly localPort: number;
+  readonly remoteAddr: Ipv4Addr;
+  readonly remotePort: number;
+  readonly mark: number;
+}
+
+export class TcpSocket implements TcpEndpoints {
+  state: TcpState;
+  readonly localAddr: Ipv4Addr;
+  readonly localPort: number;
+  readonly remoteAddr: Ipv4Addr;
+  readonly remotePort: number;
+  readonly mark: number;
+
+  /** The connection is established (client: after the SYN-ACK; server: when accepted). */
+  onConnect: ((socket: TcpSocket) => void) | undefined;
+  /** Bytes arrived in order (a copy the application keeps). */
+  onData: ((socket: TcpSocket, data: Uint8Array) => void) | undefined;
+  /** The peer sent FIN: no more data will come. */
+  onEnd: ((socket: TcpSocket) => void) | undefined;
+  /** The connection is gone for the application: closed both ways, reset, or failed with `error`. */
+  onClose: ((socket: TcpSocket, error: TcpError | undefined) => void) | undefined;
+
+  // Send sequence space (RFC 9293 names).
+  private iss = 0;
+  private sndUna = 0;
+  private sndNxt = 0;
+  private sndWnd = 0;
+  private sndWl1 = 0;
+  private sndWscale = 0;
+  /** End of the last small segment sent (Minshall's variant of Nagle). */
+  private sndSml = 0;
+  /** Bytes written and not yet acknowledged; sendBuf[0] has sequence number bufSeq. */
+  private sendBuf = new Uint8Array(0);
+  private sendLen = 0;
+  private bufSeq = 0;
+  /** The application called end(): a FIN follows the data. */
+  private finQueued = false;
+  /** The FIN's sequence number once sent. */
+  private finSeq = -1;
+
+  // Receive side.
+  private readonly window: ReceiveWindow = {
+    rcvWnd: 0,
+    rcvWup: 0,
+    rcvNxt: 0,
+    rcvSsthresh: 0,
+    windowClamp: 0,
+    rcvWscale: 0,
+  };
+  private advmss = 0;
+  /** mss_cache: the payload of a full-sized segment we send. */
+  private mss = TCP_MSS_DEFAULT;
+  private peerMss = TCP_MSS_DEFAULT;
+  private tsOk = false;
+  private sackOk = false;
+  private wscaleOk = false;
+  private tsOffset = 0;
+  private tsRecent = 0;
+  private readonly received = new ReceivedOptions();
+
+  // The delayed-ACK engine (icsk_ack).
+  private ackPending = 0;
+  private quick = 0;
+  private pingpong = 0;
+  private ato = 0;
+  private lrcvtime = 0;
+  private rcvMss = TCP_MSS_DEFAULT;
+  private lastSegSize = 0;
+
+  // Congestion and retransmission.
+  private cwnd = INIT_CWND;
+  private ssthresh = 0x7fffffff;
+  private srtt = 0;
+  private rttvar = 0;
+  private rto = TIMEOUT_INIT;
+  private retransmits = 0;
+  private rttSeq = -1;
+  private rttSentAt = 0;
+
+  private rtoTimer = -1;
+  private delackTimer = -1;
+  private waitTimer = -1;
+  /** The application closed its socket: nothing more is reported (an orphan finishing its close). */
+  private orphan = false;
+  private closed = false;
+  /** onClose ran (a connection in TIME_WAIT is closed for the application). */
+  private reportedClose = false;
+  private readonly pseudo = { srcAddr: 0, dstAddr: 0 };
+
+  constructor(
+    private readonly host: TcpHost,
+    endpoints: TcpEndpoints,
+    state: TcpState,
+  ) {
+    this.localAddr = endpoints.localAddr;
+    this.localPort = endpoints.localPort;
+    this.remoteAddr = endpoints.remoteAddr;
+    this.remotePort = endpoints.remotePort;
+    this.mark = endpoints.mark;
+    this.state = state;
+    this.pseudo.srcAddr = endpoints.localAddr;
+    this.pseudo.dstAddr = endpoints.remoteAddr;
+  }
+
+  private get stack(): Ipv4Stack {
+    return this.host.stack;
+  }
+
+  private sysctl(key: string): number {
+    return this.stack.sysctls.int(`net.ipv4.${key}`);
+  }
+
+  private get nowMs(): number {
+    return Math.floor(this.stack.now / MS);
+  }
+
+  /** tcp_clock_ms plus the connection's offset: the TSval we send. */
+  private tsNow(): number {
+    return (this.nowMs + this.tsOffset) >>> 0;
+  }
+
+  /** The route's MTU toward the peer, a learned path MTU included. */
+  private pathMtu(): number {
+    const route = this.stack.routeOutput(this.remoteAddr, { src: this.localAddr, mark: this.mark });
+    if (!route.ok) return 576;
+    const dev = this.stack.interfaces.byIndex(route.ifindex);
+    return dev === undefined ? 576 : this.stack.pathMtu(route, this.remoteAddr, dev);
+  }
+
+  /** tcp_full_space: the window our receive buffer (tcp_rmem[1]) backs. */
+  private fullSpace(): number {
+    return windowFromSpace(bufferSysctl(this.stack.sysctls, 'tcp_rmem', 1));
+  }
+
+  // ---- opening -------------------------------------------------------------------------
+
+  /** tcp_v4_connect → tcp_connect_init + tcp_connect: picks ISN and windows, sends the SYN. */
+  connect(): void {
+    this.iss = this.host.random32();
+    this.tsOffset = this.host.random32();
+    this.advmss = this.pathMtu() - 40;
+    this.tsOk = this.sysctl('tcp_timestamps') !== 0;
+    this.sackOk = this.sysctl('tcp_sack') !== 0;
+    this.wscaleOk = this.sysctl('tcp_window_scaling') !== 0;
+    const initial = selectInitialWindow(
+      this.fullSpace(),
+      this.advmss,
+      this.wscaleOk,
+      Math.max(bufferSysctl(this.stack.sysctls, 'tcp_rmem', 2), RMEM_MAX),
+    );
+    this.window.rcvWnd = initial.rcvWnd;
+    this.window.rcvWscale = initial.rcvWscale;
+    this.window.windowClamp = initial.windowClamp;
+    this.sndUna = this.iss;
+    this.sndNxt = (this.iss + 1) >>> 0;
+    this.bufSeq = this.sndNxt;
+    this.sndSml = this.sndNxt;
+    this.retransmits = 0;
+    this.sendSyn();
+    this.rttSeq = this.sndNxt;
+    this.rttSentAt = this.stack.now;
+    this.armRto();
+  }
+
+  private sendSyn(): void {
+    this.transmit(SYN, this.iss, 0, 0, {
+      mss: this.advmss,
+      sackPermitted: this.sackOk,
+      timestamps: this.tsOk,
+      tsVal: this.tsNow(),
+      tsEcr: 0,
+      wscale: this.wscaleOk ? this.window.rcvWscale : -1,
+    });
+  }
+
+  /**
+   * A listener's answer to a SYN (tcp_conn_request → tcp_openreq_init_rwin → tcp_make_synack):
+   * options are those both sides offered, the window a multiple of the MSS less timestamps.
+   */
+  acceptSyn(view: TcpView): void {
+    this.received.parse(view, true);
+    this.iss = this.host.random32();
+    this.tsOffset = this.host.random32();
+    this.window.rcvNxt = (view.seqNumber + 1) >>> 0;
+    this.window.rcvWup = this.window.rcvNxt;
+    this.tsOk = this.received.sawTimestamp && this.sysctl('tcp_timestamps') !== 0;
+    this.sackOk = this.received.sackPermitted && this.sysctl('tcp_sack') !== 0;
+    this.wscaleOk = this.received.wscale >= 0 && this.sysctl('tcp_window_scaling') !== 0;
+    this.sndWscale = this.wscaleOk ? this.received.wscale : 0;
+    this.peerMss = this.received.mss > 0 ? this.received.mss : TCP_MSS_DEFAULT;
+    if (this.tsOk) this.tsRecent = this.received.tsVal;
+    this.advmss = this.pathMtu() - 40;
+    const initial = selectInitialWindow(
+      this.fullSpace(),
+      this.advmss - (this.tsOk ? TS_ALIGNED : 0),
+      this.wscaleOk,
+      Math.max(bufferSysctl(this.stack.sysctls, 'tcp_rmem', 2), RMEM_MAX),
+    );
+    this.window.rcvWnd = initial.rcvWnd;
+    this.window.rcvWscale = initial.rcvWscale;
+    this.window.windowClamp = initial.windowClamp;
+    this.sndWnd = view.window;
+    this.sndUna = this.iss;
+    this.sndNxt = (this.iss + 1) >>> 0;
+    this.bufSeq = this.sndNxt;
+    this.sndSml = this.sndNxt;
+    this.retransmits = 0;
+    this.sendSynAck();
+    this.armRto();
+  }
+
+  private sendSynAck(): void {
+    this.transmit(SYN | ACK, this.iss, 0, 0, {
+      mss: this.advmss,
+      sackPermitted: this.sackOk,
+      timestamps: this.tsOk,
+      tsVal: this.tsNow(),
+      tsEcr: this.tsRecent,
+      wscale: this.wscaleOk ? this.window.rcvWscale : -1,
+    });
+  }
+
+  /** tcp_finish_connect / tcp_init_transfer: both sides synchronized; sizes settle. */
+  private establish(): void {
+    this.state = 'ESTABLISHED';
+    this.syncMss(this.pathMtu());
+    // tcp_init_buffer_space: the clamp falls to what the buffer backs; rcv_ssthresh starts at the offered window.
+    this.window.windowClamp = Math.min(this.window.windowClamp, this.fullSpace());
+    this.window.rcvSsthresh = Math.min(this.window.rcvWnd, this.window.windowClamp);
+    this.rcvMss = initialRcvMss(this.advmss, this.mss, this.window.rcvWnd);
+    this.retransmits = 0;
+    this.cancelRto();
+  }
+
+  /** tcp_sync_mss: the segment payload for a path MTU, bounded by the peer's MSS, less the timestamp option. */
+  private syncMss(pmtu: number): void {
+    const mss = Math.min(pmtu - 40, this.peerMss) - (this.tsOk ? TS_ALIGNED : 0);
+    this.mss = Math.max(mss, 48);
+  }
+
+  // ---- application calls ---------------------------------------------------------------
+
+  /** send(): queues bytes and sends what the windows and Nagle allow. False once the sending side is shut. */
+  write(data: Uint8Array): boolean {
+    if (this.finQueued || this.closed) return false;
+    const needed = this.sendLen + data.length;
+    if (needed > this.sendBuf.length) {
+      const grown = new Uint8Array(Math.max(needed, this.sendBuf.length * 2, 4096));
+      grown.set(this.sendBuf.subarray(0, this.sendLen));
+      this.sendBuf = grown;
+    }
+    this.sendBuf.set(data, this.sendLen);
+    this.sendLen = needed;
+    if (this.synchronized()) this.pushPending();
+    return true;
+  }
+
+  /** shutdown(SHUT_WR) (Node's end()): a FIN after the queued data. */
+  end(): void {
+    if (this.finQueued || this.closed) return;
+    this.finQueued = true;
+    if (this.state === 'ESTABLISHED') this.state = 'FIN_WAIT1';
+    else if (this.state === 'CLOSE_WAIT') this.state = 'LAST_ACK';
+    else if (this.state === 'SYN_SENT' || this.state === 'SYN_RECV') {
+      this.finish(undefined);
+      return;
+    }
+    this.pushPending();
+  }
+
+  /** close(): like end(), and the application hears nothing more (the orphan finishes the close alone). */
+  destroy(): void {
+    this.orphan = true;
+    if (!this.closed) this.end();
+  }
+
+  /** close() with SO_LINGER 0: a reset, and the connection is gone. */
+  abort(): void {
+    if (this.closed) return;
+    if (this.synchronized()) this.transmit(RST | ACK, this.sndNxt, 0, 0, undefined);
+    this.orphan = true;
+    this.finish(undefined);
+  }
+
+  private synchronized(): boolean {
+    return this.state !== 'SYN_SENT' && this.state !== 'SYN_RECV' && this.state !== 'CLOSE';
+  }
+
+  // ---- receiving -----------------------------------------------------------------------
+
+  /** tcp_v4_rcv → tcp_rcv_state_process for a segment the table found for this connection (checksum verified). */
+  receive(view: TcpView): void {
+    if (this.closed) return;
+    if (this.state === 'SYN_SENT') {
+      this.receiveInSynSent(view);
+      return;
+    }
+    if (this.state === 'TIME_WAIT') {
+      this.receiveInTimeWait(view);
+      return;
+    }
+    const seq = view.seqNumber;
+    const payloadLen = view.segmentLen - view.headerLen;
+    this.received.parse(view, false);
+
+    if (this.state === 'SYN_RECV') {
+      if (view.rst) {
+        this.finish(undefined);
+        return;
+      }
+      if (view.syn && !view.ack) {
+        // tcp_check_req: a retransmitted SYN gets the SYN-ACK again.
+        this.sendSynAck();
+        return;
+      }
+      if (!view.ack) return;
+      if (view.ackNumber !== this.sndNxt) {
+        this.sendReset(view);
+        return;
+      }
+      this.sndUna = view.ackNumber;
+      this.sndWnd = view.window * 2 ** this.sndWscale;
+      this.sndWl1 = seq;
+      this.establish();
+      this.host.established(this);
+      // The accepting application may have ended or closed the socket already.
+      if (this.closed) return;
+    }
+
+    // tcp_sequence: a segment wholly before rcv_nxt or beyond the window is answered with an ACK (tcp_send_dupack).
+    const rcvNxt = this.window.rcvNxt;
+    const segEnd = (seq + payloadLen + (view.fin ? 1 : 0)) >>> 0;
+    if (view.rst) {
+      if (seq === rcvNxt) this.reset();
+      return;
+    }
+    if (view.syn) {
+      // tcp_validate_incoming: a SYN on a synchronized connection gets a challenge ACK.
+      this.sendAck();
+      return;
+    }
+    if ((payloadLen > 0 || view.fin) && seq !== rcvNxt) {
+      this.sendAck();
+      return;
+    }
+    if (!view.ack) return;
+    if (this.tsOk && this.received.sawTimestamp && !after(seq, this.window.rcvWup))
+      this.tsRecent = this.received.tsVal;
+
+    if (!this.processAck(view)) return;
+    if (this.closed) return;
+
+    let fin = false;
+    let data: Uint8Array | undefined;
+    if (payloadLen > 0 && this.acceptsData()) {
+      this.window.rcvNxt = (this.window.rcvNxt + payloadLen) >>> 0;
+      this.dataReceived(view, payloadLen);
+      const start = view.offset + view.headerLen;
+      data = view.bytes.slice(start, start + payloadLen);
+    }
+    if (view.fin && segEnd === (this.window.rcvNxt + 1) >>> 0) {
+      this.window.rcvNxt = segEnd;
+      fin = true;
+      this.finReceived();
+    }
+    if (data !== undefined || fin) this.ackCheck();
+    this.pushPending();
+
+    if (data !== undefined) {
+      this.cleanupRbuf(data.length);
+      if (!this.orphan) this.onData?.(this, data);
+    }
+    if (fin && !this.orphan && !this.closed) this.onEnd?.(this);
+    // Both FINs are through: the application's socket is closed while TIME_WAIT holds the 4-tuple.
+    if (this.isTimeWait() && !this.orphan && !this.reportedClose) {
+      this.reportedClose = true;
+      this.onClose?.(this, undefined);
+    }
+  }
+
+  /** A method, so a state change inside a call is seen where the compiler narrowed the field. */
+  private isTimeWait(): boolean {
+    return this.state === 'TIME_WAIT';
+  }
+
+  private acceptsData(): boolean {
+    return this.state === 'ESTABLISHED' || this.state === 'FIN_WAIT1' || this.state === 'FIN_WAIT2';
+  }
+
+  /** tcp_rcv_synsent_state_process. */
+  private receiveInSynSent(view: TcpView): void {
+    if (view.ack && view.ackNumber !== this.sndNxt) {
+      if (!view.rst) this.sendReset(view);
+      return;
+    }
+    if (view.rst) {
+      if (view.ack) this.finish('ECONNREFUSED');
+      return;
+    }
+    if (!view.syn || !view.ack) return;
+    this.received.parse(view, true);
+    this.window.rcvNxt = (view.seqNumber + 1) >>> 0;
+    this.window.rcvWup = this.window.rcvNxt;
+    this.tsOk = this.tsOk && this.received.sawTimestamp;
+    this.sackOk = this.sackOk && this.received.sackPermitted;
+    this.wscaleOk = this.wscaleOk && this.received.wscale >= 0;
+    if (!this.wscaleOk) this.window.rcvWscale = 0;
+    this.sndWscale = this.wscaleOk ? this.received.wscale : 0;
+    this.peerMss = this.received.mss > 0 ? this.received.mss : TCP_MSS_DEFAULT;
+    if (this.tsOk) this.tsRecent = this.received.tsVal;
+    this.sndUna = view.ackNumber;
+    this.bufSeq = this.sndUna;
+    this.sndWnd = view.window;
+    this.sndWl1 = view.seqNumber;
+    this.sampleRtt(view.ackNumber);
+    this.establish();
+    this.sendAck();
+    if (!this.orphan) this.onConnect?.(this);
+    this.pushPending();
+  }
+
+  /** tcp_timewait_state_process: a retransmitted FIN is acknowledged again; a reset ends the wait early. */
+  private receiveInTimeWait(view: TcpView): void {
+    if (view.rst) {
+      this.finish(undefined);
+      return;
+    }
+    if (view.fin) {
+      this.sendAck();
+      this.startTimeWait();
+    }
+  }
+
+  /** tcp_ack: advances snd_una, updates the send window, samples RTT, handles our FIN being acknowledged. */
+  private processAck(view: TcpView): boolean {
+    const ack = view.ackNumber;
+    if (after(ack, this.sndNxt)) {
+      this.sendAck();
+      return false;
+    }
+    const seq = view.seqNumber;
+    const window = view.window * 2 ** this.sndWscale;
+    // tcp_may_update_window.
+    if (after(ack, this.sndUna) || after(seq, this.sndWl1) || (seq === this.sndWl1 && window > this.sndWnd)) {
+      this.sndWnd = window;
+      this.sndWl1 = seq;
+    }
+    if (!after(ack, this.sndUna)) return true;
+    const acked = (ack - this.sndUna) >>> 0;
+    const finAcked = this.finSeq >= 0 && !before(ack, (this.finSeq + 1) >>> 0);
+    const dataAcked = Math.min(acked - (finAcked ? 1 : 0), this.sendLen);
+    if (dataAcked > 0) {
+      this.sendBuf.copyWithin(0, dataAcked, this.sendLen);
+      this.sendLen -= dataAcked;
+      this.bufSeq = (this.bufSeq + dataAcked) >>> 0;
+    }
+    this.sndUna = ack;
+    this.sampleRtt(ack);
+    // tcp_cong_avoid in slow start: one segment more per segment acknowledged.
+    if (this.cwnd < this.ssthresh) this.cwnd += Math.max(1, Math.ceil(dataAcked / this.mss));
+    this.retransmits = 0;
+    if (this.sndUna === this.sndNxt) this.cancelRto();
+    else this.armRto(true);
+    if (finAcked) {
+      if (this.state === 'FIN_WAIT1') this.state = 'FIN_WAIT2';
+      else if (this.state === 'CLOSING') this.enterTimeWait();
+      else if (this.state === 'LAST_ACK') {
+        this.finish(undefined);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** tcp_event_data_recv and tcp_measure_rcv_mss: schedules an ACK and runs the quick-ACK / ATO estimator. */
+  private dataReceived(view: TcpView, payloadLen: number): void {
+    this.ackPending |= ACK_SCHED;
+    const lss = this.lastSegSize;
+    this.lastSegSize = 0;
+    if (payloadLen >= this.rcvMss) {
+      this.rcvMss = Math.min(payloadLen, this.advmss);
+      if (view.psh) this.ackPending |= ACK_PUSHED;
+    } else {
+      const withHeader = payloadLen + view.headerLen;
+      const remnant = view.fin || view.urg || view.rst || view.psh;
+      let measured = false;
+      if (withHeader >= TCP_MSS_DEFAULT + TCP_HEADER_LEN || (withHeader >= 88 + TCP_HEADER_LEN && !remnant)) {
+        const len = withHeader - TCP_HEADER_LEN - (this.tsOk ? TS_ALIGNED : 0);
+        this.lastSegSize = len;
+        if (len === lss) {
+          this.rcvMss = len;
+          measured = true;
+        }
+      }
+      if (!measured) {
+        if (this.ackPending & ACK_PUSHED) this.ackPending |= ACK_PUSHED2;
+        this.ackPending |= ACK_PUSHED;
+      }
+    }
+    const now = this.stack.now;
+    if (this.ato === 0) {
+      this.incrQuickack();
+      this.ato = ATO_MIN;
+    } else {
+      const gap = now - this.lrcvtime;
+      if (gap <= ATO_MIN / 2) this.ato = Math.floor(this.ato / 2) + ATO_MIN / 2;
+      else if (gap < this.ato) this.ato = Math.min(Math.floor(this.ato / 2) + gap, this.rto);
+      else if (gap > this.rto) this.incrQuickack();
+    }
+    this.lrcvtime = now;
+  }
+
+  /** tcp_incr_quickack. */
+  private incrQuickack(): void {
+    let quickacks = Math.floor(this.window.rcvWnd / (2 * this.rcvMss));
+    if (quickacks === 0) quickacks = 2;
+    quickacks = Math.min(quickacks, MAX_QUICKACKS);
+    if (quickacks > this.quick) this.quick = quickacks;
+  }
+
+  private inPingpong(): boolean {
+    return this.pingpong >= PINGPONG_THRESH;
+  }
+
+  /** tcp_fin. */
+  private finReceived(): void {
+    this.ackPending |= ACK_SCHED;
+    switch (this.state) {
+      case 'ESTABLISHED':
+        this.state = 'CLOSE_WAIT';
+        this.pingpong = PINGPONG_THRESH;
+        break;
+      case 'FIN_WAIT1':
+        // Simultaneous close: our FIN is not acknowledged yet.
+        this.sendAck();
+        this.state = 'CLOSING';
+        break;
+      case 'FIN_WAIT2':
+        this.sendAck();
+        this.enterTimeWait();
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** __tcp_ack_snd_check: ACK now (more than one full segment unacknowledged, or quick-ACK mode), else later. */
+  private ackCheck(): void {
+    if (!(this.ackPending & ACK_SCHED)) return;
+    const unacked = (this.window.rcvNxt - this.window.rcvWup) >>> 0;
+    if (unacked > this.rcvMss || (this.quick > 0 && !this.inPingpong())) {
+      this.sendAck();
+      return;
+    }
+    this.scheduleDelayedAck();
+  }
+
+  /** tcp_cleanup_rbuf: the application read everything; a pushed small segment outside ping-pong is ACKed now. */
+  private cleanupRbuf(copied: number): void {
+    if (!(this.ackPending & ACK_SCHED) || this.closed) return;
+    const unacked = (this.window.rcvNxt - this.window.rcvWup) >>> 0;
+    if (
+      unacked > this.rcvMss ||
+      (copied > 0 && (this.ackPending & ACK_PUSHED2 || (this.ackPending & ACK_PUSHED && !this.inPingpong())))
+    )
+      this.sendAck();
+  }
+
+  /** tcp_send_delayed_ack. */
+  private scheduleDelayedAck(): void {
+    let ato = this.ato;
+    if (ato > ATO_MIN) {
+      let maxAto = 500 * MS;
+      if (this.inPingpong() || this.ackPending & ACK_PUSHED) maxAto = DELACK_MAX;
+      if (this.srtt > 0) maxAto = Math.min(maxAto, Math.max(this.srtt, ATO_MIN));
+      ato = Math.min(ato, maxAto);
+    }
+    if (this.delackTimer >= 0) return;
+    this.ackPending |= ACK_TIMER;
+    this.delackTimer = this.stack.ctx.scheduler.schedule(ato, () => this.delayedAckFired());
+  }
+
+  /** tcp_delack_timer_handler. */
+  private delayedAckFired(): void {
+    this.delackTimer = -1;
+    if (this.closed || !(this.ackPending & ACK_SCHED)) return;
+    if (!this.inPingpong()) this.ato = Math.min(this.ato * 2, this.rto);
+    else {
+      this.pingpong = 0;
+      this.ato = ATO_MIN;
+    }
+    this.sendAck();
+  }
+
+  /** tcp_reset: the errno depends on how far the connection got. */
+  private reset(): void {
+    this.finish(this.state === 'CLOSE_WAIT' ? 'EPIPE' : 'ECONNRESET');
+  }
+
+  // ---- sending -------------------------------------------------------------------------
+
+  /** tcp_write_xmit: new segments while the peer's window, the congestion window and Nagle allow; then a FIN. */
+  private pushPending(): void {
+    if (!this.synchronized() || this.state === 'TIME_WAIT') return;
+    for (;;) {
+      const offset = (this.sndNxt - this.bufSeq) >>> 0;
+      const unsent = this.sendLen - offset;
+      if (unsent <= 0) break;
+      const inFlight = (this.sndNxt - this.sndUna) >>> 0;
+      const windowLeft = this.sndWnd - inFlight;
+      const packetsOut = Math.ceil(inFlight / this.mss);
+      if (packetsOut >= this.cwnd || windowLeft <= 0) break;
+      const len = Math.min(unsent, this.mss, windowLeft);
+      const last = len === unsent;
+      // tcp_nagle_test with Minshall's check: a small segment waits while an earlier small one is unacknowledged.
+      if (len < this.mss && !(last && this.finQueued) && after(this.sndSml, this.sndUna)) break;
+      const finHere = last && this.finQueued && this.finSeq < 0;
+      this.sendData(offset, len, last, finHere);
+      if (len < this.mss) this.sndSml = this.sndNxt;
+    }
+    const allSent = (this.sndNxt - this.bufSeq) >>> 0 >= this.sendLen;
+    if (this.finQueued && this.finSeq < 0 && allSent) {
+      this.finSeq = this.sndNxt;
+      this.transmit(FIN | ACK, this.sndNxt, 0, 0, undefined);
+      this.sndNxt = (this.sndNxt + 1) >>> 0;
+      this.armRto();
+    }
+  }
+
+  private sendData(offset: number, len: number, push: boolean, fin: boolean): void {
+    const seq = this.sndNxt;
+    let flags = ACK | (push ? PSH : 0);
+    if (fin) {
+      flags |= FIN;
+      this.finSeq = (seq + len) >>> 0;
+    }
+    this.transmit(flags, seq, offset, len, undefined);
+    this.sndNxt = (seq + len + (fin ? 1 : 0)) >>> 0;
+    if (this.rttSeq < 0) {
+      this.rttSeq = this.sndNxt;
+      this.rttSentAt = this.stack.now;
+    }
+    // tcp_event_data_sent: a reply within ato of the last data received counts toward ping-pong mode.
+    if (this.ato > 0 && this.stack.now - this.lrcvtime < this.ato && this.pingpong < 255) this.pingpong++;
+    this.armRto();
+  }
+
+  /** tcp_send_ack: a pure ACK at snd_nxt. */
+  private sendAck(): void {
+    this.transmit(ACK, this.sndNxt, 0, 0, undefined);
+  }
+
+  /** tcp_v4_send_reset for a segment this connection cannot accept. */
+  private sendReset(view: TcpView): void {
+    if (view.ack) this.transmitReset(view.ackNumber, 0, RST);
+    else
+      this.transmitReset(
+        0,
+        (view.seqNumber + view.segmentLen - view.headerLen + (view.syn ? 1 : 0) + (view.fin ? 1 : 0)) >>> 0,
+        RST | ACK,
+      );
+  }
+
+  private transmitReset(seq: number, ack: number, flags: number): void {
+    const pkt = this.stack.allocatePacket(TCP_HEADER_LEN);
+    const tcp = TcpView.unchecked(pkt.buf, pkt.start, TCP_HEADER_LEN);
+    tcp.srcPort = this.localPort;
+    tcp.dstPort = this.remotePort;
+    tcp.seqNumber = seq;
+    tcp.ackNumber = ack;
+    tcp.headerLen = TCP_HEADER_LEN;
+    tcp.reserved = 0;
+    tcp.flags = flags;
+    tcp.window = 0;
+    tcp.urgentPointer = 0;
+    tcp.fillChecksum(this.pseudo, TCP_HEADER_LEN);
+    this.output(pkt);
+  }
+
+  /**
+   * tcp_transmit_skb: header, options (SYN options when given, else timestamps), the window
+   * from tcp_select_window (unscaled in a SYN), payload from the send buffer, checksum; every
+   * segment carrying an ACK is tcp_event_ack_sent for the delayed-ACK engine.
+   */
+  private transmit(
+    flags: number,
+    seq: number,
+    bufferOffset: number,
+    len: number,
+    synOptions: OutgoingOptions | undefined,
+  ): void {
+    const options = synOptions ?? this.establishedOptions();
+    const headerLen = TCP_HEADER_LEN + optionsLength(options);
+    const pkt = this.stack.allocatePacket(headerLen + len);
+    if (len > 0) pkt.buf.set(this.sendBuf.subarray(bufferOffset, bufferOffset + len), pkt.start + headerLen);
+    const tcp = TcpView.unchecked(pkt.buf, pkt.start, headerLen + len);
+    tcp.srcPort = this.localPort;
+    tcp.dstPort = this.remotePort;
+    tcp.seqNumber = seq;
+    tcp.ackNumber = flags & ACK ? this.window.rcvNxt : 0;
+    tcp.headerLen = headerLen;
+    tcp.reserved = 0;
+    tcp.flags = flags;
+    tcp.window = flags & SYN ? Math.min(this.window.rcvWnd, 0xffff) : this.advertisedWindow();
+    tcp.urgentPointer = 0;
+    writeOptions(pkt.buf, pkt.start + TCP_HEADER_LEN, options);
+    tcp.fillChecksum(this.pseudo, headerLen + len);
+    if (flags & ACK) this.ackSent();
+    this.output(pkt);
+  }
+
+  private readonly outgoing: OutgoingOptions = {
+    mss: 0,
+    sackPermitted: false,
+    timestamps: false,
+    tsVal: 0,
+    tsEcr: 0,
+    wscale: -1,
+  };
+
+  private establishedOptions(): OutgoingOptions {
+    this.outgoing.timestamps = this.tsOk;
+    this.outgoing.tsVal = this.tsNow();
+    this.outgoing.tsEcr = this.tsRecent;
+    return this.outgoing;
+  }
+
+  /** tcp_select_window over the free receive space (the application has read everything). */
+  private advertisedWindow(): number {
+    return selectWindow(this.window, this.fullSpace());
+  }
+
+  /** tcp_event_ack_sent → tcp_dec_quickack_mode, and the delayed ACK is off. */
+  private ackSent(): void {
+    if (this.quick > 0) {
+      const pkts = this.ackPending & ACK_SCHED ? 1 : 0;
+      if (pkts >= this.quick) {
+        this.quick = 0;
+        this.ato = ATO_MIN;
+      } else this.quick -= pkts;
+    }
+    this.ackPending = 0;
+    if (this.delackTimer >= 0) {
+      this.stack.ctx.scheduler.cancel(this.delackTimer);
+      this.delackTimer = -1;
+    }
+  }
+
+  /** ip_queue_xmit with the socket's mark, DF set (IP_PMTUDISC_DO is TCP's default). */
+  private output(pkt: Packet): void {
+    pkt.mark = this.mark;
+    const route = this.stack.routeOutput(this.remoteAddr, { src: this.localAddr, mark: this.mark });
+    const sent = this.stack.output(pkt, route, { protocol: IPPROTO_TCP, pmtudisc: 'do' });
+    // A path MTU learned since the segment was cut: the retransmission uses the new size.
+    if (!sent.ok && sent.error === 'EMSGSIZE' && sent.mtu !== undefined) this.syncMss(sent.mtu);
+  }
+
+  // ---- timers --------------------------------------------------------------------------
+
+  /** tcp_rtt_estimator and tcp_set_rto (Karn: no sample from a retransmitted segment). */
+  private sampleRtt(ack: number): void {
+    if (this.rttSeq < 0 || before(ack, this.rttSeq)) return;
+    const sample = this.stack.now - this.rttSentAt;
+    this.rttSeq = -1;
+    if (this.srtt === 0) {
+      this.srtt = Math.max(sample, 1000);
+      this.rttvar = Math.floor(sample / 2);
+    } else {
+      this.rttvar = Math.floor((3 * this.rttvar + Math.abs(this.srtt - sample)) / 4);
+      this.srtt = Math.max(Math.floor((7 * this.srtt + sample) / 8), 1000);
+    }
+    this.rto = Math.min(Math.max(this.srtt + Math.max(4 * this.rttvar, RTO_MIN), RTO_MIN), RTO_MAX);
+  }
+
+  private armRto(restart = false): void {
+    const scheduler = this.stack.ctx.scheduler;
+    if (this.rtoTimer >= 0) {
+      if (!restart) return;
+      scheduler.cancel(this.rtoTimer);
+    }
+    this.rtoTimer = scheduler.schedule(Math.min(this.rto * 2 ** this.retransmits, RTO_MAX), () =>
+      this.retransmitTimer(),
+    );
+  }
+
+  private cancelRto(): void {
+    if (this.rtoTimer >= 0) this.stack.ctx.scheduler.cancel(this.rtoTimer);
+    this.rtoTimer = -1;
+  }
+
+  /** tcp_retransmit_timer (and the SYN-ACK timer of a request): resend the first unacknowledged segment, back off. */
+  private retransmitTimer(): void {
+    this.rtoTimer = -1;
+    if (this.closed) return;
+    this.retransmits++;
+    this.rttSeq = -1;
+    if (this.state === 'SYN_SENT') {
+      if (this.retransmits > this.sysctl('tcp_syn_retries')) {
+        this.finish('ETIMEDOUT');
+        return;
+      }
+      this.sendSyn();
+    } else if (this.state === 'SYN_RECV') {
+      if (this.retransmits > this.sysctl('tcp_synack_retries')) {
+        this.finish(undefined);
+        return;
+      }
+      this.sendSynAck();
+    } else {
+      if (this.retransmits > this.sysctl('tcp_retries2')) {
+        this.finish('ETIMEDOUT');
+        return;
+      }
+      this.ssthresh = Math.max(Math.ceil((this.sndNxt - this.sndUna) / this.mss / 2), 2);
+      this.cwnd = 1;
+      this.resendFirst();
+    }
+    this.armRto();
+  }
+
+  /** tcp_retransmit_skb for the head of the queue: the first unacknowledged data (at today's MSS), or the FIN. */
+  private resendFirst(): void {
+    const offset = (this.sndUna - this.bufSeq) >>> 0;
+    const sentEnd = this.finSeq >= 0 ? this.finSeq : this.sndNxt;
+    const sentData = Math.min(this.sendLen - offset, (sentEnd - this.sndUna) >>> 0);
+    if (sentData > 0) {
+      const len = Math.min(sentData, this.mss);
+      const fin = this.finSeq >= 0 && len === sentData;
+      this.transmit(
+        ACK | (len === sentData ? PSH : 0) | (fin ? FIN : 0),
+        this.sndUna,
+        offset,
+        len,
+        undefined,
+      );
+    } else if (this.finSeq >= 0) this.transmit(FIN | ACK, this.finSeq, 0, 0, undefined);
+  }
+
+  private enterTimeWait(): void {
+    this.state = 'TIME_WAIT';
+    this.cancelRto();
+    this.startTimeWait();
+  }
+
+  private startTimeWait(): void {
+    const scheduler = this.stack.ctx.scheduler;
+    if (this.waitTimer >= 0) scheduler.cancel(this.waitTimer);
+    this.waitTimer = scheduler.schedule(TIMEWAIT_LEN, () => {
+      this.waitTimer = -1;
+      this.finish(undefined);
+    });
+  }
+
+  /** An ICMP error about a segment we sent (tcp_v4_err); `seq` is the quoted sequence number. */
+  icmpError(type: number, code: number, seq: number): void {
+    if (this.closed || before(seq, this.sndUna) || !before(seq, this.sndNxt)) return;
+    if (type === 3 && code === 4) {
+      // tcp_v4_mtu_reduced: the ICMP layer learned the path MTU; resend at the new size.
+      const oldMss = this.mss;
+      this.syncMss(this.pathMtu());
+      if (this.mss < oldMss && this.synchronized()) this.resendFirst();
+      return;
+    }
+    const error = type === 3 ? UNREACH_ERRNO[code] : type === 11 ? 'EHOSTUNREACH' : undefined;
+    if (error === undefined) return;
+    if (this.state === 'SYN_SENT') this.finish(error);
+    else if (this.state === 'SYN_RECV') this.finish(undefined);
+  }
+
+  /** tcp_done: timers off, out of the table, the application told once. */
+  private finish(error: TcpError | undefined): void {
+    if (this.closed) return;
+    const wasReported = this.reportedClose;
+    this.closed = true;
+    this.state = 'CLOSE';
+    const scheduler = this.stack.ctx.scheduler;
+    for (const timer of [this.rtoTimer, this.delackTimer, this.waitTimer])
+      if (timer >= 0) scheduler.cancel(timer);
+    this.rtoTimer = -1;
+    this.delackTimer = -1;
+    this.waitTimer = -1;
+    this.host.unhash(this);
+    if (!this.orphan && !wasReported) {
+      this.reportedClose = true;
+      this.onClose?.(this, error);
+    }
+  }
+
+  /** The connection's sequence numbers, for tests and the trace: where each side stands. */
+  get sequence(): { iss: number; sndUna: number; sndNxt: number; rcvNxt: number; sndWnd: number } {
+    return {
+      iss: this.iss,
+      sndUna: this.sndUna,
+      sndNxt: this.sndNxt,
+      rcvNxt: this.window.rcvNxt,
+      sndWnd: this.sndWnd,
+    };
+  }
+}

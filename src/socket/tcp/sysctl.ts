@@ -1,0 +1,38 @@
+// The net.ipv4.tcp_* keys the TCP model reads, with the defaults a new namespace has on Linux 6.18 (tcp_sk_init).
+
+import type { Sysctls } from '../../net/sysctl.ts';
+
+const INT_MAX = 2147483647;
+
+/** Defines the TCP keys in a namespace's sysctl tree; the model reads them at every use, as the kernel does. */
+export function defineTcpSysctls(sysctls: Sysctls): void {
+  const int = (key: string, value: number, min = 0, max = INT_MAX) =>
+    sysctls.define(`net.ipv4.${key}`, { defaultValue: String(value), min, max });
+  // tcp_sk_init copies init_net's buffers; 6.15 raised tcp_rmem[2] to 32 MiB ("tcp: increase tcp_rmem[2] to 32 MB").
+  sysctls.define('net.ipv4.tcp_rmem', {
+    defaultValue: '4096\t131072\t33554432',
+    min: 1,
+    max: INT_MAX,
+    fields: 3,
+  });
+  sysctls.define('net.ipv4.tcp_wmem', {
+    defaultValue: '4096\t16384\t4194304',
+    min: 1,
+    max: INT_MAX,
+    fields: 3,
+  });
+  int('tcp_timestamps', 1, 0, 2);
+  int('tcp_sack', 1, 0, 1);
+  int('tcp_window_scaling', 1, 0, 1);
+  int('tcp_syn_retries', 6, 1, 127);
+  int('tcp_synack_retries', 5, 0, 255);
+  int('tcp_retries2', 15);
+  int('tcp_fin_timeout', 60);
+}
+
+/** One field (0, 1 or 2) of tcp_rmem or tcp_wmem. */
+export function bufferSysctl(sysctls: Sysctls, key: 'tcp_rmem' | 'tcp_wmem', field: 0 | 1 | 2): number {
+  const value = sysctls.get(`net.ipv4.${key}`);
+  const fields = value.ok ? value.value.split('\t') : [];
+  return Number.parseInt(fields[field] ?? '0', 10);
+}
