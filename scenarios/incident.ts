@@ -40,6 +40,8 @@ export const TRACE_COMMANDS = [
 ];
 
 export interface IncidentRun {
+  /** The client's connect() completed within three seconds. */
+  readonly connected: boolean;
   /** `nft monitor trace` on W1 while the client connects. */
   readonly trace: string;
   /** tcpdump on the pod's eth0: who the pod thinks is calling. */
@@ -54,14 +56,30 @@ export function buildIncident(seed: string | number = 'incident'): ServicesLesso
   return lesson;
 }
 
-/** The client opens a connection to W1's NodePort; returns what the trace and both captures saw. */
+/**
+ * Signalements listens on the pod (10.244.2.7:8000); the client connects to W1's NodePort from
+ * `clientPort` and gives up after three seconds (two SYN retransmissions). Returns whether it
+ * connected, and what the trace and both captures saw.
+ */
 export function connectToNodePort(lesson: ServicesLesson, clientPort: number): IncidentRun {
   const trace = start(lesson.w1, 'nft monitor trace');
   const atPod = start(lesson.remote, 'tcpdump -ni eth0 tcp');
   const atClient = start(lesson.client, 'tcpdump -ni eth0 tcp');
-  lesson.client.tcp.sendSyn(parseIpv4('172.18.0.2')!, 30080, clientPort);
-  lesson.sim.run(1e9);
-  return { trace: trace(), atPod: atPod(), atClient: atClient() };
+  const app = lesson.remote.tcp.listen(0, 8000, (socket) => {
+    socket.onEnd = (s) => s.end();
+  });
+  if (app === 'EADDRINUSE') throw new Error('remote: port 8000 is taken');
+  let connected = false;
+  const call = lesson.client.tcp.connect({ dst: parseIpv4('172.18.0.2')!, dstPort: 30080, srcPort: clientPort });
+  if (!call.ok) throw new Error(`client: connect: ${call.error}`);
+  call.socket.onConnect = (socket) => {
+    connected = true;
+    socket.end();
+  };
+  lesson.sim.run(3e9);
+  if (!connected) call.socket.destroy();
+  app.close();
+  return { connected, trace: trace(), atPod: atPod(), atClient: atClient() };
 }
 
 function start(ns: Namespace, line: string): () => string {

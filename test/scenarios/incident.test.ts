@@ -14,7 +14,8 @@ describe('the incident: a shared mark breaks MASQUERADE for NodePorts', () => {
     const lesson = buildIncident();
     const run = connectToNodePort(lesson, 50000);
     expect(run.atPod).toMatch(/IP 10\.244\.1\.0\.\d+ > 10\.244\.2\.7\.8000: Flags \[S\]/);
-    expect(run.atClient).toMatch(/IP 172\.18\.0\.2\.30080 > 172\.18\.0\.100\.50000: Flags \[R\.\]/);
+    expect(run.atClient).toMatch(/IP 172\.18\.0\.2\.30080 > 172\.18\.0\.100\.50000: Flags \[S\.\]/);
+    expect(run.connected).toBe(true);
     // The trace shows kube-proxy's bit being set, then tested and cleared before MASQUERADE.
     expect(run.trace).toMatch(
       /ip nat KUBE-MARK-MASQ rule .*meta mark set mark or 0x4000 \(verdict continue\)/,
@@ -28,9 +29,12 @@ describe('the incident: a shared mark breaks MASQUERADE for NodePorts', () => {
     const run = connectToNodePort(lesson, 50001);
     // DNATed, not masqueraded: the pod sees the outside client...
     expect(run.atPod).toMatch(/IP 172\.18\.0\.100\.50001 > 10\.244\.2\.7\.8000: Flags \[S\]/);
-    // ...and answers it straight from W2, from an address the client never called: the client drops it.
-    expect(run.atClient).toMatch(/IP 10\.244\.2\.7\.8000 > 172\.18\.0\.100\.50001: Flags \[R\.\]/);
+    // ...and answers it straight from W2, from an address the client never called: no socket there takes the
+    // SYN-ACK, the client's SYNs go again after 1 s and 3 s, and the NodePort "goes nowhere".
+    expect(run.atClient).toMatch(/IP 10\.244\.2\.7\.8000 > 172\.18\.0\.100\.50001: Flags \[S\.\]/);
     expect(run.atClient).not.toMatch(/172\.18\.0\.2\.30080 > 172\.18\.0\.100/);
+    expect(run.atClient.match(/172\.18\.0\.100\.50001 > 172\.18\.0\.2\.30080: Flags \[S\]/g)).toHaveLength(3);
+    expect(run.connected).toBe(false);
     // The trace names the culprit: the mark at POSTROUTING is the other component's, and KUBE-POSTROUTING returns.
     expect(run.trace).toMatch(/inet netbird forward-mark rule meta mark set 0x00010000 \(verdict continue\)/);
     expect(run.trace).toMatch(
@@ -45,7 +49,8 @@ describe('the incident: a shared mark breaks MASQUERADE for NodePorts', () => {
     applyWorkaround(lesson);
     const run = connectToNodePort(lesson, 50002);
     expect(run.atPod).toMatch(/IP 10\.244\.1\.0\.\d+ > 10\.244\.2\.7\.8000: Flags \[S\]/);
-    expect(run.atClient).toMatch(/IP 172\.18\.0\.2\.30080 > 172\.18\.0\.100\.50002: Flags \[R\.\]/);
+    expect(run.atClient).toMatch(/IP 172\.18\.0\.2\.30080 > 172\.18\.0\.100\.50002: Flags \[S\.\]/);
+    expect(run.connected).toBe(true);
     expect(run.trace).toMatch(
       /inet netbird forward-mark rule meta mark set meta mark \| 0x00010000 \(verdict continue\)/,
     );
