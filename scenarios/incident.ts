@@ -70,7 +70,11 @@ export function connectToNodePort(lesson: ServicesLesson, clientPort: number): I
   });
   if (app === 'EADDRINUSE') throw new Error('remote: port 8000 is taken');
   let connected = false;
-  const call = lesson.client.tcp.connect({ dst: parseIpv4('172.18.0.2')!, dstPort: 30080, srcPort: clientPort });
+  const call = lesson.client.tcp.connect({
+    dst: parseIpv4('172.18.0.2')!,
+    dstPort: 30080,
+    srcPort: clientPort,
+  });
   if (!call.ok) throw new Error(`client: connect: ${call.error}`);
   call.socket.onConnect = (socket) => {
     connected = true;
