@@ -119,16 +119,18 @@ export class Bridge extends NetDevice {
   }
 
   /** br_dev_xmit: the host sends through the bridge: to the port behind the destination MAC, or flooded. */
-  protected xmit(pkt: Packet): void {
+  protected xmit(pkt: Packet): boolean {
     const dst = readMac(pkt.buf, pkt.start);
     const entry = this.fdb.lookup(dst, this.ctx.scheduler.now);
     const out = entry === undefined || entry.local ? undefined : this.ports.get(entry.port);
     if (out === undefined) {
       this.flood(pkt, null);
-      return;
+      return true;
     }
     this.step(pkt, 'br_dev_xmit', out.name);
     out.transmit(pkt);
+    // br_dev_xmit counts every frame as sent before forwarding it; a port's drop is the port's.
+    return true;
   }
 
   private step(pkt: Packet, step: string, detail: string): void {

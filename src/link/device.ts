@@ -88,15 +88,16 @@ export abstract class NetDevice {
     return true;
   }
 
-  /** Sends a frame out of this device (dev_queue_xmit): taps see it, then the driver takes it. */
+  /**
+   * Sends a frame out of this device (dev_queue_xmit): taps see it, then the driver takes it;
+   * tx_packets and tx_bytes count it only if the driver sent it (a driver drop counts itself).
+   */
   transmit(pkt: Packet): void {
     if (!this.operUp) {
       this.stats.txDropped++;
       this.drop(pkt, 'DEV_READY');
       return;
     }
-    this.stats.txPackets++;
-    this.stats.txBytes += pkt.length;
     if (this.taps.length > 0) this.runTaps(pkt, 'tx');
     const bus = this.ctx.bus;
     if (bus.wants.tx)
@@ -106,11 +107,14 @@ export abstract class NetDevice {
         dev: this.name,
         frame: pkt.frame(),
       });
-    this.xmit(pkt);
+    const length = pkt.length;
+    if (!this.xmit(pkt)) return;
+    this.stats.txPackets++;
+    this.stats.txBytes += length;
   }
 
-  /** The driver's transmit (ndo_start_xmit). */
-  protected abstract xmit(pkt: Packet): void;
+  /** The driver's transmit (ndo_start_xmit): false when it dropped the frame (and counted the drop). */
+  protected abstract xmit(pkt: Packet): boolean;
 
   /** Takes a frame off the wire (__netif_receive_skb): classify, count, tap, then bridge or protocol handlers. */
   receive(pkt: Packet): void {

@@ -12,7 +12,8 @@ export class Loopback extends NetDevice {
     super(ctx, owner, 1, 'lo', 0, LOOPBACK_MTU);
   }
 
-  protected xmit(pkt: Packet): void {
+  protected xmit(pkt: Packet): boolean {
     this.ctx.backlog.enqueue(this, pkt);
+    return true;
   }
 }

@@ -28,16 +28,22 @@ export class Veth extends NetDevice {
     return this.peer?.adminUp === true;
   }
 
-  /** veth_xmit: hand the frame to the peer's backlog; a frame too big for the peer is dropped there (is_skb_forwardable). */
-  protected xmit(pkt: Packet): void {
+  /**
+   * veth_xmit: hand the frame to the peer's backlog. A frame too big for the peer is dropped by
+   * __dev_forward_skb (is_skb_forwardable), which counts it in the peer's rx_dropped; veth_xmit
+   * then counts it in this end's tx_dropped (priv->dropped), and not as transmitted.
+   */
+  protected xmit(pkt: Packet): boolean {
     const peer = this.peer!;
     if (pkt.length > peer.mtu + ETH_HARD_HEADER_WITH_VLAN) {
       peer.stats.rxDropped++;
+      this.stats.txDropped++;
       peer.drop(pkt, 'PKT_TOO_BIG');
-      return;
+      return false;
     }
     if (peer.owner !== this.owner) scrubAcrossNamespaces(pkt);
     this.ctx.backlog.enqueue(peer, pkt);
+    return true;
   }
 }
 

@@ -74,14 +74,15 @@ export class Vxlan extends NetDevice {
   }
 
   /** vxlan_xmit: find the remote VTEP for the inner destination MAC, encapsulate, send over the underlay. */
-  protected xmit(pkt: Packet): void {
+  protected xmit(pkt: Packet): boolean {
     const dst = readMac(pkt.buf, pkt.start);
     const remote = this.remotes.get(dst);
     const targets = remote !== undefined ? [remote] : this.defaultRemotes;
     if (targets.length === 0) {
+      // vxlan_xmit without a remote: counted as dropped, never as sent.
       this.stats.txDropped++;
       this.drop(pkt, 'NOT_SPECIFIED');
-      return;
+      return false;
     }
     const srcPort = this.sourcePort(pkt);
     const tos = this.innerEcn(pkt);
@@ -95,6 +96,7 @@ export class Vxlan extends NetDevice {
         this.drop(copy, 'IP_OUTNOROUTES');
       }
     }
+    return true;
   }
 
   /** vxlan_rcv after the UDP socket: check the header and VNI, strip it, receive the inner frame here. */

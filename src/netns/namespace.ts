@@ -163,8 +163,9 @@ export class Namespace implements DeviceOwner, Interfaces {
         this.ipv4.arp.receive(dev, pkt);
         return;
       default:
-        // __netif_receive_skb_core: no handler for the protocol counts in the device's rx_dropped.
-        dev.stats.rxDropped++;
+        // __netif_receive_skb_core: a frame no handler takes counts in the device's rx_dropped,
+        // unless a packet socket on the device (tcpdump) took it: a tap is a handler (pt_prev).
+        if (dev.taps.length === 0) dev.stats.rxDropped++;
         this.ipv4.drop(pkt, 'UNHANDLED_PROTO', dev);
         return;
     }

@@ -4,10 +4,12 @@
 
 import { describe, expect, it } from 'vitest';
 import { foldSum, pseudoHeaderSum } from '../../src/wire/checksum.ts';
+import { ETHERTYPE_IPV4 } from '../../src/wire/ethernet.ts';
 import { Icmpv4View } from '../../src/wire/icmpv4.ts';
 import { Ipv4View } from '../../src/wire/ipv4.ts';
+import { ethernet, ip, mac, tcp } from '../support/frames.ts';
 import { compareRuns, formatComparison, normaliseNatPorts, normaliseTrace } from './compare.ts';
-import { dissectFrame } from './dissect.ts';
+import { dissectFrame, TcpSequenceSpaces } from './dissect.ts';
 import type { Observed } from './observed.ts';
 import { runPacketlab } from './packetlab-driver.ts';
 import { ScenarioBuilder } from './scenario.ts';
@@ -154,11 +156,11 @@ describe('ports a NAT chose (natPorts)', () => {
 });
 
 describe('nft monitor trace', () => {
-  it('renames trace ids by first appearance and hides IP ids, in nft monitor output only', () => {
+  it('renames each run of one trace id in order (a later packet may reuse an id) and hides IP ids, in nft monitor output only', () => {
     const text =
-      'trace id 5a62482e ip nat PREROUTING packet: ip id 4137 ip length 35\ntrace id 0000beef x\ntrace id 5a62482e y\n';
+      'trace id 5a62482e ip nat PREROUTING packet: ip id 4137 ip length 35\ntrace id 5a62482e z\ntrace id 0000beef x\ntrace id 5a62482e y\n';
     expect(normaliseTrace('w1: nft monitor trace', text)).toBe(
-      'trace id T1 ip nat PREROUTING packet: ip id N ip length 35\ntrace id T2 x\ntrace id T1 y\n',
+      'trace id T1 ip nat PREROUTING packet: ip id N ip length 35\ntrace id T1 z\ntrace id T2 x\ntrace id T3 y\n',
     );
     expect(normaliseTrace('w1: nft list ruleset', text)).toBe(text);
   });
@@ -188,5 +190,57 @@ describe('the scenario builder keeps commands inside the sandbox', () => {
       .build();
     const macs = scenario.setup.filter((c) => c.argv.includes('address')).map((c) => c.argv.at(-1));
     expect(macs).toEqual(['02:70:6c:00:00:01', '02:70:6c:00:00:02', '02:70:6c:00:00:03']);
+  });
+});
+
+describe('TCP sequence spaces', () => {
+  const A = ip('10.0.0.1');
+  const B = ip('10.0.0.2');
+  const frame = (
+    src: number,
+    dst: number,
+    seq: number,
+    ack: number,
+    flags: Parameters<typeof tcp>[0]['flags'],
+  ) =>
+    ethernet(
+      { dst: mac('02:00:00:00:00:02'), src: mac('02:00:00:00:00:01'), ethertype: ETHERTYPE_IPV4 },
+      tcp({
+        src,
+        dst,
+        srcPort: src === A ? 40000 : 8080,
+        dstPort: src === A ? 8080 : 40000,
+        seq,
+        ack,
+        flags,
+      }),
+    );
+  const handshake = (isnA: number, isnB: number, ackOfSynAck = isnB + 1) => [
+    frame(A, B, isnA, 0, { syn: true }),
+    frame(B, A, isnB, isnA + 1, { syn: true, ack: true }),
+    frame(A, B, isnA + 1, ackOfSynAck, { ack: true }),
+  ];
+  const fieldsOf = (frames: Uint8Array[]) => {
+    const spaces = new TcpSequenceSpaces();
+    return frames.map((f) =>
+      dissectFrame(f, spaces)
+        .filter((field) => /tcp\.(seq|ack)$/.test(field.name))
+        .map((field) => `${field.name}=${field.value}`)
+        .join(' '),
+    );
+  };
+
+  it('reads random initial sequence numbers as their place in a space, so two handshakes compare equal', () => {
+    expect(fieldsOf(handshake(0x12345678, 0xfffffff0))).toEqual(fieldsOf(handshake(7, 0x80000000)));
+    expect(fieldsOf(handshake(7, 0x80000000))).toEqual([
+      'tcp.seq=I1+0 tcp.ack=0',
+      'tcp.seq=I2+0 tcp.ack=I1+1',
+      'tcp.seq=I1+1 tcp.ack=I2+1',
+    ]);
+  });
+
+  it('still tells a wrong acknowledgement apart, and keeps numbers outside any space absolute', () => {
+    expect(fieldsOf(handshake(7, 0x80000000, 0x80000002))[2]).toBe('tcp.seq=I1+1 tcp.ack=I2+2');
+    expect(fieldsOf([frame(B, A, 0, 1001, { rst: true, ack: true })])).toEqual(['tcp.seq=0 tcp.ack=1001']);
   });
 });

@@ -3,7 +3,7 @@
 // are not compared and why). Known differences are declared per case with their reason; any other one is reported.
 
 import { formatFrame } from '../../src/capture/print.ts';
-import { dissectFrame, type Field } from './dissect.ts';
+import { dissectFrame, type Field, TcpSequenceSpaces } from './dissect.ts';
 import type { CaptureResult, CommandOutput, Observed } from './observed.ts';
 
 export interface Difference {
@@ -100,9 +100,10 @@ export function normaliseNatPorts(fixed: readonly number[]): Normaliser {
   const port = (prefix: string, value: string): string =>
     keep.has(Number(value)) ? `${prefix}${value}` : `${prefix}NAT`;
   return (label, text) => {
-    if (/: udp (send|echo) /.test(label))
-      return text.replace(/(from \d+\.\d+\.\d+\.\d+:)(\d+)/g, (_m, prefix: string, value: string) =>
-        port(prefix, value),
+    if (/: (udp|tcp) (send|echo) /.test(label))
+      return text.replace(
+        /((?:from|accept) \d+\.\d+\.\d+\.\d+:)(\d+)/g,
+        (_m, prefix: string, value: string) => port(prefix, value),
       );
     if (/: conntrack -L/.test(label))
       return sortHashOrdered(
@@ -127,16 +128,20 @@ function natPortFields(fields: Field[], fixed: readonly number[] | undefined): F
 }
 
 /**
- * `nft monitor trace`: trace ids are random per packet (nft_trace_init), so each is renamed by order of first
- * appearance (`trace id T1`); the IP identification of a traced packet is not compared, as in frames.
+ * `nft monitor trace`: trace ids are a hash of the skb's address (nft_trace_init), random per packet, and a
+ * later packet may reuse a freed skb and so an earlier id. A packet's lines come in one run (the hooks run
+ * synchronously), so each run of one id is renamed in order (`trace id T1`, `T2`, ...). The IP identification
+ * of a traced packet is not compared, as in frames.
  */
 export const normaliseTrace: Normaliser = (label, text) => {
   if (!/: nft monitor/.test(label)) return text;
-  const ids = new Map<string, string>();
+  let previous = '';
+  let runs = 0;
   return text
     .replace(/\btrace id ([0-9a-f]{8})\b/g, (_m, id: string) => {
-      if (!ids.has(id)) ids.set(id, `T${ids.size + 1}`);
-      return `trace id ${ids.get(id)}`;
+      if (id !== previous) runs++;
+      previous = id;
+      return `trace id T${runs}`;
     })
     .replace(/\bip id \d+\b/g, 'ip id N');
 };
@@ -284,11 +289,13 @@ interface Dissected {
 }
 
 /** What aligns two frames: the kinds of their layers, never addresses or fields that may differ. */
-const KEY_FIELD = /(^|\.)(eth\.type|arp\.op|ipv4\.protocol|icmp\.type|icmp\.code|icmp\.seq|udp\.dstPort)$/;
+const KEY_FIELD =
+  /(^|\.)(eth\.type|arp\.op|ipv4\.protocol|icmp\.type|icmp\.code|icmp\.seq|udp\.dstPort|tcp\.flags)$/;
 
 function dissectAll(capture: CaptureResult, natPorts: readonly number[] | undefined): Dissected[] {
+  const flows = new TcpSequenceSpaces();
   return capture.frames.map((frame, index) => {
-    const fields = natPortFields(dissectFrame(frame), natPorts);
+    const fields = natPortFields(dissectFrame(frame, flows), natPorts);
     const key = fields
       .filter((f) => KEY_FIELD.test(f.name) && !f.name.includes('quoted'))
       .map((f) => `${f.name}=${f.value}`)

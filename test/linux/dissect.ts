@@ -8,7 +8,7 @@
 
 import { formatIpv4, formatMac } from '../../src/wire/address.ts';
 import { ArpView } from '../../src/wire/arp.ts';
-import { readU16 } from '../../src/wire/bytes.ts';
+import { readU16, readU32 } from '../../src/wire/bytes.ts';
 import { checksumIsValid, foldSum, pseudoHeaderSum, sumWords } from '../../src/wire/checksum.ts';
 import { ETHERTYPE_ARP, ETHERTYPE_IPV4, EthernetView } from '../../src/wire/ethernet.ts';
 import { Ipv4View } from '../../src/wire/ipv4.ts';
@@ -33,6 +33,8 @@ export const IGNORED = {
   offload:
     'checksum left to the device (CHECKSUM_PARTIAL on a veth): the field holds the pseudo-header sum, what a NIC would complete',
   tcpSeq: 'TCP initial sequence number',
+  tcpSeqAbsolute: 'absolute TCP sequence number (its place in a sequence space is compared)',
+  tcpTimestamp: "TCP timestamp (the sender's clock plus a random per-connection offset)",
 } as const;
 
 const VXLAN_PORTS = new Set([8472, 4789]);
@@ -43,16 +45,42 @@ function hex(bytes: Uint8Array): string {
   return out;
 }
 
+/**
+ * TCP sequence numbers by sequence space: every SYN in a capture starts one (its initial
+ * sequence number, random on both sides), numbered in order of appearance; a sequence or
+ * acknowledgement number within 64 KiB after a known ISN reads `I2+11`, anything else stays
+ * absolute. So random ISNs compare equal, a reset answering a SYN-ACK from a flow the capture
+ * saw only half of still compares, and crafted numbers compare as they are.
+ */
+export class TcpSequenceSpaces {
+  private readonly isns: number[] = [];
+
+  /** Registers a SYN's sequence number as a new space. */
+  sawSyn(seq: number): void {
+    if (!this.isns.includes(seq)) this.isns.push(seq);
+  }
+
+  /** `I<k>+<offset>` when `value` lies in the first 64 KiB of a known space, else the number. */
+  relative(value: number): string {
+    for (let k = 0; k < this.isns.length; k++) {
+      const offset = (value - this.isns[k]!) >>> 0;
+      if (offset < 0x10000) return `I${k + 1}+${offset}`;
+    }
+    return String(value);
+  }
+}
+
 class Fields {
   readonly list: Field[] = [];
+  constructor(readonly flows: TcpSequenceSpaces) {}
   add(name: string, value: string | number | boolean, ignored?: string): void {
     this.list.push({ name, value: String(value), ...(ignored !== undefined ? { ignored } : {}) });
   }
 }
 
-/** The fields of an Ethernet frame (link type 1). */
-export function dissectFrame(frame: Uint8Array): Field[] {
-  const out = new Fields();
+/** The fields of an Ethernet frame (link type 1); pass one TcpSequenceSpaces per capture for relative TCP numbers. */
+export function dissectFrame(frame: Uint8Array, flows = new TcpSequenceSpaces()): Field[] {
+  const out = new Fields(flows);
   ethernet(out, 'eth', frame, false);
   return out.list;
 }
@@ -265,8 +293,11 @@ function tcp(out: Fields, prefix: string, ip: Ipv4View, bytes: Uint8Array, quote
   }
   out.add(`${prefix}.srcPort`, view.srcPort);
   out.add(`${prefix}.dstPort`, view.dstPort);
-  out.add(`${prefix}.seq`, view.seqNumber, IGNORED.tcpSeq);
-  out.add(`${prefix}.ack`, view.ack ? view.ackNumber : 0, IGNORED.tcpSeq);
+  if (view.syn) out.flows.sawSyn(view.seqNumber);
+  out.add(`${prefix}.seq`, out.flows.relative(view.seqNumber));
+  out.add(`${prefix}.seqAbsolute`, view.seqNumber, IGNORED.tcpSeqAbsolute);
+  out.add(`${prefix}.ack`, view.ack ? out.flows.relative(view.ackNumber) : 0);
+  out.add(`${prefix}.ackAbsolute`, view.ackNumber, IGNORED.tcpSeqAbsolute);
   out.add(`${prefix}.headerLen`, view.headerLen);
   out.add(`${prefix}.flags`, `0x${view.flags.toString(16).padStart(2, '0')}`);
   out.add(`${prefix}.window`, view.window);
@@ -274,8 +305,30 @@ function tcp(out: Fields, prefix: string, ip: Ipv4View, bytes: Uint8Array, quote
   if (checksumIsValid(bytes, 0, bytes.length, initial)) out.add(`${prefix}.checksum`, 'valid');
   else checksumOrPartial(out, `${prefix}.checksum`, view.checksum, ip, 6, bytes.length);
   out.add(`${prefix}.urgent`, view.urgentPointer);
-  out.add(`${prefix}.options`, hex(view.options()));
+  tcpOptions(out, `${prefix}.options`, view.options());
   out.add(`${prefix}.payload`, hex(view.payload()));
+}
+
+/** Options one by one (kind and length compared); a timestamp's values are not compared, whether TSecr is 0 is. */
+function tcpOptions(out: Fields, prefix: string, bytes: Uint8Array): void {
+  let at = 0;
+  let n = 0;
+  while (at < bytes.length) {
+    const kind = bytes[at]!;
+    const length = kind <= 1 ? 1 : (bytes[at + 1] ?? 0);
+    if (length < 1 || at + length > bytes.length) {
+      out.add(`${prefix}.rest`, hex(bytes.subarray(at)));
+      return;
+    }
+    const name = `${prefix}.${n++}`;
+    if (kind === 8 && length === 10) {
+      out.add(name, 'timestamps');
+      out.add(`${name}.tsVal`, readU32(bytes, at + 2), IGNORED.tcpTimestamp);
+      out.add(`${name}.tsEcr`, readU32(bytes, at + 6), IGNORED.tcpTimestamp);
+      out.add(`${name}.tsEcrZero`, readU32(bytes, at + 6) === 0);
+    } else out.add(name, hex(bytes.subarray(at, at + length)));
+    at += length;
+  }
 }
 
 /**

@@ -15,7 +15,7 @@ import {
 import { runLinux } from './linux-driver.ts';
 import type { Observed } from './observed.ts';
 import { type PacketlabRun, runPacketlab } from './packetlab-driver.ts';
-import { ALLOWED_PROGRAMS, type Scenario } from './scenario.ts';
+import { ALLOWED_PROGRAMS, type Scenario, type TrafficStep } from './scenario.ts';
 
 export interface DifferentialOptions {
   readonly known?: readonly KnownDifference[];
@@ -33,6 +33,8 @@ export interface DifferentialResult {
 
 /** The programs the real side needs, beyond what a scenario's commands name. */
 const BASE_TOOLS = ['ip', 'tcpdump', 'sysctl'];
+/** The programs a traffic step needs on the real side, by step kind. */
+const STEP_TOOLS: Partial<Record<TrafficStep['kind'], string>> = { frames: 'tcpreplay' };
 
 /** True when this machine can run the real side; otherwise skips the test (locally) or throws (CI). */
 export function requireKernel(test: SkippableTest, scenario?: Scenario): boolean {
@@ -43,8 +45,14 @@ export function requireKernel(test: SkippableTest, scenario?: Scenario): boolean
     programs.add(String(command.argv[0]));
   for (const step of scenario?.traffic ?? [])
     if (step.kind === 'command') programs.add(String(step.command.argv[0]));
+    else if (STEP_TOOLS[step.kind] !== undefined) programs.add(STEP_TOOLS[step.kind]!);
   for (const program of programs) {
-    if (!(ALLOWED_PROGRAMS as readonly string[]).includes(program) && !BASE_TOOLS.includes(program)) continue;
+    if (
+      !(ALLOWED_PROGRAMS as readonly string[]).includes(program) &&
+      !BASE_TOOLS.includes(program) &&
+      !Object.values(STEP_TOOLS).includes(program)
+    )
+      continue;
     if (!requireTool(program, test)) return false;
   }
   return true;

@@ -1,5 +1,6 @@
 // Runs a harness scenario on the real Linux kernel, in throw-away network namespaces that share nothing with the host:
-// iproute2, bridge, sysctl, iptables-restore and nft build it, tcpdump captures, ping and udp-peer.mjs make the traffic.
+// iproute2, bridge, sysctl, iptables-restore and nft build it, tcpdump captures, ping, udp-peer.mjs and tcpreplay make
+// the traffic.
 //
 // Safety: every namespace is named PREFIX-NAME with a prefix unique to this process and run;
 // commands run only through `ip netns exec PREFIX-NAME`, and scenario words naming a namespace
@@ -17,17 +18,21 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readPcap } from '../../src/capture/pcap.ts';
+import { PcapWriter, readPcap } from '../../src/capture/pcap.ts';
 import {
   type CaptureResult,
   type CommandOutput,
   commandLabel,
+  framesLabel,
+  framesLines,
   type Observed,
+  tcpLabels,
   udpLabels,
 } from './observed.ts';
 import type { Command, Scenario, TrafficStep, Word } from './scenario.ts';
 
 const UDP_PEER = join(dirname(fileURLToPath(import.meta.url)), 'udp-peer.mjs');
+const TCP_PEER = join(dirname(fileURLToPath(import.meta.url)), 'tcp-peer.mjs');
 /** Every harness namespace starts with this, then the owning pid in base 36, then `x`. */
 const FAMILY = 'plh';
 const QUIET_SYSCTLS = [
@@ -203,6 +208,7 @@ class LinuxRun {
   private readonly dir = mkdtempSync(join(tmpdir(), 'packetlab-harness-'));
   private readonly created: string[] = [];
   private readonly children = new Set<ChildProcess>();
+  private framesFiles = 0;
 
   constructor(private readonly scenario: Scenario) {}
 
@@ -360,6 +366,12 @@ class LinuxRun {
         case 'udp':
           traffic.push(...(await this.udp(step)));
           break;
+        case 'frames':
+          traffic.push(await this.frames(step));
+          break;
+        case 'tcp':
+          traffic.push(...(await this.tcp(step)));
+          break;
         case 'wait':
           await sleep(step.ms);
           break;
@@ -505,6 +517,86 @@ class LinuxRun {
       { label: labels.client, ...client, exitCode: client.status },
       { label: labels.server, stdout: serverLines, stderr: '', exitCode: 0 },
     ];
+  }
+
+  /** tcp-peer.mjs on both sides: the server (if any) first, ready before the client starts. */
+  private async tcp(step: Extract<TrafficStep, { kind: 'tcp' }>): Promise<CommandOutput[]> {
+    const labels = tcpLabels(step);
+    const lifetime = (step.count + 2) * step.timeoutMs + 2_000;
+    let serverOut: (() => string) | undefined;
+    let server: ChildProcess | undefined;
+    if (step.server !== undefined) {
+      server = this.start(this.nsName(step.server.ns), [
+        process.execPath,
+        TCP_PEER,
+        'serve',
+        step.server.bind,
+        String(step.server.port),
+        String(lifetime),
+      ]);
+      serverOut = collect(server);
+      await waitForText(server, 'stdout', 'ready\n', 10_000);
+    }
+    const client = await spawnAsync(
+      'ip',
+      [
+        'netns',
+        'exec',
+        this.nsName(step.client.ns),
+        process.execPath,
+        TCP_PEER,
+        'send',
+        step.client.bind,
+        String(step.client.port),
+        step.dst,
+        String(step.dstPort),
+        String(step.count),
+        step.payload,
+        String(step.timeoutMs),
+      ],
+      lifetime + 10_000,
+    );
+    const results: CommandOutput[] = [{ label: labels.client, ...client, exitCode: client.status }];
+    if (server !== undefined && serverOut !== undefined) {
+      // The server ends by itself once its connection closed (or after its lifetime when none came).
+      await closed(server, lifetime);
+      const lines = serverOut()
+        .split('\n')
+        .filter((line) => line !== '' && line !== 'ready')
+        .map((line) => `${line}\n`)
+        .join('');
+      results.push({ label: labels.server, stdout: lines, stderr: '', exitCode: 0 });
+    }
+    return results;
+  }
+
+  /**
+   * Crafted frames: a pcap file in the run's directory replayed by `tcpreplay -i IFACE` (an
+   * AF_PACKET socket, so dev_queue_xmit). Only the "Actual: N packets (B bytes)" and failed
+   * counts are reported, not the timing statistics. A frame the driver drops (a veth peer's MTU)
+   * returns ENOBUFS, which tcpreplay retries forever: the timeout ends it and fails the step.
+   */
+  private async frames(step: Extract<TrafficStep, { kind: 'frames' }>): Promise<CommandOutput> {
+    const path = join(this.dir, `frames-${this.framesFiles++}.pcap`);
+    const writer = new PcapWriter();
+    for (const frame of step.frames) writer.write(0, frame);
+    writeFileSync(path, writer.bytes());
+    const replay = await spawnAsync(
+      'ip',
+      ['netns', 'exec', this.nsName(step.ns), 'tcpreplay', '--topspeed', '-i', step.iface, path],
+      10_000,
+    );
+    const actual = /^Actual: (\d+) packets \((\d+) bytes\)/m.exec(replay.stdout);
+    const failed = Number(/^\s*Failed packets:\s+(\d+)/m.exec(replay.stdout)?.[1] ?? 0);
+    const lines = [framesLines.sent(Number(actual?.[1] ?? 0), Number(actual?.[2] ?? 0))];
+    if (failed > 0) lines.push(framesLines.failed(failed));
+    return {
+      label: framesLabel(step),
+      stdout: lines.map((line) => `${line}\n`).join(''),
+      // tcpreplay's warnings ("Unable to send packet: ...") are its own words; a failure shows as the count.
+      stderr: actual === null || replay.status !== 0 ? this.unprefix(replay.stderr) : '',
+      exitCode: replay.status,
+    };
   }
 
   /** Kills what we started, deletes every namespace of this run's prefix and the temporary files. */

@@ -56,3 +56,37 @@ export const udpLines = {
   timeout: (n: number) => `timeout ${n}`,
   payload: (base: string, n: number) => `${base} ${n}`,
 };
+
+export function framesLabel(step: Extract<TrafficStep, { kind: 'frames' }>): string {
+  return `${step.ns}: send ${step.frames.length} crafted frames on ${step.iface}`;
+}
+
+/**
+ * What a crafted-frames step reports on both sides: tcpreplay's "Actual: N packets (B bytes)" and
+ * its failed count, without its timing statistics; packetlab counts the frames packetSend accepted.
+ */
+export const framesLines = {
+  sent: (packets: number, bytes: number) => `sent ${packets} packets (${bytes} bytes)`,
+  failed: (packets: number) => `failed ${packets} packets`,
+};
+
+export function tcpLabels(step: Extract<TrafficStep, { kind: 'tcp' }>): { client: string; server: string } {
+  const { client, server } = step;
+  return {
+    client: `${client.ns}: tcp send ${client.bind}:${client.port} -> ${step.dst}:${step.dstPort} x${step.count}`,
+    server: server === undefined ? '' : `${server.ns}: tcp echo ${server.bind}:${server.port}`,
+  };
+}
+
+/** The lines both TCP peers print (tcp-peer.mjs and the packetlab driver). */
+export const tcpLines = {
+  accepted: (addr: string, port: number) => `accept ${addr}:${port}`,
+  data: (payload: string) => `data ${JSON.stringify(payload)}`,
+  end: 'end',
+  close: 'close',
+  connected: 'connected',
+  reply: (payload: string) => `reply ${JSON.stringify(payload)}`,
+  error: (code: string) => `error ${code}`,
+  timeout: (n: number | 'connect') => `timeout ${n}`,
+  closed: 'closed',
+};

@@ -1,8 +1,10 @@
 // Runs a harness scenario on packetlab: its namespaces and segments through the API, its commands through the command
-// façade (`exec`), captures with the façade's tcpdump, UDP through the namespaces' sockets; all on virtual time.
+// façade (`exec`), captures with the façade's tcpdump, UDP through the namespaces' sockets, crafted frames with
+// packetSend; all on virtual time.
 
 import { readPcap } from '../../src/capture/pcap.ts';
 import { NS_PER_MS } from '../../src/core/scheduler.ts';
+import { packetSend } from '../../src/link/packet-socket.ts';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
 import { exec, spawn } from '../../src/tools/exec.ts';
@@ -11,10 +13,13 @@ import {
   type CaptureResult,
   type CommandOutput,
   commandLabel,
+  framesLabel,
+  framesLines,
   type Observed,
   udpLabels,
   udpLines,
 } from './observed.ts';
+import { tcpExchange } from './packetlab-tcp.ts';
 import type { Command, Scenario, TrafficStep, Word } from './scenario.ts';
 
 export interface PacketlabRun extends Observed {
@@ -81,6 +86,12 @@ export function runPacketlab(scenario: Scenario, options: { seed?: string } = {}
       case 'udp':
         traffic.push(...udpExchange(sim, nsOf, step));
         break;
+      case 'frames':
+        traffic.push(craftedFrames(sim, nsOf, step));
+        break;
+      case 'tcp':
+        traffic.push(...tcpExchange(sim, nsOf, step));
+        break;
       case 'wait':
         sim.run(step.ms * NS_PER_MS);
         break;
@@ -106,6 +117,35 @@ export function runPacketlab(scenario: Scenario, options: { seed?: string } = {}
   }));
   const observe = [...scenario.observe.map(run), ...monitored];
   return { side: 'packetlab', sim, setup, traffic, captures, observe };
+}
+
+/** Crafted frames through packetSend (an AF_PACKET socket's sendto), each followed by what it causes at that instant. */
+function craftedFrames(
+  sim: Simulation,
+  nsOf: (name: string) => Namespace,
+  step: Extract<TrafficStep, { kind: 'frames' }>,
+): CommandOutput {
+  const dev = nsOf(step.ns).byName(step.iface);
+  if (dev === undefined) throw new Error(`${framesLabel(step)}: no device`);
+  let sent = 0;
+  let bytes = 0;
+  let failed = 0;
+  for (const frame of step.frames) {
+    const result = packetSend(dev, frame);
+    if (result.ok) {
+      sent++;
+      bytes += frame.length;
+    } else failed++;
+    // The kernel's softirq runs before sendto returns: the frame's consequences come before the next frame.
+    sim.run(0);
+  }
+  const lines = [framesLines.sent(sent, bytes), ...(failed > 0 ? [framesLines.failed(failed)] : [])];
+  return {
+    label: framesLabel(step),
+    stdout: lines.map((line) => `${line}\n`).join(''),
+    stderr: '',
+    exitCode: 0,
+  };
 }
 
 /** The UDP exchange of udp-peer.mjs, on packetlab's sockets: same lines, same order. */

@@ -1,5 +1,5 @@
 // The differential harness's scenario description: plain data both drivers run (namespaces, underlay segments, the
-// commands that build the topology, captures, traffic and what to observe); no TCP traffic and no crafted frames yet.
+// commands that build the topology, captures, traffic (ping, UDP and TCP exchanges, crafted frames) and what to observe).
 //
 // A scenario is the list of commands a CNI would run, as argument vectors, each in one
 // namespace. The real driver runs them with `ip netns exec PREFIX-NS ...`, the packetlab
@@ -82,6 +82,33 @@ export type TrafficStep =
       readonly payload: string;
       readonly timeoutMs: number;
     }
+  /**
+   * Crafted frames, whole Ethernet frames sent one after the other on `iface` of `ns` as a packet
+   * socket sends them (sendto → dev_queue_xmit): taps on `iface` see them as outgoing, then the
+   * device transmits them. The kernel side replays them with tcpreplay; packetlab with packetSend.
+   */
+  | {
+      readonly kind: 'frames';
+      readonly ns: string;
+      readonly iface: string;
+      readonly frames: readonly Uint8Array[];
+    }
+  /**
+   * A TCP exchange between fixed ports (tcp-peer.mjs): the server, when there is one, accepts
+   * one connection and echoes; the client connects, sends `count` messages one after the other
+   * (each waits for its echo or `timeoutMs`), then ends the connection. Without a server the
+   * client meets whatever answers `dst` (a reset, an ICMP error, a REJECT, silence).
+   */
+  | {
+      readonly kind: 'tcp';
+      readonly client: UdpEndpoint;
+      readonly server: UdpEndpoint | undefined;
+      readonly dst: string;
+      readonly dstPort: number;
+      readonly count: number;
+      readonly payload: string;
+      readonly timeoutMs: number;
+    }
   /** Let time pass (real time on the kernel side, virtual time in packetlab). */
   | { readonly kind: 'wait'; readonly ms: number };
 
@@ -117,6 +144,8 @@ export const ALLOWED_PROGRAMS = [
 ] as const;
 
 const NAME = /^[a-z][a-z0-9]{0,7}$/;
+/** Crafted frames per step: a case describes a handful, byte by byte. */
+const MAX_CRAFTED_FRAMES = 100;
 const IFNAME = /^[A-Za-z][A-Za-z0-9._-]{0,14}$/;
 
 export interface PingOptions {
@@ -358,6 +387,53 @@ export class ScenarioBuilder {
     });
   }
 
+  /**
+   * A TCP exchange between fixed ports; see TrafficStep. Payloads stay under 128 bytes, the size
+   * from which Linux grows its receive window from skb truesize (not modelled, docs/deviations.md).
+   */
+  tcp(options: {
+    client: UdpEndpoint;
+    server?: UdpEndpoint;
+    dst: string;
+    dstPort?: number;
+    count?: number;
+    payload?: string;
+    timeoutMs?: number;
+  }): this {
+    this.requireNs(options.client.ns);
+    if (options.server !== undefined) this.requireNs(options.server.ns);
+    const dstPort = options.dstPort ?? options.server?.port;
+    if (dstPort === undefined)
+      throw new Error(`scenario ${this.name}: a TCP step without a server needs dstPort`);
+    const payload = options.payload ?? 'packetlab';
+    if (payload.length > 120) throw new Error(`scenario ${this.name}: TCP payloads stay under 128 bytes`);
+    return this.step({
+      kind: 'tcp',
+      client: options.client,
+      server: options.server,
+      dst: options.dst,
+      dstPort,
+      count: options.count ?? 1,
+      payload,
+      timeoutMs: options.timeoutMs ?? 1000,
+    });
+  }
+
+  /** Crafted frames sent on `iface` of `ns`; see TrafficStep. The bytes are copied. */
+  frames(ns: string, iface: string, frames: readonly Uint8Array[]): this {
+    this.requireNs(ns);
+    if (frames.length === 0 || frames.length > MAX_CRAFTED_FRAMES)
+      throw new Error(
+        `scenario ${this.name}: 1 to ${MAX_CRAFTED_FRAMES} crafted frames, not ${frames.length}`,
+      );
+    return this.step({
+      kind: 'frames',
+      ns,
+      iface: this.checkIfname(iface),
+      frames: frames.map((frame) => frame.slice()),
+    });
+  }
+
   wait(ms: number): this {
     return this.step({ kind: 'wait', ms });
   }
@@ -444,6 +520,8 @@ function hex(byte: number): string {
 }
 
 function deepFreeze<T>(value: T): T {
+  // A typed array with elements cannot be frozen; crafted frames are copies the builder owns.
+  if (ArrayBuffer.isView(value)) return value;
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const inner of Object.values(value)) deepFreeze(inner);

@@ -56,6 +56,20 @@ describe('malformed frames are data, not exceptions', () => {
     expect(eth0.stats.rxDropped).toBe(before + (reason === 'UNHANDLED_PROTO' ? 1 : 0));
   });
 
+  it('an unknown EtherType a packet socket took (tcpdump on the device) is not counted in rx_dropped', () => {
+    const lesson = buildLesson({ pods: 'bridge', nodes: 'vxlan' });
+    const eth0 = lesson.diag.byName('eth0')!;
+    const seen: string[] = [];
+    eth0.taps.push((_dev, _pkt, direction) => seen.push(direction));
+    const before = eth0.stats.rxDropped;
+    eth0.receive(Packet.fromFrame(toDevice(eth0, '88b5', '0102030405')));
+    lesson.sim.run(0);
+    // __netif_receive_skb_core: the tap is the last handler (pt_prev), so the frame was delivered, not dropped.
+    expect(seen).toEqual(['rx']);
+    expect(lesson.diag.ipv4.drops.get('UNHANDLED_PROTO')).toBe(1);
+    expect(eth0.stats.rxDropped).toBe(before);
+  });
+
   it('random bytes at every device of the lesson never throw and every drop has a reason', () => {
     const lesson = buildLesson({ pods: 'bridge', nodes: 'vxlan' });
     const devices = [lesson.w1, lesson.w2, lesson.diag, lesson.remote].flatMap((ns) => ns.all());

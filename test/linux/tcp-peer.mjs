@@ -1,0 +1,86 @@
+// One end of the harness's TCP exchange on the real kernel, run with `ip netns exec NS node tcp-peer.mjs ...`:
+// fixed ports, a bounded number of messages and timeouts, so it always ends. Node's defaults otherwise (no
+// TCP_NODELAY, SO_REUSEADDR on the listener, allowHalfOpen off: the server ends when the client does).
+//
+//   serve BIND PORT TIMEOUT_MS          accepts one connection, echoes every chunk, prints "ready" once listening
+//   send  BIND PORT DST DST_PORT COUNT PAYLOAD TIMEOUT_MS
+//                                       connects, sends "PAYLOAD i" for i = 1..COUNT, each after the previous
+//                                       echo or its timeout, then ends the connection
+// Every other line printed is what the harness compares with packetlab's side (observed.ts, tcpLines).
+
+import net from 'node:net';
+
+const [mode, bind, portText, ...rest] = process.argv.slice(2);
+const port = Number(portText);
+const show = (value) => JSON.stringify(value.toString('latin1'));
+
+if (mode === 'serve') {
+  const timeoutMs = Number(rest[0]);
+  const server = net.createServer((socket) => {
+    console.log(`accept ${socket.remoteAddress}:${socket.remotePort}`);
+    server.close();
+    socket.on('data', (data) => {
+      console.log(`data ${show(data)}`);
+      socket.write(data);
+    });
+    socket.on('end', () => console.log('end'));
+    socket.on('error', (error) => console.log(`error ${error.code ?? error.message}`));
+    socket.on('close', () => {
+      console.log('close');
+      process.exit(0);
+    });
+  });
+  server.on('error', (error) => {
+    console.log(`error ${error.code ?? error.message}`);
+    process.exit(1);
+  });
+  // Ends quietly when no connection came: the client's lines tell that story.
+  setTimeout(() => process.exit(0), timeoutMs).unref();
+  server.listen({ host: bind, port, backlog: 16 }, () => console.log('ready'));
+} else if (mode === 'send') {
+  const [dst, dstPortText, countText, payload, timeoutText] = rest;
+  const count = Number(countText);
+  const timeoutMs = Number(timeoutText);
+  let sent = 0;
+  let timer;
+  const socket = net.connect({
+    host: dst,
+    port: Number(dstPortText),
+    localAddress: bind,
+    localPort: port,
+  });
+  const next = () => {
+    clearTimeout(timer);
+    if (sent >= count) {
+      socket.end();
+      return;
+    }
+    sent++;
+    socket.write(`${payload} ${sent}`);
+    timer = setTimeout(() => {
+      console.log(`timeout ${sent}`);
+      next();
+    }, timeoutMs);
+  };
+  // A connection that never answers: give up (close() in SYN_SENT sends nothing).
+  timer = setTimeout(() => {
+    console.log('timeout connect');
+    socket.destroy();
+  }, timeoutMs);
+  socket.on('connect', () => {
+    console.log('connected');
+    next();
+  });
+  socket.on('data', (data) => {
+    console.log(`reply ${show(data)}`);
+    next();
+  });
+  socket.on('error', (error) => console.log(`error ${error.code ?? error.message}`));
+  socket.on('close', () => {
+    clearTimeout(timer);
+    console.log('closed');
+  });
+} else {
+  console.log('usage: tcp-peer.mjs serve|send ...');
+  process.exit(2);
+}

@@ -1,0 +1,112 @@
+// TCP exchanges on both sides: the handshake with Linux's options and windows, the ACK policy (quick ACKs, then
+// replies carrying them), the three-segment close; a port without a listener; REJECT with tcp-reset and ICMP;
+// a dropped SYN retransmitted; conntrack after TCP and UDP; a TCP ClusterIP through kube-proxy's DNAT.
+
+import { describe, expect, it } from 'vitest';
+import { kubeProxyNatRules, type ServiceSpec } from '../../scenarios/kube-proxy-iptables.ts';
+import { differential, outputOf } from './harness.ts';
+import { lesson, twoHosts } from './topologies.ts';
+
+const CLIENT = { ns: 'a', bind: '10.0.0.1', port: 40000 } as const;
+
+const REJECT_RULES = `*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A INPUT -p tcp -m tcp --dport 81 -j REJECT --reject-with tcp-reset
+-A INPUT -p tcp -m tcp --dport 82 -j REJECT
+-A INPUT -p tcp -m tcp --dport 83 -j REJECT --reject-with icmp-host-prohibited
+-A INPUT -p tcp -m tcp --dport 84 -j DROP
+COMMIT
+`;
+
+/** A stateful filter, as on most hosts: it makes conntrack follow every flow of the namespace. */
+const STATEFUL_RULES = `*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A INPUT -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT
+-A INPUT -p tcp -m tcp --dport 8080 -m conntrack --ctstate NEW -j ACCEPT
+-A INPUT -p udp -m udp --dport 8000 -m conntrack --ctstate NEW -j ACCEPT
+COMMIT
+`;
+
+const TCP_SERVICE: ServiceSpec = {
+  servicePort: 'default/signalements:http',
+  protocol: 'tcp',
+  clusterIp: '10.96.40.12',
+  port: 80,
+  nodePort: undefined,
+  endpoints: ['10.244.2.7:8000'],
+  clusterCidr: '10.244.0.0/16',
+};
+
+describe('differential: TCP', () => {
+  it('an echo exchange of three messages over a veth: every segment, both peers', async (ctx) => {
+    const scenario = twoHosts('tcp-echo')
+      .capture('a', 'veth-a')
+      .tcp({ client: CLIENT, server: { ns: 'b', bind: '0.0.0.0', port: 8080 }, dst: '10.0.0.2', count: 3 })
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    expect(outputOf(result.linux, 'a: tcp send')).toContain('reply "packetlab 3"');
+  });
+
+  it('a port without a listener, REJECT tcp-reset, port unreachable, host prohibited, and DROP', async (ctx) => {
+    const scenario = twoHosts('tcp-refused')
+      .iptablesRestore('b', REJECT_RULES)
+      .capture('a', 'veth-a')
+      .tcp({ client: CLIENT, dst: '10.0.0.2', dstPort: 80 })
+      .tcp({ client: { ...CLIENT, port: 40001 }, dst: '10.0.0.2', dstPort: 81 })
+      .tcp({ client: { ...CLIENT, port: 40002 }, dst: '10.0.0.2', dstPort: 82 })
+      .tcp({ client: { ...CLIENT, port: 40003 }, dst: '10.0.0.2', dstPort: 83 })
+      // The SYN goes again after the initial RTO (1 s); the client gives up before the second retry.
+      .tcp({ client: { ...CLIENT, port: 40004 }, dst: '10.0.0.2', dstPort: 84, timeoutMs: 1500 })
+      .observe('b', 'iptables-save', '-c', '-t', 'filter')
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    expect(outputOf(result.linux, 'a: tcp send 10.0.0.1:40001')).toContain('error ECONNREFUSED');
+    expect(outputOf(result.linux, 'a: tcp send 10.0.0.1:40003')).toContain('error EHOSTUNREACH');
+    expect(outputOf(result.linux, 'a: tcp send 10.0.0.1:40004')).toContain('timeout connect');
+  }, 30_000);
+
+  it('conntrack -L after a TCP exchange (TIME_WAIT) and a UDP one, with a stateful filter', async (ctx) => {
+    const scenario = twoHosts('tcp-conntrack')
+      .iptablesRestore('b', STATEFUL_RULES)
+      .tcp({ client: CLIENT, server: { ns: 'b', bind: '0.0.0.0', port: 8080 }, dst: '10.0.0.2', count: 2 })
+      .udp({
+        client: { ns: 'a', bind: '10.0.0.1', port: 41234 },
+        server: { ns: 'b', bind: '0.0.0.0', port: 8000 },
+        dst: '10.0.0.2',
+        count: 2,
+      })
+      .observe('b', 'conntrack', '-L')
+      .observe('b', 'iptables-save', '-c', '-t', 'filter')
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    expect(outputOf(result.linux, 'b: conntrack -L')).toContain('TIME_WAIT');
+  });
+
+  it('a TCP ClusterIP: kube-proxy DNAT to a pod on the other node, over VXLAN, with conntrack -L', async (ctx) => {
+    const scenario = lesson('tcp-clusterip', { pods: 'bridge', nodes: 'vxlan' })
+      .iptablesRestore('w1', kubeProxyNatRules([TCP_SERVICE]))
+      .capture('diag', 'eth0')
+      .capture('w1', 'eth0')
+      .tcp({
+        client: { ns: 'diag', bind: '0.0.0.0', port: 41234 },
+        server: { ns: 'remote', bind: '0.0.0.0', port: 8000 },
+        dst: '10.96.40.12',
+        dstPort: 80,
+        count: 2,
+        payload: 'GET /sante',
+      })
+      .observe('w1', 'conntrack', '-L')
+      .observe('w1', 'iptables-save', '-c', '-t', 'nat')
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    expect(outputOf(result.linux, 'remote: tcp echo')).toContain('accept 10.244.1.5:41234');
+  });
+});
