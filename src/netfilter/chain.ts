@@ -168,12 +168,17 @@ function isVerdict(data: object): data is Verdict {
   );
 }
 
-/** The headers the kernel dumps with the first trace event of a chain run (copied: the packet keeps changing). */
+/**
+ * The headers the kernel dumps with the first trace event of a chain run (copied: the packet keeps changing).
+ * At POSTROUTING a forwarded packet still names the device it came in on and keeps its link-layer header, as
+ * Linux 6.x reports them there (checked on 6.18 by test/linux/nft-trace.test.ts).
+ */
 function snapshot(state: PacketState): TracedPacket {
   const pkt = state.pkt;
   const received = pkt.iif !== 0 && state.hook !== 'output' && pkt.network >= 14;
+  const forwardedIn = state.hook === 'postrouting' && pkt.iif !== 0 ? state.host.ifname(pkt.iif) : undefined;
   return {
-    iifname: state.inDev?.name,
+    iifname: state.inDev?.name ?? forwardedIn,
     oifname: state.outDev?.name,
     mark: pkt.mark >>> 0,
     linkHeader: received ? pkt.buf.slice(pkt.network - 14, pkt.network) : undefined,
