@@ -42,7 +42,9 @@ describe('the incident: a shared mark breaks MASQUERADE for NodePorts', () => {
     );
     expect(run.trace).not.toMatch(/masquerade fully-random \(verdict accept\)/);
     // At POSTROUTING the forwarded packet still names the device it came in on, its Ethernet header decoded.
-    expect(run.trace).toMatch(/ip nat POSTROUTING packet: iif "eth0" oif "flannel.1" ether saddr [0-9a-f:]+ ether daddr /);
+    expect(run.trace).toMatch(
+      /ip nat POSTROUTING packet: iif "eth0" oif "flannel.1" ether saddr [0-9a-f:]+ ether daddr /,
+    );
   });
 
   it('fixed: the component rewrites its rule to touch only its own bit, and masquerade is back', () => {
