@@ -23,6 +23,8 @@ export class Bridge extends NetDevice {
   readonly ports = new Map<number, NetDevice>();
   readonly hairpin = new Set<number>();
   forwardHook: BridgeForwardHook | null = null;
+  /** `ip link set BR mtu N` was used: the MTU no longer follows the ports (BROPT_MTU_SET_BY_USER). */
+  mtuSetByUser = false;
   private readonly handleFrame = (port: NetDevice, pkt: Packet): void => this.input(port, pkt);
 
   constructor(ctx: LinkContext, owner: DeviceOwner, ifindex: number, name: string, mac: MacAddr, mtu = 1500) {
@@ -37,12 +39,27 @@ export class Bridge extends NetDevice {
     return false;
   }
 
+  /** br_pass_frame_up counts skb->len after eth_type_trans pulled the Ethernet header. */
+  protected override rxLength(pkt: Packet): number {
+    return Math.max(pkt.length - 14, 0);
+  }
+
   /** br_add_if: enslave `port`; its MAC becomes a local entry and its frames come to the bridge. */
   addPort(port: NetDevice): void {
     this.ports.set(port.ifindex, port);
     port.masterIndex = this.ifindex;
     port.rxHandler = this.handleFrame;
+    port.promiscuity++;
     this.fdb.install(port.mac, port.ifindex, { local: true });
+    this.autoAdjustMtu();
+  }
+
+  /** br_mtu_auto_adjust: the smallest port MTU (1500 without ports), unless the user set one. */
+  autoAdjustMtu(): void {
+    if (this.mtuSetByUser) return;
+    let mtu = 0;
+    for (const port of this.ports.values()) if (mtu === 0 || port.mtu < mtu) mtu = port.mtu;
+    this.mtu = mtu === 0 ? 1500 : mtu;
   }
 
   /** br_del_if. */
@@ -51,7 +68,9 @@ export class Bridge extends NetDevice {
     this.hairpin.delete(port.ifindex);
     port.masterIndex = 0;
     port.rxHandler = null;
+    port.promiscuity--;
     this.fdb.flushPort(port.ifindex);
+    this.autoAdjustMtu();
   }
 
   setHairpin(port: NetDevice, on: boolean): void {
@@ -59,7 +78,11 @@ export class Bridge extends NetDevice {
     else this.hairpin.delete(port.ifindex);
   }
 
-  /** br_handle_frame_finish: learn the source, then deliver locally, forward, or flood. */
+  /**
+   * br_handle_frame_finish: learn the source, then deliver locally, forward, or flood. A
+   * promiscuous bridge device (a capture on it) also receives a copy of every frame it forwards
+   * or floods (local_rcv), which goes no further than its taps: not for this host, ip_rcv drops it.
+   */
   private input(port: NetDevice, pkt: Packet): void {
     const now = this.ctx.scheduler.now;
     if (pkt.length < 14) {
@@ -87,11 +110,10 @@ export class Bridge extends NetDevice {
       return;
     }
     const out = entry === undefined ? undefined : this.ports.get(entry.port);
-    if (out === undefined) {
-      this.flood(pkt, port);
-      return;
-    }
-    this.forward(pkt, port, out);
+    const localRcv = this.promiscuity > 0;
+    if (out === undefined) this.flood(pkt, port);
+    else this.forward(localRcv ? pkt.clone() : pkt, port, out);
+    if (localRcv) this.receive(pkt);
   }
 
   /** br_pass_frame_up: the frame is received again, on the bridge device itself. */

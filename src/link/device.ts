@@ -59,6 +59,8 @@ export abstract class NetDevice {
   /** The bridge this device is a port of, by ifindex in the same namespace (0: none). */
   masterIndex = 0;
   rxHandler: RxHandler | null = null;
+  /** dev->promiscuity: how many users (a bridge for its ports, a packet capture) want every frame. */
+  promiscuity = 0;
   readonly stats = new DeviceStats();
   readonly taps: Tap[] = [];
   readonly ctx: LinkContext;
@@ -107,7 +109,7 @@ export abstract class NetDevice {
         dev: this.name,
         frame: pkt.frame(),
       });
-    const length = pkt.length;
+    const length = this.txLength(pkt);
     if (!this.xmit(pkt)) return;
     this.stats.txPackets++;
     this.stats.txBytes += length;
@@ -126,7 +128,7 @@ export abstract class NetDevice {
     pkt.iif = this.ifindex;
     this.classify(pkt);
     this.stats.rxPackets++;
-    this.stats.rxBytes += pkt.length;
+    this.stats.rxBytes += this.rxLength(pkt);
     if (pkt.pktType === PacketType.Multicast || pkt.pktType === PacketType.Broadcast)
       this.stats.rxMulticast++;
     if (this.taps.length > 0) this.runTaps(pkt, 'rx');
@@ -140,6 +142,16 @@ export abstract class NetDevice {
       });
     if (this.rxHandler !== null) this.rxHandler(this, pkt);
     else this.owner.deliver(this, pkt);
+  }
+
+  /** The bytes tx_bytes counts for a sent frame: all of it, for most drivers. */
+  protected txLength(pkt: Packet): number {
+    return pkt.length;
+  }
+
+  /** The bytes rx_bytes counts for a received frame: all of it, for most drivers. */
+  protected rxLength(pkt: Packet): number {
+    return pkt.length;
   }
 
   /** Sets the packet type from the destination MAC, as eth_type_trans does. */

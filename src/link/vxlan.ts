@@ -73,6 +73,16 @@ export class Vxlan extends NetDevice {
     this.config = config;
   }
 
+  /** iptunnel_xmit counts the inner packet from its network header: the frame less its Ethernet header. */
+  protected override txLength(pkt: Packet): number {
+    return Math.max(pkt.length - ETHERNET_HEADER_LEN, 0);
+  }
+
+  /** vxlan_rcv counts skb->len after eth_type_trans pulled the inner Ethernet header. */
+  protected override rxLength(pkt: Packet): number {
+    return Math.max(pkt.length - ETHERNET_HEADER_LEN, 0);
+  }
+
   /** vxlan_xmit: find the remote VTEP for the inner destination MAC, encapsulate, send over the underlay. */
   protected xmit(pkt: Packet): boolean {
     const dst = readMac(pkt.buf, pkt.start);

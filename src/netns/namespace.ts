@@ -187,23 +187,28 @@ export class Namespace implements DeviceOwner, Interfaces {
     return this.byName(name) !== undefined;
   }
 
-  /** `ip link add NAME type veth peer name PEER [netns OTHER]`. */
+  /**
+   * `ip link add NAME [mtu M] type veth peer name PEER [mtu N] [netns OTHER]`. Each end takes
+   * only its own MTU: iproute2 sends the peer's attributes apart (VETH_INFO_PEER), so a peer
+   * without `mtu` gets 1500 whatever NAME's is (veth_newlink).
+   */
   addVeth(
     name: string,
     peerName: string,
     peerNs: Namespace = this,
-    options: { mtu?: number } = {},
+    options: { mtu?: number; peerMtu?: number } = {},
   ): Result<[Veth, Veth]> {
     if (this.nameTaken(name) || peerNs.nameTaken(peerName) || (peerNs === this && name === peerName))
       return { ok: false, error: 'EEXIST' };
     const mtu = options.mtu ?? 1500;
+    const peerMtu = options.peerMtu ?? 1500;
     // veth_newlink registers the peer first, so in one namespace the peer gets the lower ifindex.
     const peerIfindex = peerNs.allocateIfindex();
     const ifindex = this.allocateIfindex();
     const pair = Veth.pair(
       this.ctx,
       { owner: this, ifindex, name, mac: this.sim.randomMac(), mtu },
-      { owner: peerNs, ifindex: peerIfindex, name: peerName, mac: this.sim.randomMac(), mtu },
+      { owner: peerNs, ifindex: peerIfindex, name: peerName, mac: this.sim.randomMac(), mtu: peerMtu },
     );
     this.attach(pair[0]);
     peerNs.attach(pair[1]);
@@ -365,9 +370,16 @@ export class Namespace implements DeviceOwner, Interfaces {
     this.ipv4.neighbours.flushDevice(dev.ifindex);
   }
 
+  /**
+   * `ip link set DEV mtu N`. On a bridge the MTU is then the user's (BROPT_MTU_SET_BY_USER); on
+   * a port, its bridge follows the smallest port MTU unless the user set the bridge's
+   * (NETDEV_CHANGEMTU → br_mtu_auto_adjust).
+   */
   setMtu(dev: NetDevice, mtu: number): Result<number> {
     if (mtu < 68 || mtu > 65535) return { ok: false, error: 'EINVAL' };
     dev.mtu = mtu;
+    if (dev instanceof Bridge) dev.mtuSetByUser = true;
+    if (dev.masterIndex !== 0) (this.byIndex(dev.masterIndex) as Bridge | undefined)?.autoAdjustMtu();
     return { ok: true, value: mtu };
   }
 

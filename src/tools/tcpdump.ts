@@ -26,6 +26,8 @@ interface TcpdumpOptions {
   timestamp: TimestampFormat;
   nano: boolean;
   absoluteSeq: boolean;
+  /** False with -p: the capture does not put the interface in promiscuous mode. */
+  promiscuous: boolean;
   filter: string;
 }
 
@@ -48,6 +50,7 @@ function parseOptions(args: string[]): TcpdumpOptions | string {
     timestamp: 'clock',
     nano: false,
     absoluteSeq: false,
+    promiscuous: true,
     filter: '',
   };
   const expression: string[] = [];
@@ -88,10 +91,12 @@ function parseOptions(args: string[]): TcpdumpOptions | string {
         case 'S':
           options.absoluteSeq = true;
           break;
+        case 'p':
+          options.promiscuous = false;
+          break;
         case 'n':
         case 'l':
         case 'q':
-        case 'p':
           break;
         default:
           return `tcpdump: invalid option -- '${flag}'`;
@@ -163,7 +168,12 @@ class RunningCapture implements Capture {
       options.writeFile !== undefined ? new PcapWriter({ linkType, snapLen: SNAPLEN }) : undefined;
     this.tap = (dev, pkt, direction) => this.onFrame(dev, pkt, direction);
     for (const dev of devices) dev.taps.push(this.tap);
+    // pcap_activate's PACKET_MR_PROMISC (dev_set_promiscuity); `-i any` cannot be promiscuous.
+    this.promiscuous = options.promiscuous && linkType === LINKTYPE_ETHERNET;
+    if (this.promiscuous) for (const dev of devices) dev.promiscuity++;
   }
+
+  private readonly promiscuous: boolean;
 
   private onFrame(dev: NetDevice, pkt: Packet, direction: 'rx' | 'tx'): void {
     if (this.done) return;
@@ -182,6 +192,7 @@ class RunningCapture implements Capture {
     for (const dev of this.devices) {
       const index = dev.taps.indexOf(this.tap);
       if (index >= 0) dev.taps.splice(index, 1);
+      if (this.promiscuous) dev.promiscuity--;
     }
     if (this.writer !== undefined && this.options.writeFile !== undefined)
       this.ns.sim.files.set(this.options.writeFile, this.writer.bytes());

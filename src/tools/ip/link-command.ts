@@ -38,11 +38,13 @@ export function linkAdd(ns: Namespace, args: string[]): CommandResult {
   switch (type) {
     case 'veth': {
       let peerName: string | undefined;
+      let peerMtu: number | undefined;
       let peerNs = ns;
       for (let j = 0; j < rest.length; j++) {
         const word = rest[j]!;
         if (word === 'peer') continue;
         if (word === 'name') peerName = rest[++j];
+        else if (word === 'mtu') peerMtu = Number(rest[++j]);
         else if (word === 'netns') {
           const target = rest[++j] ?? '';
           if (!ns.sim.hasNamespace(target))
@@ -50,12 +52,10 @@ export function linkAdd(ns: Namespace, args: string[]): CommandResult {
           peerNs = ns.sim.namespace(target);
         } else return fail(`Error: argument "${word}" is wrong: unknown option\n`, 255);
       }
-      const result = ns.addVeth(
-        name,
-        peerName ?? `veth${ns.allocateIfindex()}`,
-        peerNs,
-        mtu !== undefined ? { mtu } : {},
-      );
+      const result = ns.addVeth(name, peerName ?? `veth${ns.allocateIfindex()}`, peerNs, {
+        ...(mtu !== undefined ? { mtu } : {}),
+        ...(peerMtu !== undefined ? { peerMtu } : {}),
+      });
       return result.ok ? ok('') : fail('RTNETLINK answers: File exists\n', 2);
     }
     case 'bridge': {

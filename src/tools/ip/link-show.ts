@@ -221,7 +221,7 @@ export function detailsText(ns: Namespace, dev: NetDevice, options: { addrgenmod
   const master = masterOf(ns, dev);
   const isPort = master !== undefined;
   const mtuRange = dev.kind === 'loopback' ? 'minmtu 0 maxmtu 0' : 'minmtu 68 maxmtu 65535';
-  let text = ` promiscuity ${isPort ? 1 : 0}  allmulti ${isPort ? 1 : 0} ${mtuRange} `;
+  let text = ` promiscuity ${dev.promiscuity}  allmulti ${isPort ? 1 : 0} ${mtuRange} `;
   switch (dev.kind) {
     case 'loopback':
       break;
