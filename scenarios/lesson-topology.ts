@@ -132,12 +132,15 @@ function addPod(
   // CNI plugins name the host end veth + 8 random hex digits; ours come from the seed.
   const hostVeth = `veth${pod.rng.u32().toString(16).padStart(8, '0')}`;
   must(pod, 'ip link set lo up');
-  must(pod, `ip link add eth0 mtu ${mtu} type veth peer name ${hostVeth} netns ${node.ns.name}`);
+  // CNI plugins give both ends the pod MTU (a veth peer left without one would get 1500).
+  must(pod, `ip link add eth0 mtu ${mtu} type veth peer name ${hostVeth} mtu ${mtu} netns ${node.ns.name}`);
   if (wiring === 'bridge') {
     must(pod, `ip addr add ${address}/24 dev eth0`);
     must(pod, 'ip link set eth0 up');
     must(pod, `ip route add default via ${node.gateway} dev eth0`);
     must(node.ns, `ip link set ${hostVeth} master cni0`);
+    // flannel's CNI configuration asks the bridge plugin for hairpinMode: a pod may reach itself through a Service.
+    must(node.ns, `bridge link set dev ${hostVeth} hairpin on`);
     must(node.ns, `ip link set ${hostVeth} up`);
   } else {
     // kindnet's ptp: the pod has a /24 whose gateway is reached on the link; the node owns

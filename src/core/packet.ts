@@ -37,6 +37,14 @@ export class Packet {
   ctReply = false;
   /** Conntrack info as netfilter reads it (`enum ip_conntrack_info`), owned by netfilter. */
   ctInfo = 0;
+  /**
+   * br_netfilter's state (the skb's nf_bridge extension): PREROUTING already ran at bridge level,
+   * so ip_rcv skips it (ip_sabotage_in); and for a DNAT bridged back out after a neighbour lookup,
+   * the port the frame came in on and its original source MAC (0: none).
+   */
+  brPrerouted = false;
+  brDnatPort = 0;
+  brDnatSrcMac = 0;
 
   constructor(buf: Uint8Array, start: number, end: number) {
     this.buf = buf;
@@ -102,6 +110,9 @@ export class Packet {
     copy.ctIndex = this.ctIndex;
     copy.ctReply = this.ctReply;
     copy.ctInfo = this.ctInfo;
+    copy.brPrerouted = this.brPrerouted;
+    copy.brDnatPort = this.brDnatPort;
+    copy.brDnatSrcMac = this.brDnatSrcMac;
     return copy;
   }
 }

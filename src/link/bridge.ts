@@ -1,7 +1,7 @@
 // A Linux bridge (net/bridge/): ports, MAC learning with ageing, flooding, local delivery, hairpin; no STP, no VLAN filtering.
 
 import { type Packet, PacketType } from '../core/packet.ts';
-import { isMulticastMac, type MacAddr, readMac } from '../wire/address.ts';
+import { isMulticastMac, type MacAddr, readMac, writeMac } from '../wire/address.ts';
 import { type DeviceOwner, type LinkContext, NetDevice } from './device.ts';
 import { Fdb } from './fdb.ts';
 
@@ -17,12 +17,24 @@ export type BridgeForwardHook = (
   outPort: NetDevice,
 ) => boolean;
 
+/**
+ * br_netfilter's NF_BR_PRE_ROUTING hook for a frame entering from a port: 'continue' bridges it
+ * (to whatever its destination MAC now is), 'up' passes it to the host, 'drop' and 'taken'
+ * (the hook sent it on itself) end it here.
+ */
+export type BridgePreRoutingHook = (
+  bridge: Bridge,
+  pkt: Packet,
+  inPort: NetDevice,
+) => 'continue' | 'up' | 'drop' | 'taken';
+
 export class Bridge extends NetDevice {
   readonly kind = 'bridge' as const;
   readonly fdb = new Fdb();
   readonly ports = new Map<number, NetDevice>();
   readonly hairpin = new Set<number>();
   forwardHook: BridgeForwardHook | null = null;
+  preRoutingHook: BridgePreRoutingHook | null = null;
   /** `ip link set BR mtu N` was used: the MTU no longer follows the ports (BROPT_MTU_SET_BY_USER). */
   mtuSetByUser = false;
   private readonly handleFrame = (port: NetDevice, pkt: Packet): void => this.input(port, pkt);
@@ -97,7 +109,19 @@ export class Bridge extends NetDevice {
     }
     this.fdb.learn(src, port.ifindex, now);
     this.step(pkt, 'br_handle_frame', port.name);
+    if (this.preRoutingHook !== null) {
+      const verdict = this.preRoutingHook(this, pkt, port);
+      if (verdict === 'drop' || verdict === 'taken') return;
+      if (verdict === 'up') {
+        this.passUp(pkt);
+        return;
+      }
+    }
+    this.deliverFrom(port, pkt, now);
+  }
 
+  /** The rest of br_handle_frame_finish: local delivery, forwarding or flooding of a frame from `port`. */
+  private deliverFrom(port: NetDevice, pkt: Packet, now: number): void {
     if (pkt.pktType === PacketType.Broadcast || pkt.pktType === PacketType.Multicast) {
       this.flood(pkt, port);
       this.passUp(pkt);
@@ -142,6 +166,15 @@ export class Bridge extends NetDevice {
 
   /** br_dev_xmit: the host sends through the bridge: to the port behind the destination MAC, or flooded. */
   protected xmit(pkt: Packet): boolean {
+    if (pkt.brDnatPort !== 0) {
+      // br_nf_dev_xmit → br_nf_pre_routing_finish_bridge_slow: a DNATed frame whose neighbour was just
+      // resolved goes on being bridged from the port it came in on, with its own source MAC; not counted here.
+      const port = this.ports.get(pkt.brDnatPort);
+      writeMac(pkt.buf, pkt.start + 6, pkt.brDnatSrcMac);
+      pkt.brDnatPort = 0;
+      if (port !== undefined) this.deliverFrom(port, pkt, this.ctx.scheduler.now);
+      return false;
+    }
     const dst = readMac(pkt.buf, pkt.start);
     const entry = this.fdb.lookup(dst, this.ctx.scheduler.now);
     const out = entry === undefined || entry.local ? undefined : this.ports.get(entry.port);

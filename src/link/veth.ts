@@ -41,6 +41,9 @@ export class Veth extends NetDevice {
       peer.drop(pkt, 'PKT_TOO_BIG');
       return false;
     }
+    // skb_scrub_packet → skb_ext_reset: br_netfilter's state never crosses a veth.
+    pkt.brPrerouted = false;
+    pkt.brDnatPort = 0;
     if (peer.owner !== this.owner) scrubAcrossNamespaces(pkt);
     this.ctx.backlog.enqueue(peer, pkt);
     return true;

@@ -220,7 +220,10 @@ export class Ipv4Stack {
     pkt.start = pkt.network;
     pkt.trim(view.totalLen);
     this.step(pkt, 'ip_rcv', dev, '');
-    if (this.hookDrops('PREROUTING', pkt, dev, undefined, dev)) return;
+    // ip_sabotage_in: a frame that came up through a bridge had its PREROUTING there (br_netfilter).
+    const prerouted = pkt.brPrerouted;
+    pkt.brPrerouted = false;
+    if (!prerouted && this.hookDrops('PREROUTING', pkt, dev, undefined, dev)) return;
     this.routeInput(dev, pkt);
   }
 

@@ -29,7 +29,7 @@ import type { Ipv4Addr, MacAddr } from '../wire/address.ts';
 import { readU16 } from '../wire/bytes.ts';
 import { ETHERNET_HEADER_LEN, ETHERTYPE_ARP, ETHERTYPE_IPV4 } from '../wire/ethernet.ts';
 import { emitUdp, IPPROTO_UDP, UDP_HEADER_LEN, UdpView } from '../wire/udp.ts';
-import { BRIDGE_NF_CALL_IPTABLES, brNetfilterHook } from './br-netfilter.ts';
+import { BRIDGE_NF_CALL_IPTABLES, brNetfilterHook, brNetfilterPreRouting } from './br-netfilter.ts';
 import type { Simulation } from './simulation.ts';
 
 export type DeviceError = 'EEXIST' | 'ENODEV' | 'EINVAL' | 'EADDRNOTAVAIL' | 'EADDRINUSE';
@@ -227,6 +227,7 @@ export class Namespace implements DeviceOwner, Interfaces {
       options.mtu ?? 1500,
     );
     bridge.forwardHook = this.bridgeNetfilter;
+    bridge.preRoutingHook = this.bridgePreRouting;
     this.attach(bridge);
     return { ok: true, value: bridge };
   }
@@ -276,6 +277,7 @@ export class Namespace implements DeviceOwner, Interfaces {
   }
 
   private readonly bridgeNetfilter = brNetfilterHook(this);
+  private readonly bridgePreRouting = brNetfilterPreRouting(this);
 
   private readonly underlay: VxlanUnderlay = {
     sendEncapsulated: (vxlan, pkt, remote, srcPort, tos) => {

@@ -2,11 +2,10 @@
 // rules DNAT the call back to the pod and mark it (the KUBE-SEP chain's `-s ENDPOINT` rule), so KUBE-POSTROUTING
 // masquerades it with --random-fully: the pod sees the call from the node's cni0 address and a port the NAT chose.
 //
-// The kernel runs with br_netfilter (bridge-nf-call-iptables=1, as on a Kubernetes node): the call's PREROUTING runs
-// at bridge level, and a DNAT to an address behind the same bridge is bridged back out, not routed
+// Both run br_netfilter (bridge-nf-call-iptables=1, as on a Kubernetes node): the call's PREROUTING runs at bridge
+// level, and a DNAT to an address behind the same bridge is bridged back out, not routed
 // (br_nf_pre_routing_finish_bridge): without hairpin mode on the pod's port the bridge drops it (should_deliver),
-// and with it the frame keeps its TTL and the pod's own source MAC. packetlab routes it instead, hairpin mode or
-// not (docs/harness.md, known differences); both cases pin that.
+// and with it the frame keeps its TTL and the pod's own source MAC.
 
 import { describe, expect, it } from 'vitest';
 import { kubeProxyNatRules, type ServiceSpec } from '../../scenarios/kube-proxy-iptables.ts';
@@ -29,9 +28,6 @@ const SERVICE: ServiceSpec = {
 
 /** The ports no NAT chose; the masqueraded source port is the kernel's or packetlab's random pick. */
 const FIXED_PORTS = [41234, 80, 8000];
-
-const ROUTED_NOT_BRIDGED =
-  'br_netfilter bridging a DNAT back onto the same bridge is not modelled: packetlab routes it (docs/harness.md)';
 
 /** w1 with kube-proxy's and ip-masq-agent's rules; `local` calls the Service twice. */
 function hairpin(name: string, hairpinMode: boolean): ScenarioBuilder {
@@ -65,20 +61,7 @@ function hairpinPort(observed: Observed): number {
 
 describe('differential: hairpin masquerade', () => {
   it('with hairpin mode, a pod calling its own ClusterIP sees the call from cni0 (10.244.1.1), port remapped', async (ctx) => {
-    const builder = hairpin('hairpin', true);
-    const cni0 = builder.macOf('w1', 'cni0');
-    const result = await differential(ctx, builder.build(), {
-      natPorts: FIXED_PORTS,
-      known: [
-        { where: /^capture local\/eth0 #\d+$/, what: 'eth.src', packetlab: cni0, reason: ROUTED_NOT_BRIDGED },
-        {
-          where: /^capture local\/eth0 #\d+$/,
-          what: 'ipv4.ttl',
-          packetlab: '63',
-          reason: ROUTED_NOT_BRIDGED,
-        },
-      ],
-    });
+    const result = await differential(ctx, hairpin('hairpin', true).build(), { natPorts: FIXED_PORTS });
     if (result === undefined) return;
     for (const side of [result.linux, result.packetlab]) {
       expect(outputOf(side, 'local: udp send'), side.side).toContain('reply from 10.96.40.13:80 "hairpin 2"');
@@ -88,46 +71,10 @@ describe('differential: hairpin masquerade', () => {
     }
   });
 
-  it('without hairpin mode the kernel drops the bridged call; packetlab routes it and answers', async (ctx) => {
-    const result = await differential(ctx, hairpin('hairpin-off', false).build(), {
-      natPorts: FIXED_PORTS,
-      known: [
-        {
-          where: 'traffic local: udp send 0.0.0.0:41234 -> 10.96.40.13:80 x2',
-          what: /^stdout line [12]$/,
-          packetlab: /^reply from 10\.96\.40\.13:80 "hairpin [12]"$/,
-          reason: ROUTED_NOT_BRIDGED,
-        },
-        {
-          where: 'traffic local: udp echo 0.0.0.0:8000',
-          what: /^stdout line [123]$/,
-          packetlab: /^(from 10\.244\.1\.1:NAT "hairpin [12]"|)$/,
-          reason: ROUTED_NOT_BRIDGED,
-        },
-        {
-          // The kernel's two calls are each NEW (neither was confirmed), packetlab's second one is not.
-          where: 'observe w1: iptables-save -c -t nat',
-          what: /^stdout line \d+$/,
-          packetlab: /^\[1:37\] -A /,
-          reason: ROUTED_NOT_BRIDGED,
-        },
-        {
-          where: 'observe w1: conntrack -L',
-          what: /^std(out|err) line 1$/,
-          packetlab:
-            /^(udp +17 30 src=10\.244\.1\.9 dst=10\.96\.40\.13 sport=41234 dport=80 src=10\.244\.1\.9 dst=10\.244\.1\.1 sport=8000 dport=NAT mark=0 use=1|conntrack v1\.4\.7 \(conntrack-tools\): 1 flow entries have been shown\.)$/,
-          reason: ROUTED_NOT_BRIDGED,
-        },
-        {
-          where: /^capture local\/eth0 #\d+$/,
-          what: 'only on packetlab',
-          packetlab: /UDP, length 9$/,
-          reason: ROUTED_NOT_BRIDGED,
-        },
-      ],
-    });
+  it('without hairpin mode the bridge drops the call it would send back where it came from', async (ctx) => {
+    const result = await differential(ctx, hairpin('hairpin-off', false).build(), { natPorts: FIXED_PORTS });
     if (result === undefined) return;
-    expect(outputOf(result.linux, 'local: udp send')).toBe('timeout 1\ntimeout 2\n');
-    expect(outputOf(result.packetlab, 'local: udp send')).toContain('reply from 10.96.40.13:80 "hairpin 2"');
+    for (const side of [result.linux, result.packetlab])
+      expect(outputOf(side, 'local: udp send'), side.side).toBe('timeout 1\ntimeout 2\n');
   });
 });
