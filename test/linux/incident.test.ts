@@ -23,30 +23,29 @@ const FIXED_RULESET = OFFENDING_RULESET.replace(
   'meta mark set meta mark or 0x00010000',
 );
 
-function incident(name: string, netbird: string) {
+/** The cluster with kube-proxy's rules and the netbird table on w1; the outside client calls w1's NodePort once. */
+function incident(name: string, netbird: string, call: { timeoutMs?: number; payload?: string }) {
   return lesson(name, { pods: 'bridge', nodes: 'direct', client: true })
     .iptablesRestore('w1', kubeProxyNatRules([INCIDENT_SERVICE]))
     .nft('w1', netbird, 'netbird.nft')
     .nft('w1', TRACE_RULESET, 'trace.nft')
     .monitor('w1', 'nft', 'monitor', 'trace')
     .capture('client', 'eth0')
-    .capture('remote', 'eth0');
+    .capture('remote', 'eth0')
+    .tcp({
+      client: { ns: 'client', bind: '0.0.0.0', port: 41234 },
+      server: { ns: 'remote', bind: '0.0.0.0', port: 8000 },
+      dst: '172.18.0.2',
+      dstPort: 30080,
+      ...call,
+    })
+    .observe('w1', 'conntrack', '-L');
 }
 
 describe('differential: the incident', () => {
   it('the shared mark: MASQUERADE skipped, the pod answers the client directly, no connection', async (ctx) => {
-    const scenario = incident('incident-broken', OFFENDING_RULESET)
-      .tcp({
-        client: { ns: 'client', bind: '0.0.0.0', port: 41234 },
-        server: { ns: 'remote', bind: '0.0.0.0', port: 8000 },
-        dst: '172.18.0.2',
-        dstPort: 30080,
-        count: 1,
-        // Shorter than the first SYN retransmission (1 s): one SYN, then the client gives up.
-        timeoutMs: 800,
-      })
-      .observe('w1', 'conntrack', '-L')
-      .build();
+    // Shorter than the first SYN retransmission (1 s): one SYN, then the client gives up.
+    const scenario = incident('incident-broken', OFFENDING_RULESET, { timeoutMs: 800 }).build();
     const result = await differential(ctx, scenario);
     if (result === undefined) return;
     for (const side of [result.linux, result.packetlab]) {
@@ -56,17 +55,7 @@ describe('differential: the incident', () => {
   }, 30_000);
 
   it('the workaround: the mark keeps 0x4000, MASQUERADE applies, the echo comes back', async (ctx) => {
-    const scenario = incident('incident-fixed', FIXED_RULESET)
-      .tcp({
-        client: { ns: 'client', bind: '0.0.0.0', port: 41234 },
-        server: { ns: 'remote', bind: '0.0.0.0', port: 8000 },
-        dst: '172.18.0.2',
-        dstPort: 30080,
-        count: 1,
-        payload: 'signalement',
-      })
-      .observe('w1', 'conntrack', '-L')
-      .build();
+    const scenario = incident('incident-fixed', FIXED_RULESET, { payload: 'signalement' }).build();
     const result = await differential(ctx, scenario, { natPorts: [41234, 30080, 8000] });
     if (result === undefined) return;
     for (const side of [result.linux, result.packetlab])

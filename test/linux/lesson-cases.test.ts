@@ -18,27 +18,14 @@ describe.each<[PodWiring, NodeWiring]>([
       .capture('remote', 'eth0');
     if (pods === 'bridge') b.capture('w1', 'cni0');
     if (nodes === 'vxlan') b.capture('w1', 'flannel.1');
-    if (pods === 'bridge')
-      b.observe('w1', 'bridge', 'fdb', 'show', 'br', 'cni0').observe(
-        'w1',
-        'ip',
-        '-s',
-        'link',
-        'show',
-        'dev',
-        'cni0',
-      );
-    if (nodes === 'vxlan')
-      b.observe('w1', 'bridge', 'fdb', 'show', 'dev', 'flannel.1').observe(
-        'w1',
-        'ip',
-        '-s',
-        'link',
-        'show',
-        'dev',
-        'flannel.1',
-      );
-    b.observe('w1', 'ip', '-s', 'link', 'show', 'dev', 'eth0');
+    if (pods === 'bridge') b.observe('w1', 'bridge', 'fdb', 'show', 'br', 'cni0');
+    if (nodes === 'vxlan') b.observe('w1', 'bridge', 'fdb', 'show', 'dev', 'flannel.1');
+    const nodeDevices = [
+      'eth0',
+      ...(pods === 'bridge' ? ['cni0'] : []),
+      ...(nodes === 'vxlan' ? ['flannel.1'] : []),
+    ];
+    for (const dev of nodeDevices) b.observe('w1', 'ip', '-s', 'link', 'show', 'dev', dev);
     const scenario = b
       .ping('diag', '10.244.1.9', { count: 2, interval: 0.2 })
       .ping('diag', '10.244.2.7', { count: 2, interval: 0.2 })

@@ -203,6 +203,15 @@ function batchable(command: Command): boolean {
   );
 }
 
+/** A peer server's output without its `ready` line. */
+function peerLines(output: string): string {
+  return output
+    .split('\n')
+    .filter((line) => line !== '' && line !== 'ready')
+    .map((line) => `${line}\n`)
+    .join('');
+}
+
 class LinuxRun {
   readonly prefix = `${FAMILY}${process.pid.toString(36)}x${(runs++).toString(36)}`;
   private readonly dir = mkdtempSync(join(tmpdir(), 'packetlab-harness-'));
@@ -487,14 +496,29 @@ class LinuxRun {
     ]);
     const serverOut = collect(server);
     await waitForText(server, 'stdout', 'ready\n', 10_000);
-    const client = await spawnAsync(
+    const client = await this.peerClient(UDP_PEER, step, step.count * step.timeoutMs + 10_000);
+    // The server ends by itself after `count` datagrams; fewer came when the path is broken.
+    await closed(server, 1_000);
+    return [
+      { label: labels.client, ...client, exitCode: client.status },
+      { label: labels.server, stdout: peerLines(serverOut()), stderr: '', exitCode: 0 },
+    ];
+  }
+
+  /** `node PEER send BIND PORT DST DST_PORT COUNT PAYLOAD TIMEOUT_MS` in the client's namespace, to its end. */
+  private peerClient(
+    peer: string,
+    step: Extract<TrafficStep, { kind: 'udp' | 'tcp' }>,
+    timeoutMs: number,
+  ): ReturnType<typeof spawnAsync> {
+    return spawnAsync(
       'ip',
       [
         'netns',
         'exec',
         this.nsName(step.client.ns),
         process.execPath,
-        UDP_PEER,
+        peer,
         'send',
         step.client.bind,
         String(step.client.port),
@@ -504,19 +528,8 @@ class LinuxRun {
         step.payload,
         String(step.timeoutMs),
       ],
-      step.count * step.timeoutMs + 10_000,
+      timeoutMs,
     );
-    // The server ends by itself after `count` datagrams; fewer came when the path is broken.
-    await closed(server, 1_000);
-    const serverLines = serverOut()
-      .split('\n')
-      .filter((line) => line !== '' && line !== 'ready')
-      .map((line) => `${line}\n`)
-      .join('');
-    return [
-      { label: labels.client, ...client, exitCode: client.status },
-      { label: labels.server, stdout: serverLines, stderr: '', exitCode: 0 },
-    ];
   }
 
   /** tcp-peer.mjs on both sides: the server (if any) first, ready before the client starts. */
@@ -537,35 +550,12 @@ class LinuxRun {
       serverOut = collect(server);
       await waitForText(server, 'stdout', 'ready\n', 10_000);
     }
-    const client = await spawnAsync(
-      'ip',
-      [
-        'netns',
-        'exec',
-        this.nsName(step.client.ns),
-        process.execPath,
-        TCP_PEER,
-        'send',
-        step.client.bind,
-        String(step.client.port),
-        step.dst,
-        String(step.dstPort),
-        String(step.count),
-        step.payload,
-        String(step.timeoutMs),
-      ],
-      lifetime + 10_000,
-    );
+    const client = await this.peerClient(TCP_PEER, step, lifetime + 10_000);
     const results: CommandOutput[] = [{ label: labels.client, ...client, exitCode: client.status }];
     if (server !== undefined && serverOut !== undefined) {
       // The server ends by itself once its connection closed (or after its lifetime when none came).
       await closed(server, lifetime);
-      const lines = serverOut()
-        .split('\n')
-        .filter((line) => line !== '' && line !== 'ready')
-        .map((line) => `${line}\n`)
-        .join('');
-      results.push({ label: labels.server, stdout: lines, stderr: '', exitCode: 0 });
+      results.push({ label: labels.server, stdout: peerLines(serverOut()), stderr: '', exitCode: 0 });
     }
     return results;
   }

@@ -75,7 +75,7 @@ export function tcpExchange(
   const result = nsOf(client.ns).tcp.connect({
     dst: address(step.dst, labels.client),
     dstPort: step.dstPort,
-    srcPort: client.port,
+    ...(client.port !== 0 ? { srcPort: client.port } : {}),
     ...(client.bind !== '0.0.0.0' ? { src: address(client.bind, labels.client) } : {}),
   });
   if (!result.ok) {

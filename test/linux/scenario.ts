@@ -161,6 +161,17 @@ export interface PingOptions {
   readonly interval?: number;
 }
 
+/** What a UDP or TCP exchange step takes: dstPort defaults to the server's port, 1 message of 'packetlab N', 1 s. */
+export interface ExchangeOptions {
+  readonly client: UdpEndpoint;
+  readonly server?: UdpEndpoint;
+  readonly dst: string;
+  readonly dstPort?: number;
+  readonly count?: number;
+  readonly payload?: string;
+  readonly timeoutMs?: number;
+}
+
 /** Builds a Scenario step by step; `build()` returns the frozen plain data. */
 export class ScenarioBuilder {
   private readonly namespaces: string[] = [];
@@ -364,15 +375,7 @@ export class ScenarioBuilder {
   }
 
   /** A UDP exchange between fixed ports; see TrafficStep. */
-  udp(options: {
-    client: UdpEndpoint;
-    server: UdpEndpoint;
-    dst: string;
-    dstPort?: number;
-    count?: number;
-    payload?: string;
-    timeoutMs?: number;
-  }): this {
+  udp(options: ExchangeOptions & { server: UdpEndpoint }): this {
     this.requireNs(options.client.ns);
     this.requireNs(options.server.ns);
     return this.step({
@@ -391,15 +394,7 @@ export class ScenarioBuilder {
    * A TCP exchange between fixed ports; see TrafficStep. Payloads stay under 128 bytes, the size
    * from which Linux grows its receive window from skb truesize (not modelled, docs/deviations.md).
    */
-  tcp(options: {
-    client: UdpEndpoint;
-    server?: UdpEndpoint;
-    dst: string;
-    dstPort?: number;
-    count?: number;
-    payload?: string;
-    timeoutMs?: number;
-  }): this {
+  tcp(options: ExchangeOptions): this {
     this.requireNs(options.client.ns);
     if (options.server !== undefined) this.requireNs(options.server.ns);
     const dstPort = options.dstPort ?? options.server?.port;

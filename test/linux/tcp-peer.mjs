@@ -4,7 +4,7 @@
 //
 //   serve BIND PORT TIMEOUT_MS          accepts one connection, echoes every chunk, prints "ready" once listening
 //   send  BIND PORT DST DST_PORT COUNT PAYLOAD TIMEOUT_MS
-//                                       connects, sends "PAYLOAD i" for i = 1..COUNT, each after the previous
+//                                       connects (from an ephemeral port when PORT is 0), sends "PAYLOAD i" for i = 1..COUNT, each after the previous
 //                                       echo or its timeout, then ends the connection
 // Every other line printed is what the harness compares with packetlab's side (observed.ts, tcpLines).
 
@@ -46,8 +46,10 @@ if (mode === 'serve') {
   const socket = net.connect({
     host: dst,
     port: Number(dstPortText),
-    localAddress: bind,
-    localPort: port,
+    // 0.0.0.0 and port 0: no bind(), connect() picks the port (__inet_hash_connect, even ports first);
+    // an address with port 0: bind() picks it (inet_csk_get_port, odd ports first).
+    ...(bind !== '0.0.0.0' || port !== 0 ? { localAddress: bind } : {}),
+    ...(port !== 0 ? { localPort: port } : {}),
   });
   const next = () => {
     clearTimeout(timer);

@@ -52,6 +52,30 @@ describe('differential: TCP', () => {
     expect(outputOf(result.linux, 'a: tcp send')).toContain('reply "packetlab 3"');
   });
 
+  it.for([
+    ['0.0.0.0', 'connect() picks it: __inet_hash_connect tries even ports first', 0],
+    ['10.0.0.1', 'bind() to the address picks it: inet_csk_get_port tries odd ports first', 1],
+  ] as const)('a client bound to %s without a port: %s', async ([bind, _why, parity], ctx) => {
+    const scenario = twoHosts(`tcp-ephemeral-${parity}`)
+      .capture('a', 'veth-a')
+      .tcp({
+        client: { ns: 'a', bind, port: 0 },
+        server: { ns: 'b', bind: '0.0.0.0', port: 8080 },
+        dst: '10.0.0.2',
+      })
+      .build();
+    // The port is the kernel's keyed hash on one side and the seed on the other: it reads as NAT in the comparison.
+    const result = await differential(ctx, scenario, { natPorts: [8080] });
+    if (result === undefined) return;
+    for (const side of [result.linux, result.packetlab]) {
+      const accepted = /^accept 10\.0\.0\.1:(\d+)$/m.exec(outputOf(side, 'b: tcp echo'));
+      const port = Number(accepted?.[1]);
+      expect(port, side.side).toBeGreaterThanOrEqual(32768);
+      expect(port, side.side).toBeLessThanOrEqual(60999);
+      expect(port % 2, side.side).toBe(parity);
+    }
+  });
+
   it('a port without a listener, REJECT tcp-reset, port unreachable, host prohibited, and DROP', async (ctx) => {
     const scenario = twoHosts('tcp-refused')
       .iptablesRestore('b', REJECT_RULES)

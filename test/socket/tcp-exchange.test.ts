@@ -116,3 +116,27 @@ describe('a TCP echo exchange between two namespaces', () => {
     expect(client.state).toBe('TIME_WAIT');
   });
 });
+
+describe('ephemeral ports', () => {
+  it('connect() alone takes even ports, bind(addr, 0) then connect() odd ones, all in ip_local_port_range', () => {
+    const { a, b } = twoHosts();
+    const listener = b.tcp.listen(0, 8080, () => {});
+    if (listener === 'EADDRINUSE') throw new Error('port taken');
+    const dst = parseIpv4('10.0.0.2')!;
+    const ports = (options: { src?: number }) =>
+      Array.from({ length: 20 }, () => {
+        const connected = a.tcp.connect({ dst, dstPort: 8080, ...options });
+        if (!connected.ok) throw new Error(connected.error);
+        return connected.socket.localPort;
+      });
+    const viaConnect = ports({});
+    const viaBind = ports({ src: parseIpv4('10.0.0.1')! });
+    for (const port of [...viaConnect, ...viaBind]) {
+      expect(port).toBeGreaterThanOrEqual(32768);
+      expect(port).toBeLessThanOrEqual(60999);
+    }
+    expect(viaConnect.every((port) => port % 2 === 0)).toBe(true);
+    expect(viaBind.every((port) => port % 2 === 1)).toBe(true);
+    expect(new Set(viaBind).size).toBe(20);
+  });
+});

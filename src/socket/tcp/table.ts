@@ -8,7 +8,8 @@ import type { Ipv4Stack, SendResult } from '../../net/ipv4.ts';
 import { sendTcpReset } from '../../net/tcp-reset.ts';
 import type { Ipv4Addr } from '../../wire/address.ts';
 import { IPPROTO_ICMP, IPPROTO_TCP, type Ipv4View } from '../../wire/ipv4.ts';
-import { emitTcp, type TcpRepr, TcpView, tcpHeaderLen } from '../../wire/tcp.ts';
+import { TCP_HEADER_LEN, TcpView } from '../../wire/tcp.ts';
+import { optionsLength, writeOptions } from './options.ts';
 import { type TcpError, type TcpHost, TcpSocket } from './socket.ts';
 import { defineTcpSysctls } from './sysctl.ts';
 
@@ -40,6 +41,9 @@ export type ConnectResult =
 function remoteKey(addr: Ipv4Addr, port: number): number {
   return addr * 65536 + port;
 }
+
+/** The SYN bit of the flags byte. */
+const TCP_FLAG_SYN = 0x02;
 
 export class TcpTable implements TcpHost {
   readonly stats = { inSegs: 0, inErrs: 0, inCsumErrors: 0, outRsts: 0, activeOpens: 0, passiveOpens: 0 };
@@ -99,7 +103,11 @@ export class TcpTable implements TcpHost {
       if (this.find(localAddr, localPort, options.dst, options.dstPort) !== undefined)
         return { ok: false, error: 'EADDRNOTAVAIL' };
     } else {
-      const port = this.ephemeralPort(localAddr, options.dst, options.dstPort);
+      // bind(addr, 0) before connect() picks a port the way bind does, else connect() does.
+      const port =
+        options.src !== undefined && options.src !== 0
+          ? this.bindPort(localAddr)
+          : this.ephemeralPort(localAddr, options.dst, options.dstPort);
       if (port === undefined) return { ok: false, error: 'EADDRNOTAVAIL' };
       localPort = port;
     }
@@ -128,8 +136,7 @@ export class TcpTable implements TcpHost {
    * perturbation table; ours comes from the seed.
    */
   private ephemeralPort(localAddr: Ipv4Addr, dst: Ipv4Addr, dstPort: number): number | undefined {
-    const range = this.stack.sysctls.get('net.ipv4.ip_local_port_range');
-    const [low, high] = (range.ok ? range.value : '32768\t60999').split('\t').map(Number) as [number, number];
+    const [low, high] = this.portRange();
     const remaining = high - low + 1;
     const offset = this.rng.int(remaining) & ~1;
     for (const parity of [0, 1])
@@ -139,6 +146,27 @@ export class TcpTable implements TcpHost {
         if (this.find(localAddr, port, dst, dstPort) === undefined) return port;
       }
     return undefined;
+  }
+
+  /**
+   * inet_csk_get_port for bind(addr, 0): a random start, odd ports first (connect() takes the
+   * even ones), the first port no socket on this address holds.
+   */
+  private bindPort(localAddr: Ipv4Addr): number | undefined {
+    const [low, high] = this.portRange();
+    const remaining = high - low + 1;
+    const offset = this.rng.int(remaining) | 1;
+    for (const parity of [0, 1])
+      for (let i = 0; i < remaining; i += 2) {
+        const port = low + ((offset - parity + i) % remaining);
+        if (!this.portTaken(localAddr, port)) return port;
+      }
+    return undefined;
+  }
+
+  private portRange(): [number, number] {
+    const range = this.stack.sysctls.get('net.ipv4.ip_local_port_range');
+    return (range.ok ? range.value : '32768\t60999').split('\t').map(Number) as [number, number];
   }
 
   private find(
@@ -200,39 +228,28 @@ export class TcpTable implements TcpHost {
     if (!route.ok) return { ok: false, error: route.error };
     const dev = this.stack.interfaces.byIndex(route.ifindex);
     const mss = (route.mtu || dev?.mtu || 1500) - 40;
-    const repr: TcpRepr = {
-      srcPort,
-      dstPort,
-      seqNumber: this.stack.ctx.rng.u32(),
-      ackNumber: 0,
-      flags: {
-        fin: false,
-        syn: true,
-        rst: false,
-        psh: false,
-        ack: false,
-        urg: false,
-        ece: false,
-        cwr: false,
-      },
-      window: 64240,
-      urgentPointer: 0,
-      options: [
-        { type: 'mss', mss },
-        { type: 'sack-permitted' },
-        { type: 'timestamps', tsVal: Math.floor(this.stack.now / 1e6) >>> 0, tsEcr: 0 },
-        { type: 'nop' },
-        { type: 'window-scale', shift: 7 },
-      ],
-      payloadLen: 0,
+    const synOptions = {
+      mss,
+      sackPermitted: true,
+      timestamps: true,
+      tsVal: Math.floor(this.stack.now / 1e6) >>> 0,
+      tsEcr: 0,
+      wscale: 7,
     };
-    const headerLen = tcpHeaderLen(repr);
+    const headerLen = TCP_HEADER_LEN + optionsLength(synOptions);
     const pkt = this.stack.allocatePacket(headerLen);
     if (options.mark !== undefined) pkt.mark = options.mark;
-    emitTcp(repr, TcpView.unchecked(pkt.buf, pkt.start, headerLen), {
-      srcAddr: route.src,
-      dstAddr: route.dst,
-    });
+    const tcp = TcpView.unchecked(pkt.buf, pkt.start, headerLen);
+    tcp.srcPort = srcPort;
+    tcp.dstPort = dstPort;
+    tcp.seqNumber = this.stack.ctx.rng.u32();
+    tcp.ackNumber = 0;
+    tcp.headerLen = headerLen;
+    tcp.flags = TCP_FLAG_SYN;
+    tcp.window = 64240;
+    tcp.urgentPointer = 0;
+    writeOptions(pkt.buf, pkt.start + TCP_HEADER_LEN, synOptions);
+    tcp.fillChecksum({ srcAddr: route.src, dstAddr: route.dst }, headerLen);
     return this.stack.output(pkt, route, { protocol: IPPROTO_TCP, pmtudisc: 'do' });
   }
 
