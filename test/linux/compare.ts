@@ -81,12 +81,11 @@ export const normaliseSegmentNames: Normaliser = (label, text) =>
     : text;
 
 /**
- * VXLAN's outer UDP source port in `conntrack -L` (udp_flow_src_port): a flow hash. On the
- * harness every node shares one kernel, hence one hash secret, so both directions of a flow
- * even get the same port; packetlab's nodes have a secret each, as separate machines do.
+ * VXLAN's outer UDP source port in `conntrack -L` and `-E` (udp_flow_src_port): a flow hash
+ * with a per-boot secret on the kernel, one per node in packetlab (separate machines).
  */
 export const normaliseVxlanPorts: Normaliser = (label, text) =>
-  /: conntrack -L/.test(label)
+  /: conntrack -[LE]/.test(label)
     ? text.replace(/^.*(?:dport|sport)=(?:8472|4789)\b.*$/gm, (line) =>
         line.replace(/(sport|dport)=(\d+)/g, (field, name: string, port: string) =>
           port === '8472' || port === '4789' ? field : `${name}=HASH`,

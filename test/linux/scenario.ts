@@ -441,8 +441,10 @@ export class ScenarioBuilder {
 
   /** A command that runs in the background during the traffic (`nft monitor trace`); its output is compared. */
   monitor(ns: string, ...argv: string[]): this {
-    if (argv[0] !== 'nft' || argv[1] !== 'monitor')
-      throw new Error(`scenario ${this.name}: only nft monitor runs in the background`);
+    const nftMonitor = argv[0] === 'nft' && argv[1] === 'monitor';
+    const conntrackEvents = argv[0] === 'conntrack' && argv[1] === '-E';
+    if (!nftMonitor && !conntrackEvents)
+      throw new Error(`scenario ${this.name}: only nft monitor and conntrack -E run in the background`);
     this.monitors.push(this.checked({ ns, argv }));
     return this;
   }

@@ -113,9 +113,21 @@ describe('differential: TCP', () => {
     expect(outputOf(result.linux, 'b: conntrack -L')).toContain('TIME_WAIT');
   });
 
-  it('a TCP ClusterIP: kube-proxy DNAT to a pod on the other node, over VXLAN, with conntrack -L', async (ctx) => {
+  it('conntrack -E while a TCP exchange opens and closes: every state change of the tracker', async (ctx) => {
+    const scenario = twoHosts('tcp-ct-events')
+      .iptablesRestore('b', STATEFUL_RULES)
+      .monitor('b', 'conntrack', '-E')
+      .tcp({ client: CLIENT, server: { ns: 'b', bind: '0.0.0.0', port: 8080 }, dst: '10.0.0.2', count: 2 })
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    expect(outputOf(result.linux, 'b: conntrack -E')).toContain('[UPDATE] tcp      6 120 TIME_WAIT');
+  });
+
+  it('a TCP ClusterIP: kube-proxy DNAT to a pod on the other node, over VXLAN, with conntrack -E and -L', async (ctx) => {
     const scenario = lesson('tcp-clusterip', { pods: 'bridge', nodes: 'vxlan' })
       .iptablesRestore('w1', kubeProxyNatRules([TCP_SERVICE]))
+      .monitor('w1', 'conntrack', '-E')
       .capture('diag', 'eth0')
       .capture('w1', 'eth0')
       .tcp({
