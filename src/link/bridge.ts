@@ -1,4 +1,5 @@
-// A Linux bridge (net/bridge/): ports, MAC learning with ageing, flooding, local delivery, hairpin; no STP, no VLAN filtering.
+// A Linux bridge (net/bridge/): ports, MAC learning with ageing, flooding, local delivery, hairpin, an MTU that follows its
+// ports, promiscuous local_rcv, and the br_netfilter hooks injected from above; no STP, no VLAN filtering.
 
 import { type Packet, PacketType } from '../core/packet.ts';
 import { isMulticastMac, type MacAddr, readMac, writeMac } from '../wire/address.ts';

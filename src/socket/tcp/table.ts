@@ -25,7 +25,7 @@ export interface TcpListener {
 export interface ConnectOptions {
   readonly dst: Ipv4Addr;
   readonly dstPort: number;
-  /** bind() before connect(); 0 or absent lets the route choose. */
+  /** bind() to this address before connect() (an ephemeral port then comes from bind's search); absent: the route's. */
   readonly src?: Ipv4Addr;
   /** bind() to a port; absent picks an ephemeral port from net.ipv4.ip_local_port_range. */
   readonly srcPort?: number;
