@@ -29,6 +29,8 @@ export const IGNORED = {
   pingIdent: "ping's echo identifier (its pid on the kernel side)",
   pingTime: "ping's timestamp in the echo data",
   quotedIcmpChecksum: "covers ping's identifier and timestamp",
+  fragmentChecksum:
+    "an ICMP checksum in a first fragment covers the whole datagram, ping's identifier and timestamp included",
   vxlanSrcPort: "VXLAN outer source port (udp_flow_src_port's flow hash and secret)",
   offload:
     'checksum left to the device (CHECKSUM_PARTIAL on a veth): the field holds the pseudo-header sum, what a NIC would complete',
@@ -130,7 +132,9 @@ function ipv4(out: Fields, prefix: string, bytes: Uint8Array, insideVxlan: boole
   }
   ipv4Header(out, prefix, ip);
   const payload = bytes.subarray(ip.headerLen, ip.totalLen);
-  if (ip.fragmentOffset !== 0 || ip.moreFragments) out.add(`${prefix}.fragment`, hex(payload));
+  if (ip.fragmentOffset === 0 && ip.moreFragments && ip.protocol === 1 && payload.length >= 24)
+    echoFirstFragment(out, `${prefix}.fragment.icmp`, payload);
+  else if (ip.fragmentOffset !== 0 || ip.moreFragments) out.add(`${prefix}.fragment`, hex(payload));
   else transport(out, prefix.slice(0, -'ipv4'.length), ip, payload, insideVxlan, false);
   return ip.totalLen;
 }
@@ -176,6 +180,20 @@ function transport(
     default:
       out.add(`${base}payload`, hex(payload));
   }
+}
+
+/**
+ * The first fragment of a large ping: the ICMP header and the start of the data. Its checksum covers the whole
+ * datagram, ping's identifier and timestamp included, so it is not compared; neither are they.
+ */
+function echoFirstFragment(out: Fields, prefix: string, bytes: Uint8Array): void {
+  out.add(`${prefix}.type`, bytes[0]!);
+  out.add(`${prefix}.code`, bytes[1]!);
+  out.add(`${prefix}.checksum`, readU16(bytes, 2), IGNORED.fragmentChecksum);
+  out.add(`${prefix}.ident`, readU16(bytes, 4), IGNORED.pingIdent);
+  out.add(`${prefix}.seq`, readU16(bytes, 6));
+  out.add(`${prefix}.data.time`, hex(bytes.subarray(8, 24)), IGNORED.pingTime);
+  out.add(`${prefix}.data`, hex(bytes.subarray(24)));
 }
 
 function icmp(out: Fields, prefix: string, bytes: Uint8Array, insideVxlan: boolean, quoted: boolean): void {

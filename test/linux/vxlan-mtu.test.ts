@@ -1,6 +1,7 @@
 // The VXLAN MTU trio on the kernel and on packetlab: the largest DF ping that crosses a flannel-style tunnel
 // (1422), one byte more failing locally ("message too long, mtu=1450"), and a pod whose MTU was left at 1500
-// getting "Frag needed and DF set (mtu = 1450)" from its node, then failing locally once the path MTU is learned.
+// getting "Frag needed and DF set (mtu = 1450)" from its node, then failing locally once the path MTU is learned;
+// and without DF, fragments cut again by the node to fit the tunnel (ip_fragment of a fragment).
 
 import { describe, expect, it } from 'vitest';
 import { differential, outputOf } from './harness.ts';
@@ -36,5 +37,21 @@ describe('differential: MTU across VXLAN', () => {
     expect(outputOf(result.linux, 'diag: ping')).toContain(
       'From 10.244.1.1 icmp_seq=1 Frag needed and DF set (mtu = 1450)',
     );
+  });
+
+  it('pod MTU 1500 without DF: the pod fragments at 1500, the node cuts the first fragment again for the tunnel', async (ctx) => {
+    const scenario = lesson('refragment', { pods: 'bridge', nodes: 'vxlan', podMtu: 1500 })
+      .capture('diag', 'eth0')
+      .capture('w1', 'flannel.1')
+      .capture('remote', 'eth0')
+      .ping('diag', '10.244.2.7', { size: 2000, df: false })
+      .observe('w1', 'ip', '-s', 'link', 'show', 'dev', 'flannel.1')
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    expect(outputOf(result.linux, 'diag: ping')).toContain('2008 bytes from 10.244.2.7');
+    const tunnel = result.linux.captures.find((c) => c.label === 'w1/flannel.1')!;
+    // diag's first fragment (1514 on the wire) does not fit flannel.1's 1450: the node cuts it in two.
+    expect(tunnel.frames.length).toBeGreaterThanOrEqual(3);
   });
 });
