@@ -391,8 +391,9 @@ export class ScenarioBuilder {
   }
 
   /**
-   * A TCP exchange between fixed ports; see TrafficStep. Payloads stay under 128 bytes, the size
-   * from which Linux grows its receive window from skb truesize (not modelled, docs/deviations.md).
+   * A TCP exchange between fixed ports; see TrafficStep. Messages stay under 536 bytes (the first
+   * rcv_mss guess): a larger segment makes Linux re-measure its window scaling ratio from skb
+   * truesize and grow its window, which packetlab does not model (docs/deviations.md).
    */
   tcp(options: ExchangeOptions): this {
     this.requireNs(options.client.ns);
@@ -401,7 +402,7 @@ export class ScenarioBuilder {
     if (dstPort === undefined)
       throw new Error(`scenario ${this.name}: a TCP step without a server needs dstPort`);
     const payload = options.payload ?? 'packetlab';
-    if (payload.length > 120) throw new Error(`scenario ${this.name}: TCP payloads stay under 128 bytes`);
+    if (payload.length > 500) throw new Error(`scenario ${this.name}: TCP messages stay under 536 bytes`);
     return this.step({
       kind: 'tcp',
       client: options.client,

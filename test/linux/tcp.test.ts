@@ -76,6 +76,20 @@ describe('differential: TCP', () => {
     }
   });
 
+  it('messages of 502 bytes: under rcv_mss, windows stay where the handshake put them on both sides', async (ctx) => {
+    const scenario = twoHosts('tcp-502')
+      .capture('a', 'veth-a')
+      .tcp({
+        client: CLIENT,
+        server: { ns: 'b', bind: '0.0.0.0', port: 8080 },
+        dst: '10.0.0.2',
+        count: 3,
+        payload: 'x'.repeat(500),
+      })
+      .build();
+    await differential(ctx, scenario);
+  });
+
   it('a port without a listener, REJECT tcp-reset, port unreachable, host prohibited, and DROP', async (ctx) => {
     const scenario = twoHosts('tcp-refused')
       .iptablesRestore('b', REJECT_RULES)

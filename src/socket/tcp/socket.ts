@@ -17,6 +17,7 @@ import { TCP_HEADER_LEN, TcpView } from '../../wire/tcp.ts';
 import { type OutgoingOptions, optionsLength, ReceivedOptions, writeOptions } from './options.ts';
 import { bufferSysctl } from './sysctl.ts';
 import {
+  initBufferSpace,
   initialRcvMss,
   type ReceiveWindow,
   selectInitialWindow,
@@ -356,9 +357,7 @@ export class TcpSocket implements TcpEndpoints {
   private establish(): void {
     this.state = 'ESTABLISHED';
     this.syncMss(this.pathMtu());
-    // tcp_init_buffer_space: the clamp falls to what the buffer backs; rcv_ssthresh starts at the offered window.
-    this.window.windowClamp = Math.min(this.window.windowClamp, this.fullSpace());
-    this.window.rcvSsthresh = Math.min(this.window.rcvWnd, this.window.windowClamp);
+    initBufferSpace(this.window, this.fullSpace(), this.advmss, this.sysctl('tcp_app_win'));
     this.rcvMss = initialRcvMss(this.advmss, this.mss, this.window.rcvWnd);
     this.retransmits = 0;
     this.cancelRto();

@@ -28,6 +28,7 @@ export function defineTcpSysctls(sysctls: Sysctls): void {
   int('tcp_synack_retries', 5, 0, 255);
   int('tcp_retries2', 15);
   int('tcp_fin_timeout', 60);
+  int('tcp_app_win', 31, 0, 31);
 }
 
 /** One field (0, 1 or 2) of tcp_rmem or tcp_wmem. */

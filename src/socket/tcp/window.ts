@@ -1,5 +1,6 @@
-// TCP receive-window arithmetic: the initial window and scale (tcp_select_initial_window), the window each segment
-// advertises (tcp_select_window), and the receive MSS estimate delayed ACKs use (tcp_initialize_rcv_mss).
+// TCP receive-window arithmetic: the initial window and scale (tcp_select_initial_window), the clamp once established
+// (tcp_init_buffer_space), the window each segment advertises (tcp_select_window), and the receive MSS estimate
+// delayed ACKs use (tcp_initialize_rcv_mss).
 //
 // Linux 6.x turns buffer bytes into window bytes with a scaling ratio that starts at one half
 // (TCP_DEFAULT_SCALING_RATIO) and is re-measured from full-sized segments' truesize; packetlab
@@ -48,6 +49,24 @@ export function selectInitialWindow(
     rcvWscale = Math.min(Math.max(Math.floor(Math.log2(largest)) - 15, 0), MAX_WSCALE);
   }
   return { rcvWnd, rcvWscale, windowClamp: 0xffff * 2 ** rcvWscale };
+}
+
+/**
+ * tcp_init_buffer_space's clamp once the connection is established: no more than the buffer
+ * backs, less one segment kept in reserve (tcp_app_win, 31 by default); rcv_ssthresh starts at
+ * the window offered, under that clamp. With the clamp one segment below the buffer and
+ * rcv_ssthresh at the clamp, tcp_grow_window finds no room until the scaling ratio is
+ * re-measured from a full-sized segment (not modelled).
+ */
+export function initBufferSpace(state: ReceiveWindow, maxwin: number, advmss: number, appWin: number): void {
+  if (state.windowClamp >= maxwin) {
+    state.windowClamp = maxwin;
+    if (appWin > 0 && maxwin > 4 * advmss)
+      state.windowClamp = Math.max(maxwin - Math.floor(maxwin / 2 ** appWin), 4 * advmss);
+  }
+  if (appWin > 0 && state.windowClamp > 2 * advmss && state.windowClamp + advmss > maxwin)
+    state.windowClamp = Math.max(2 * advmss, maxwin - advmss);
+  state.rcvSsthresh = Math.min(state.rcvWnd, state.windowClamp);
 }
 
 /** The receive side's window state, as tcp_sock keeps it. */
