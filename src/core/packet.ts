@@ -7,6 +7,28 @@
 /** Headroom reserved in front of every frame: room for two VXLAN encapsulations (2 x 50) and a VLAN tag. */
 export const DEFAULT_HEADROOM = 128;
 
+/**
+ * Packet buffers are carved from 64 KiB slabs: a view on a shared ArrayBuffer costs a fraction
+ * of a fresh backing store, which V8 allocates and accounts one by one. Slab space is never
+ * reused, so a new buffer is zeroed; a slab is collected once no packet views it any more.
+ * Buffers bigger than a quarter slab get their own.
+ */
+const SLAB_BYTES = 64 * 1024;
+let slab = new Uint8Array(SLAB_BYTES);
+let slabUsed = 0;
+
+function packetBuffer(size: number): Uint8Array {
+  if (size > SLAB_BYTES / 4) return new Uint8Array(size);
+  if (slabUsed + size > SLAB_BYTES) {
+    slab = new Uint8Array(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const buf = slab.subarray(slabUsed, slabUsed + size);
+  // Keep every buffer 8-byte aligned.
+  slabUsed += (size + 7) & ~7;
+  return buf;
+}
+
 /** Where a received frame was addressed, as the kernel's `skb->pkt_type` (and SLL2's packet type). */
 export const enum PacketType {
   Host = 0,
@@ -27,7 +49,7 @@ export class Packet {
   mark = 0;
   /** The `meta nftrace` flag. */
   nftrace = false;
-  /** Ties together the trace lines of one packet (`nft monitor trace`'s id). */
+  /** The packet's own part of its trace id (the kernel hashes the skb's address): netfilter/trace.ts, traceIdOf. */
   traceId = 0;
   /** ifindex of the device the packet was received on, 0 for locally generated. */
   iif = 0;
@@ -54,14 +76,14 @@ export class Packet {
 
   /** A packet holding a copy of `frame` with `headroom` free bytes in front. */
   static fromFrame(frame: Uint8Array, headroom = DEFAULT_HEADROOM): Packet {
-    const buf = new Uint8Array(headroom + frame.length);
+    const buf = packetBuffer(headroom + frame.length);
     buf.set(frame, headroom);
     return new Packet(buf, headroom, headroom + frame.length);
   }
 
   /** A packet with `length` zeroed bytes to fill in, and headroom in front. */
   static allocate(length: number, headroom = DEFAULT_HEADROOM): Packet {
-    return new Packet(new Uint8Array(headroom + length), headroom, headroom + length);
+    return new Packet(packetBuffer(headroom + length), headroom, headroom + length);
   }
 
   get length(): number {

@@ -592,6 +592,11 @@ function packetFlow(
   return scratchFlow;
 }
 
+/** inet_select_addr through the namespace, 0 when it has no address to offer. */
+function selectSource(devices: InterfaceResolver, dev: number, dst: Ipv4Addr, scope: number): Ipv4Addr {
+  return devices.selectSource?.(dev, dst, scope) ?? 0;
+}
+
 /**
  * Output route for a locally generated packet (route.c: ip_route_output_key_hash_rcu and
  * __mkroute_output, without multicast, VRF or device state).
@@ -602,8 +607,6 @@ export function routeOutput(
   devices: InterfaceResolver,
 ): RouteDecision | KernelError {
   const lo = devices.indexOf('lo') ?? LOOPBACK_IFINDEX;
-  const select = (dev: number, dst: Ipv4Addr, scope: number): Ipv4Addr =>
-    devices.selectSource?.(dev, dst, scope) ?? 0;
   const dst = query.dstAddr >>> 0;
   let src = query.srcAddr >>> 0;
   const oif = query.oif;
@@ -613,10 +616,10 @@ export function routeOutput(
   }
   if (oif !== 0) {
     if (dst === LIMITED_BROADCAST) {
-      if (src === 0) src = select(oif, 0, RT_SCOPE_LINK);
+      if (src === 0) src = selectSource(devices, oif, 0, RT_SCOPE_LINK);
       return decision(fib, 'broadcast', src, oif, 0, undefined, false);
     }
-    if (src === 0 && dst === 0) src = select(oif, 0, RT_SCOPE_HOST);
+    if (src === 0 && dst === 0) src = selectSource(devices, oif, 0, RT_SCOPE_HOST);
   }
   if (dst === 0) {
     if (src === 0) src = LOCALHOST;
@@ -627,7 +630,7 @@ export function routeOutput(
   if (!res.ok) {
     // "Apparently, routing tables are wrong. Assume, that the destination is on link."
     if (oif === 0) return kernelError(res.error);
-    if (src === 0) src = select(oif, 0, RT_SCOPE_LINK);
+    if (src === 0) src = selectSource(devices, oif, 0, RT_SCOPE_LINK);
     return decision(fib, dst === LIMITED_BROADCAST ? 'broadcast' : 'unicast', src, oif, 0, undefined, false);
   }
   const route = res.route;
@@ -636,7 +639,7 @@ export function routeOutput(
     return decision(fib, 'local', src, lo, res.table, route, false);
   }
   // fib_select_path / fib_result_prefsrc
-  if (src === 0) src = route.prefSrc ?? select(route.oif!, route.gateway ?? 0, route.scope);
+  if (src === 0) src = route.prefSrc ?? selectSource(devices, route.oif!, route.gateway ?? 0, route.scope);
   const dev = route.oif!;
   if (isLoopbackNet(src) && dev !== lo) return kernelError('EINVAL');
   const type = dst === LIMITED_BROADCAST || res.type === 'broadcast' ? 'broadcast' : 'unicast';

@@ -256,7 +256,7 @@ export class Ipv4Stack {
   private inputError(dev: NetDevice, pkt: Packet, error: RouteErrno): void {
     if (error === 'ENETUNREACH') this.mib.inNoRoutes++;
     else this.mib.inAddrErrors++;
-    const forwarding = this.sysctls.int(`net.ipv4.conf.${dev.name}.forwarding`) !== 0;
+    const forwarding = this.sysctls.int(this.sysctls.confKey(dev.name, 'forwarding')) !== 0;
     if (forwarding && error !== 'EINVAL') this.icmp.sendError(pkt, 3, ICMP_CODE_FOR[error], 0);
     this.drop(pkt, error === 'ENETUNREACH' ? 'IP_INNOROUTES' : 'IP_INADDRERRORS', dev);
   }

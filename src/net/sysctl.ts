@@ -85,6 +85,10 @@ export type SysctlResult = { ok: true; value: string } | { ok: false; error: 'EN
 
 export class Sysctls {
   private readonly values = new Map<string, string>();
+  /** Values as numbers (a multi-field one by its first field), so per-packet reads parse nothing. */
+  private readonly numbers = new Map<string, number>();
+  /** `net.ipv4.conf.<dev>.<name>` strings, built once per device and name rather than per packet. */
+  private readonly confKeys = new Map<string, Map<string, string>>();
   private readonly specs = new Map<string, SysctlSpec>();
   private readonly bindings = new Map<string, SysctlBinding>();
 
@@ -104,7 +108,7 @@ export class Sysctls {
     binding?: SysctlBinding,
   ): void {
     this.specs.set(key, { fields: 1, ...spec });
-    this.values.set(key, spec.defaultValue);
+    this.store(key, spec.defaultValue);
     if (binding !== undefined) this.bindings.set(key, binding);
     else this.bindings.delete(key);
   }
@@ -114,7 +118,7 @@ export class Sysctls {
     this.addConf(dev);
     for (const [name, spec] of Object.entries(NEIGH_KEYS)) {
       this.specs.set(`net.ipv4.neigh.${dev}.${name}`, spec);
-      this.values.set(`net.ipv4.neigh.${dev}.${name}`, spec.defaultValue);
+      this.store(`net.ipv4.neigh.${dev}.${name}`, spec.defaultValue);
     }
   }
 
@@ -122,18 +126,18 @@ export class Sysctls {
     for (const [name, spec] of Object.entries(DEVICE_KEYS)) {
       const inherited = this.values.get(`net.ipv4.conf.default.${name}`);
       this.specs.set(`net.ipv4.conf.${dev}.${name}`, spec);
-      this.values.set(`net.ipv4.conf.${dev}.${name}`, inherited ?? spec.defaultValue);
+      this.store(`net.ipv4.conf.${dev}.${name}`, inherited ?? spec.defaultValue);
     }
   }
 
   removeDevice(dev: string): void {
     for (const name of Object.keys(DEVICE_KEYS)) {
       this.specs.delete(`net.ipv4.conf.${dev}.${name}`);
-      this.values.delete(`net.ipv4.conf.${dev}.${name}`);
+      this.erase(`net.ipv4.conf.${dev}.${name}`);
     }
     for (const name of Object.keys(NEIGH_KEYS)) {
       this.specs.delete(`net.ipv4.neigh.${dev}.${name}`);
-      this.values.delete(`net.ipv4.neigh.${dev}.${name}`);
+      this.erase(`net.ipv4.neigh.${dev}.${name}`);
     }
   }
 
@@ -141,6 +145,32 @@ export class Sysctls {
   neigh(dev: string | undefined, name: keyof typeof NEIGH_KEYS): number {
     const value = dev === undefined ? undefined : this.values.get(`net.ipv4.neigh.${dev}.${name}`);
     return Number.parseInt(value ?? NEIGH_KEYS[name]!.defaultValue, 10);
+  }
+
+  private store(key: string, value: string): void {
+    this.values.set(key, value);
+    // A multi-field value reads as its first field, as before.
+    this.numbers.set(key, Number.parseInt(value, 10));
+  }
+
+  private erase(key: string): void {
+    this.values.delete(key);
+    this.numbers.delete(key);
+  }
+
+  /** The key of a per-device conf value (`net.ipv4.conf.eth0.forwarding`), without building a string per call. */
+  confKey(dev: string, name: string): string {
+    let keys = this.confKeys.get(dev);
+    if (keys === undefined) {
+      keys = new Map();
+      this.confKeys.set(dev, keys);
+    }
+    let key = keys.get(name);
+    if (key === undefined) {
+      key = `net.ipv4.conf.${dev}.${name}`;
+      keys.set(name, key);
+    }
+    return key;
   }
 
   has(key: string): boolean {
@@ -157,10 +187,10 @@ export class Sysctls {
 
   /** The integer value of a key the stack reads; a programmer error when the key does not exist. */
   int(key: string): number {
-    const value = this.values.get(key);
+    const value = this.numbers.get(key);
     if (value === undefined) throw new Error(`unknown sysctl ${key}`);
-    const read = this.bindings.get(key)?.read;
-    return read === undefined ? Number.parseInt(value, 10) : read();
+    const read = this.bindings.size === 0 ? undefined : this.bindings.get(key)?.read;
+    return read === undefined ? value : read();
   }
 
   /** Writes a value after validating it as the kernel's proc_dointvec_minmax would. */
@@ -175,7 +205,7 @@ export class Sysctls {
     if (numbers.some((n) => Number.isNaN(n) || n < spec.min || n > spec.max))
       return { ok: false, error: 'EINVAL' };
     const value = numbers.join('\t');
-    this.values.set(name, value);
+    this.store(name, value);
     if (name === 'net.ipv4.ip_forward') this.propagateForwarding(value);
     this.bindings.get(name)?.write?.(numbers[0]!);
     return { ok: true, value };
@@ -188,7 +218,7 @@ export class Sysctls {
 
   /** Writing ip_forward sets conf.all/default/<every dev>.forwarding too (devinet.c: devinet_sysctl_forward). */
   private propagateForwarding(value: string): void {
-    for (const key of this.values.keys()) if (key.endsWith('.forwarding')) this.values.set(key, value);
+    for (const key of this.values.keys()) if (key.endsWith('.forwarding')) this.store(key, value);
   }
 }
 

@@ -139,7 +139,7 @@ export class Namespace implements DeviceOwner, Interfaces {
 
   forwarding(ifindex: number): boolean {
     const dev = this.devices.get(ifindex);
-    return dev !== undefined && this.sysctls.int(`net.ipv4.conf.${dev.name}.forwarding`) !== 0;
+    return dev !== undefined && this.sysctls.int(this.sysctls.confKey(dev.name, 'forwarding')) !== 0;
   }
 
   get loopback(): NetDevice {

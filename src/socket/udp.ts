@@ -146,12 +146,15 @@ export class UdpTable {
   ): UdpSocket | undefined {
     const bound = this.sockets.get(port);
     if (bound === undefined) return undefined;
-    const hears = (socket: UdpSocket): boolean =>
-      socket.remote === undefined || (socket.remote.addr === remoteAddr && socket.remote.port === remotePort);
-    return (
-      bound.find((socket) => socket.addr === addr && hears(socket)) ??
-      bound.find((socket) => socket.addr === 0 && hears(socket))
-    );
+    // A socket bound to the address wins over one bound to any (plain loops: no closure per datagram).
+    let wildcard: UdpSocket | undefined;
+    for (const socket of bound) {
+      const remote = socket.remote;
+      if (remote !== undefined && (remote.addr !== remoteAddr || remote.port !== remotePort)) continue;
+      if (socket.addr === addr) return socket;
+      if (socket.addr === 0 && wildcard === undefined) wildcard = socket;
+    }
+    return wildcard;
   }
 
   /** udp_sendmsg: route, build header and checksum, then the IP layer. */
