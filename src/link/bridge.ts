@@ -109,6 +109,8 @@ export class Bridge extends NetDevice {
       return;
     }
     this.fdb.learn(src, port.ifindex, now);
+    // br_handle_frame: a frame for the bridge's own address is for this host, whatever the port made of it.
+    if (readMac(pkt.buf, pkt.start) === this.mac) pkt.pktType = PacketType.Host;
     this.step(pkt, 'br_handle_frame', port.name);
     if (this.preRoutingHook !== null) {
       const verdict = this.preRoutingHook(this, pkt, port);
@@ -141,11 +143,17 @@ export class Bridge extends NetDevice {
     if (localRcv) this.receive(pkt);
   }
 
-  /** br_pass_frame_up: the frame is received again, on the bridge device itself. */
+  /**
+   * br_pass_frame_up: the frame is received again, on the bridge device itself, with the packet type its port
+   * gave it (eth_type_trans against the port's address) or br_handle_frame set: a frame for the ingress port's
+   * own MAC is for this host, one for another port's MAC is not (ip_rcv drops it), as on Linux.
+   */
   private passUp(pkt: Packet): void {
-    pkt.pktType = PacketType.Host;
     this.receive(pkt);
   }
+
+  /** The bridge device receives only frames a port already classified (br_pass_frame_up does not run eth_type_trans). */
+  protected override classify(_pkt: Packet): void {}
 
   /** br_forward: to one port, unless it is the ingress port without hairpin mode (should_deliver). */
   private forward(pkt: Packet, inPort: NetDevice, out: NetDevice): void {

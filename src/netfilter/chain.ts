@@ -5,7 +5,7 @@ import { evalCmp, lookupElement } from './expr/compare.ts';
 import type { Chain, Expr, Rule, Table, Verdict } from './ir.ts';
 import { JUMP_STACK_MAX } from './ir.ts';
 import type { PacketState } from './packet-state.ts';
-import type { NftTraceEvent, TracedPacket } from './trace.ts';
+import { type NftTraceEvent, type TracedPacket, traceIdOf } from './trace.ts';
 
 /** What a statement the chain cannot run alone (nat, reject, log, xt matches, marks) asks of its owner. */
 export interface StatementRunner {
@@ -43,7 +43,7 @@ export function runBaseChain(
     if (trace === undefined || !state.pkt.nftrace) return;
     if (state.pkt.traceId === 0) state.pkt.traceId = state.host.rng.u32() || 1;
     trace({
-      id: state.pkt.traceId,
+      id: traceIdOf(state.pkt.traceId, state.pkt.iif),
       family: table.family,
       table,
       chain: at,

@@ -358,6 +358,8 @@ export interface Chain {
   /** Packets and bytes that met the policy (iptables -L's policy counters). */
   policyPackets: number;
   policyBytes: number;
+  /** nft's chain comment (`comment "..."` in the chain's block), set when the chain is created. */
+  readonly comment?: string;
 }
 
 export interface Table {

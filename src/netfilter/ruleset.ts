@@ -106,7 +106,7 @@ export class RulesetDraft {
     table: Table,
     name: string,
     base: BaseChainSpec | undefined,
-    options: { exclusive?: boolean } = {},
+    options: { exclusive?: boolean; comment?: string | undefined } = {},
   ): Chain | RulesetError {
     const existing = table.chains.get(name);
     if (existing !== undefined) {
@@ -129,16 +129,23 @@ export class RulesetDraft {
       rules: [],
       policyPackets: 0,
       policyBytes: 0,
+      // The kernel keeps the comment of the chain's creation: a later `add chain` with another is ignored.
+      ...(options.comment !== undefined ? { comment: options.comment } : {}),
     };
     table.chains.set(name, chain);
     return chain;
   }
 
-  /** Deleting a chain that rules still jump to, or that has rules, fails with EBUSY as in the kernel. */
-  deleteChain(table: Table, name: string): RulesetError | undefined {
+  /**
+   * nf_tables_delchain: a chain that rules or map elements still jump to cannot go (EBUSY), even when the jump
+   * is one of its own rules (chain->use counts them apart from the chain's rules). Its own rules go with it
+   * (`recursive`, what nft sends), unless the request says NLM_F_NONREC (iptables-nft's -X): then a chain with
+   * rules is EBUSY too.
+   */
+  deleteChain(table: Table, name: string, options: { recursive?: boolean } = {}): RulesetError | undefined {
     const chain = table.chains.get(name);
     if (chain === undefined) return { errno: 'ENOENT', what: `chain ${name}` };
-    if (chain.rules.length > 0 || this.referenced(table, name))
+    if ((chain.rules.length > 0 && options.recursive !== true) || this.referenced(table, name))
       return { errno: 'EBUSY', what: `chain ${name}` };
     table.chains.delete(name);
     return undefined;

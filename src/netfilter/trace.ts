@@ -33,3 +33,18 @@ export interface NftTraceEvent {
 }
 
 export type TraceListener = (event: NftTraceEvent) => void;
+
+/**
+ * The id of a packet's trace events, as nf_tables_trace.c's __nft_trace_get_id makes it: a hash of the skb's
+ * address, skb->hash and skb->skb_iif. `skb` is the packet's own random number (Packet.traceId, drawn once, as
+ * an address is fixed once the skb exists); skb->hash is not modelled. The id changes when the packet is received
+ * again on another device: a frame bridged up to cni0 (br_pass_frame_up) has one id at the bridge port's
+ * PREROUTING (br_netfilter) and another at FORWARD and POSTROUTING, and so does a packet after VXLAN decap.
+ */
+export function traceIdOf(skb: number, skbIif: number): number {
+  // murmur3's fmix32 over the two words: any well-mixed hash will do, the ids are compared by their runs only.
+  let h = (skb ^ Math.imul(skbIif + 1, 0x9e3779b1)) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}

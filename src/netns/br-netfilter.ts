@@ -8,6 +8,7 @@
 // it stays bridged, its destination MAC the neighbour's (hairpin traffic keeps its TTL and source MAC); toward
 // anything else it goes up to the host to be routed. Not modelled: arptables, ip6tables, VLAN-tagged frames.
 
+import { PacketType } from '../core/packet.ts';
 import type { BridgeForwardHook, BridgePreRoutingHook } from '../link/bridge.ts';
 import { readMac, writeMac } from '../wire/address.ts';
 import { readU16 } from '../wire/bytes.ts';
@@ -65,8 +66,10 @@ export function brNetfilterPreRouting(ns: Namespace): BridgePreRoutingHook {
       ns.ipv4.neighbours.output(bridge.ifindex, nextHop, pkt);
       return 'taken';
     }
-    // To the host, or routed elsewhere: up through the bridge device as a frame for this host.
+    // To the host, or routed elsewhere: up through the bridge device as a frame for this host (the bridge's
+    // address in the header, skb->pkt_type = PACKET_HOST).
     writeMac(pkt.buf, pkt.start, bridge.mac);
+    pkt.pktType = PacketType.Host;
     return 'up';
   };
 }

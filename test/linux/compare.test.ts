@@ -164,6 +164,26 @@ describe('nft monitor trace', () => {
     );
     expect(normaliseTrace('w1: nft list ruleset', text)).toBe(text);
   });
+
+  it('starts a new run when a base chain dumps a packet again under the same id (the next packet reused the skb)', () => {
+    const text = [
+      'trace id 1aca1949 ip debug trace packet: iif "eth0" tcp flags == syn ',
+      'trace id 1aca1949 ip debug trace policy accept ',
+      'trace id 1aca1949 ip kube-proxy filter-forward packet: iif "eth0" oif "flannel.1" tcp flags == syn ',
+      'trace id 1aca1949 ip kube-proxy filter-forward policy accept ',
+      'trace id 1aca1949 ip debug trace packet: iif "eth0" tcp flags == ack ',
+      'trace id 1aca1949 ip debug trace policy accept ',
+      '',
+    ].join('\n');
+    expect(normaliseTrace('w1: nft monitor trace', text).match(/T\d/g)).toEqual([
+      'T1',
+      'T1',
+      'T1',
+      'T1',
+      'T2',
+      'T2',
+    ]);
+  });
 });
 
 describe('the scenario builder keeps commands inside the sandbox', () => {

@@ -136,20 +136,27 @@ function natPortFields(fields: Field[], fixed: readonly number[] | undefined): F
 }
 
 /**
- * `nft monitor trace`: trace ids are a hash of the skb's address (nft_trace_init), random per packet, and a
- * later packet may reuse a freed skb and so an earlier id. A packet's lines come in one run (the hooks run
- * synchronously), so each run of one id is renamed in order (`trace id T1`, `T2`, ...). The IP identification
- * of a traced packet is not compared, as in frames.
+ * `nft monitor trace`: trace ids are a hash of the skb's address, skb->hash and skb_iif (__nft_trace_get_id),
+ * random per packet, and a later packet may reuse a freed skb and so an earlier id, even the id of the packet
+ * just before it. A packet's lines come in one run (the hooks run synchronously) and dump its headers once per
+ * base chain, so a run ends where the id changes or where a base chain of the run dumps a packet again (the next
+ * packet, in a reused skb); each run is renamed in order (`trace id T1`, `T2`, ...). The IP identification of a
+ * traced packet is not compared, as in frames.
  */
 export const normaliseTrace: Normaliser = (label, text) => {
   if (!/: nft monitor/.test(label)) return text;
   let previous = '';
   let runs = 0;
+  let dumped = new Set<string>();
   return text
-    .replace(/\btrace id ([0-9a-f]{8})\b/g, (_m, id: string) => {
-      if (id !== previous) runs++;
+    .replace(/\btrace id ([0-9a-f]{8})\b( \S+ \S+ \S+ packet:)?/g, (_m, id: string, packet?: string) => {
+      if (id !== previous || (packet !== undefined && dumped.has(packet))) {
+        runs++;
+        dumped = new Set();
+      }
+      if (packet !== undefined) dumped.add(packet);
       previous = id;
-      return `trace id T${runs}`;
+      return `trace id T${runs}${packet ?? ''}`;
     })
     .replace(/\bip id \d+\b/g, 'ip id N');
 };

@@ -132,7 +132,8 @@ class Runner {
       case 'delete-chain': {
         const table = this.table(draft, command.ref, 'rule', command.chain);
         if (isErrorRecord(table)) return table;
-        const error = draft.deleteChain(table, command.chain.name);
+        // nft's delete takes the chain's rules with it (no NLM_F_NONREC).
+        const error = draft.deleteChain(table, command.chain.name, { recursive: true });
         if (error === undefined) return undefined;
         return kernelError(command.chain.loc, error.errno === 'EBUSY' ? 'EBUSY' : 'ENOENT');
       }
@@ -333,7 +334,7 @@ class Runner {
       )
         return kernelError(loc, 'EOPNOTSUPP');
     }
-    const chain = draft.addChain(table, def.name.name, spec, { exclusive });
+    const chain = draft.addChain(table, def.name.name, spec, { exclusive, comment: def.comment });
     if ('errno' in chain)
       return chain.errno === 'EEXIST' ? kernelError(def.name.loc, 'EEXIST') : kernelError(loc, 'EOPNOTSUPP');
     return chain;
@@ -396,6 +397,14 @@ class Runner {
       if (rule.rejects > 0 && !['input', 'forward', 'output'].includes(base.hook))
         return kernelError(loc, 'EOPNOTSUPP');
     }
+    // nft sends each anonymous set or map of the rule (`vmap { 0 : goto x }`, `{ 80, 443 }`) as a set of its own
+    // before the rule, and nf_tables_newset numbers it from the table's handles: the rule's handle comes after.
+    for (const expr of rule.exprs)
+      if (
+        (expr.kind === 'lookup' && expr.set.kind === 'anonymous') ||
+        (expr.kind === 'vmap' && expr.map.kind === 'anonymous')
+      )
+        draft.allocateHandle(table);
     const added = draft.addRule(
       table,
       chain,

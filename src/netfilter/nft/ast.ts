@@ -50,6 +50,7 @@ export interface RawVerdict {
 export interface ChainDef {
   readonly name: Named;
   readonly spec: BaseChainSpec | undefined;
+  readonly comment: string | undefined;
   readonly rules: readonly ParsedRule[];
   readonly loc: Location;
 }

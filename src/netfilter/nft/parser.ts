@@ -180,7 +180,7 @@ class CommandParser {
         const name = this.s.name();
         const chain = this.s.isPunct('{')
           ? this.chainBlock(name, this.irFamily(ref))
-          : { name, spec: undefined, rules: [], loc: name.loc };
+          : { name, spec: undefined, comment: undefined, rules: [], loc: name.loc };
         return { kind: 'add-chain', exclusive, ref, chain, loc: this.loc(first) };
       }
       case 'rule':
@@ -405,6 +405,7 @@ class CommandParser {
   private chainBlock(name: Named, family: Family): ChainDef {
     const start = this.s.peek();
     let spec: BaseChainSpec | undefined;
+    let comment: string | undefined;
     const rules: ParsedRule[] = [];
     this.block(
       () => {
@@ -419,13 +420,12 @@ class CommandParser {
           else spec = { ...spec, policy: policy.text };
         } else if (token.kind === 'word' && token.text === 'comment') {
           this.s.next();
-          this.quoted();
-          this.s.report(errorAt(token.loc, 'chain comments are not supported by packetlab'));
+          comment = this.quoted();
         } else rules.push(parseRule(this.s, { family, inBlock: true }));
       },
       { closeAfterItem: false },
     );
-    return { name, spec, rules, loc: span(start.loc, this.s.previous().loc) };
+    return { name, spec, comment, rules, loc: span(start.loc, this.s.previous().loc) };
   }
 
   /** `type T hook H [device D] priority P` */

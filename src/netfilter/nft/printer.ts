@@ -619,6 +619,8 @@ function chainText(table: Table, name: string, options: PrintOptions, withRules:
   const chain = table.chains.get(name)!;
   const handle = options.handles ? ` # handle ${chain.handle}` : '';
   let text = `\tchain ${chain.name} {${handle}\n`;
+  // rule.c: chain_print_declaration prints the comment before the base chain's type line.
+  if (chain.comment !== undefined) text += `\t\tcomment "${chain.comment}"\n`;
   if (chain.base !== undefined) {
     const { type, hook, priority, policy } = chain.base;
     text += `\t\ttype ${type} hook ${hook} priority ${formatPriority(hook, priority)}; policy ${policy};\n`;
@@ -629,8 +631,12 @@ function chainText(table: Table, name: string, options: PrintOptions, withRules:
   return `${text}\t}\n`;
 }
 
-function tableHeader(table: Table, options: PrintOptions): string {
-  return `table ${table.family} ${table.name} {${options.handles ? ` # handle ${table.handle}` : ''}\n`;
+/**
+ * `table ip t {`, with the table's handle under `-a` only in listings of whole tables (table_print); listings of a
+ * chain, a set or map, or of all chains, sets or maps print the bare header (rule.c: do_list_chain, do_list_set...).
+ */
+function tableHeader(table: Table, options: PrintOptions, whole = false): string {
+  return `table ${table.family} ${table.name} {${options.handles && whole ? ` # handle ${table.handle}` : ''}\n`;
 }
 
 /** `nft list table`: the table with its comment, sets and maps, then chains, separated by blank lines. */
@@ -639,7 +645,7 @@ export function printTable(table: Table, options: PrintOptions = {}): string {
   for (const set of table.sets.values()) items.push(setText(set, options));
   for (const name of table.chains.keys()) items.push(chainText(table, name, options, true));
   const comment = table.comment === undefined ? '' : `\tcomment "${table.comment}"\n`;
-  return `${tableHeader(table, options)}${comment}${items.join('\n')}}\n`;
+  return `${tableHeader(table, options, true)}${comment}${items.join('\n')}}\n`;
 }
 
 function familyMatches(table: Table, family: string | undefined): boolean {

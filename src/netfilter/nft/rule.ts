@@ -781,20 +781,14 @@ class RuleParser {
       return;
     }
     if (this.s.isPunct('@') || this.s.isPunct('{')) {
-      this.pushMatch({
-        kind: 'lookup',
-        left: values,
-        set: this.setReference(types, { vmap: false, lhs: lhsLoc }),
-        negate: false,
-      });
+      this.lookup(values, types, { op: 'implicit', bitmask, lhs: lhsLoc });
       return;
     }
     const op = relationalOperator(token);
     if (op !== undefined) {
       this.s.next();
       if ((op === 'eq' || op === 'ne') && (this.s.isPunct('@') || this.s.isPunct('{'))) {
-        const set = this.setReference(types, { vmap: false, lhs: lhsLoc });
-        this.pushMatch({ kind: 'lookup', left: values, set, negate: op === 'ne' });
+        this.lookup(values, types, { op, bitmask, lhs: lhsLoc });
         return;
       }
       const right = this.rhsValue(types, { flags: single !== undefined && isBitmask(single), widths });
@@ -825,6 +819,28 @@ class RuleParser {
       return;
     }
     this.pushMatch({ kind: 'cmp', left: values, op: 'eq', right });
+  }
+
+  /**
+   * `left [==|!=] @set` or `{ ... }`. An anonymous set of one plain element is no set at all (evaluate.c:
+   * expr_evaluate_set hands back the element): `ip daddr { 10.96.0.0/16 }` compiles, and lists, as
+   * `ip daddr 10.96.0.0/16`, and `ct state { established }` as the flag test `ct state established`.
+   */
+  private lookup(
+    values: Value[],
+    types: readonly NftType[],
+    options: { op: 'implicit' | 'eq' | 'ne'; bitmask: boolean; lhs: Location },
+  ): void {
+    const set = this.setReference(types, { vmap: false, lhs: options.lhs });
+    const only = set.kind === 'anonymous' && set.elements.length === 1 ? set.elements[0]! : undefined;
+    if (only !== undefined && only.data === undefined && only.key.kind !== 'concat' && values.length === 1) {
+      if (options.bitmask && options.op === 'implicit' && only.key.kind === 'number')
+        this.pushMatch(flagTest(values[0]!, only.key.value, 'ne', 0));
+      else
+        this.pushMatch({ kind: 'cmp', left: values, op: options.op === 'ne' ? 'ne' : 'eq', right: only.key });
+      return;
+    }
+    this.pushMatch({ kind: 'lookup', left: values, set, negate: options.op === 'ne' });
   }
 
   /** A value on the right of a relation; reports (and returns undefined for) values the type rejects. */

@@ -722,6 +722,66 @@ describe('nftrace and nft monitor trace', () => {
   });
 });
 
+describe('trace ids (__nft_trace_get_id hashes skb_iif)', () => {
+  const ruleset = `table ip t {
+  chain trace {
+    type filter hook prerouting priority -301; policy accept;
+    udp dport 53 meta nftrace set 1
+  }
+  chain c {
+    type filter hook forward priority filter; policy accept;
+  }
+}
+`;
+
+  /** The trace id of each line, by the chain it names. */
+  function idsByChain(lines: readonly string[]): Map<string, Set<string>> {
+    const ids = new Map<string, Set<string>>();
+    for (const line of lines) {
+      const m = /^trace id ([0-9a-f]{8}) ip t (\S+) /.exec(line);
+      if (m === null) continue;
+      if (!ids.has(m[2]!)) ids.set(m[2]!, new Set());
+      ids.get(m[2]!)!.add(m[1]!);
+    }
+    return ids;
+  }
+
+  function traced(l: Lab): string[] {
+    nft(l.r, ruleset);
+    l.b.udp.bind(0, 53, () => {});
+    const monitor = spawn(l.r, 'nft monitor trace');
+    if (!('stop' in monitor)) throw new Error(monitor.stderr);
+    sendUdp(l.a, '10.0.2.1');
+    l.sim.run(SEC);
+    return monitor.stop().stdout.split('\n');
+  }
+
+  it('a routed packet keeps one id from prerouting to forward', () => {
+    const ids = idsByChain(traced(lab('trace ids routed')));
+    expect([...ids.get('trace')!]).toEqual([...ids.get('c')!]);
+  });
+
+  it('a frame routed up from a bridge port gets another id at forward: br_pass_frame_up received it again on br0', () => {
+    const l = lab('trace ids bridged');
+    for (const line of [
+      'ip addr del 10.0.1.254/24 dev to-a',
+      'ip link add br0 type bridge',
+      'ip link set to-a master br0',
+      'ip addr add 10.0.1.254/24 dev br0',
+      'ip link set br0 up',
+    ])
+      expect(exec(l.r, line), line).toMatchObject({ exitCode: 0, stderr: '' });
+    const lines = traced(l);
+    // br_netfilter runs PREROUTING as the frame enters to-a (skb_iif is to-a's), FORWARD after the bridge
+    // passed it up to br0 (skb_iif is br0's); both name br0 as the input device.
+    expect(lines[0]).toMatch(/^trace id [0-9a-f]{8} ip t trace packet: iif "br0" /);
+    const ids = idsByChain(lines);
+    expect(ids.get('trace')?.size).toBe(1);
+    expect(ids.get('c')?.size).toBe(1);
+    expect([...ids.get('trace')!]).not.toEqual([...ids.get('c')!]);
+  });
+});
+
 describe('jump depth (nft_chain_validate)', () => {
   /** base jumps to c1, each cN to cN+1, the last one counts. */
   function nested(depth: number): string {
