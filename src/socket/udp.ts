@@ -29,7 +29,7 @@ export type UdpErrorHandler = (
   dstPort: number,
 ) => void;
 
-interface UdpSocket {
+export interface UdpSocket {
   readonly addr: Ipv4Addr;
   readonly port: number;
   /** Set for a connected socket: only datagrams from this address and port reach it (udp4_lib_lookup's scoring). */
@@ -84,6 +84,11 @@ export class UdpTable {
     const bound = this.sockets.get(port)?.filter((socket) => socket.addr !== addr) ?? [];
     if (bound.length === 0) this.sockets.delete(port);
     else this.sockets.set(port, bound);
+  }
+
+  /** The bound sockets, for `ss`-style listings. */
+  *bound(): IterableIterator<UdpSocket> {
+    for (const list of this.sockets.values()) yield* list;
   }
 
   isBound(port: number): boolean {

@@ -9,6 +9,7 @@ import { nft, startNft } from './nft.ts';
 import { ping } from './ping.ts';
 import { type CommandResult, fail } from './result.ts';
 import { shellWords } from './shell-words.ts';
+import { ss } from './ss.ts';
 import { sysctl } from './sysctl.ts';
 import { type Capture, startTcpdump, tcpdump } from './tcpdump.ts';
 
@@ -26,6 +27,7 @@ const COMMANDS: Record<string, Command> = {
   'iptables-save': iptablesSave,
   nft,
   ping,
+  ss,
   sysctl,
   tcpdump,
   'xtables-monitor': xtablesMonitor,

@@ -8,7 +8,7 @@ import { ETHERTYPE_IPV4 } from '../../src/wire/ethernet.ts';
 import { Icmpv4View } from '../../src/wire/icmpv4.ts';
 import { Ipv4View } from '../../src/wire/ipv4.ts';
 import { ethernet, ip, mac, tcp } from '../support/frames.ts';
-import { compareRuns, formatComparison, normaliseNatPorts, normaliseTrace } from './compare.ts';
+import { compareRuns, formatComparison, normaliseNatPorts, normaliseTrace, sortSsRows } from './compare.ts';
 import { dissectFrame, TcpSequenceSpaces } from './dissect.ts';
 import type { Observed } from './observed.ts';
 import { runPacketlab } from './packetlab-driver.ts';
@@ -186,6 +186,43 @@ describe('nft monitor trace', () => {
   });
 });
 
+describe('ss rows (sortSsRows)', () => {
+  it('compares the rows sorted below the header, for ss only', () => {
+    const kernel =
+      'State     Recv-Q Send-Q Local Address:Port Peer Address:PortProcess\n' +
+      'TIME-WAIT 0      0           10.0.0.1:40002    10.0.0.2:22         \n' +
+      'TIME-WAIT 0      0           10.0.0.1:40000    10.0.0.2:8080       \n';
+    const sorted =
+      'State     Recv-Q Send-Q Local Address:Port Peer Address:PortProcess\n' +
+      'TIME-WAIT 0      0           10.0.0.1:40000    10.0.0.2:8080       \n' +
+      'TIME-WAIT 0      0           10.0.0.1:40002    10.0.0.2:22         \n';
+    expect(sortSsRows('a: ss -tan', kernel)).toBe(sorted);
+    expect(sortSsRows('a: ss -tanH', kernel.split('\n').slice(1).join('\n'))).toBe(
+      sorted.split('\n').slice(1).join('\n'),
+    );
+    expect(sortSsRows('a: ip route', kernel)).toBe(kernel);
+    expect(sortSsRows('a: ss -tanH', '')).toBe('');
+  });
+
+  it('runs commands while a TCP server listens, before the client connects', () => {
+    const scenario = twoHosts('while-listening')
+      .tcp({
+        client: { ns: 'a', bind: '10.0.0.1', port: 40000 },
+        server: { ns: 'b', bind: '0.0.0.0', port: 8080 },
+        dst: '10.0.0.2',
+        whileListening: [{ ns: 'b', argv: ['ss', '-tln'] }],
+      })
+      .build();
+    const run = runPacketlab(scenario);
+    expect(run.traffic.map((o) => o.label)).toEqual([
+      'b: ss -tln',
+      'a: tcp send 10.0.0.1:40000 -> 10.0.0.2:8080 x1',
+      'b: tcp echo 0.0.0.0:8080',
+    ]);
+    expect(run.traffic[0]!.stdout).toContain('LISTEN 0      511          0.0.0.0:8080');
+  });
+});
+
 describe('the scenario builder keeps commands inside the sandbox', () => {
   const b = new ScenarioBuilder('safety').namespace('a').namespace('b');
   it.each([
@@ -193,6 +230,10 @@ describe('the scenario builder keeps commands inside the sandbox', () => {
     ['ip netns', () => b.run('a', 'ip', 'netns', 'exec', 'b', 'ip', 'link')],
     ['ip -n NAME', () => b.run('a', 'ip', '-n', 'b', 'link')],
     ['a program outside the list', () => b.run('a', 'sh', '-c', 'true')],
+    ['ss -N NAME', () => b.run('a', 'ss', '-tN', 'b')],
+    ['ss --net NAME', () => b.run('a', 'ss', '--net=b')],
+    ['ss -K', () => b.observe('a', 'ss', '-K')],
+    ['ss -D FILE', () => b.observe('a', 'ss', '-tD', '/tmp/x')],
     [
       'a namespace word for an unknown namespace',
       () => b.command('a', ['ip', 'link', 'set', 'x', 'netns', { ns: 'c' }]),

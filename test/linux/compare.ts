@@ -171,6 +171,19 @@ export const sortHashOrdered: Normaliser = (label, text) =>
         .join('\n')}\n`
     : text;
 
+/**
+ * `ss`: the kernel lists sockets in the order of hash tables keyed with a random value per namespace
+ * (listeners by address and port, connections by 4-tuple, UDP by port), packetlab by port and
+ * 4-tuple: the rows are compared sorted, below the header line. Column widths do not depend on
+ * the order.
+ */
+export const sortSsRows: Normaliser = (label, text) => {
+  if (!/: ss\b/.test(label)) return text;
+  const lines = text.split('\n').filter((line) => line !== '');
+  const header = lines.length > 0 && /^(Netid|State|Recv-Q) /.test(lines[0]!) ? lines.splice(0, 1) : [];
+  return lines.length + header.length === 0 ? text : `${[...header, ...lines.sort()].join('\n')}\n`;
+};
+
 export function compareRuns(
   linux: Observed,
   packetlab: Observed,
@@ -191,6 +204,7 @@ export function compareRuns(
     normaliseSegmentNames,
     normaliseTrace,
     sortHashOrdered,
+    sortSsRows,
     ...(options.natPorts !== undefined ? [normaliseNatPorts(options.natPorts)] : []),
     ...(options.normalise ?? []),
   ];

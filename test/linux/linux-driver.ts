@@ -550,8 +550,10 @@ class LinuxRun {
       serverOut = collect(server);
       await waitForText(server, 'stdout', 'ready\n', 10_000);
     }
+    // While the server listens and before the client connects (`ss -tln`).
+    const results: CommandOutput[] = (step.whileListening ?? []).map((command) => this.run(command));
     const client = await this.peerClient(TCP_PEER, step, lifetime + 10_000);
-    const results: CommandOutput[] = [{ label: labels.client, ...client, exitCode: client.status }];
+    results.push({ label: labels.client, ...client, exitCode: client.status });
     if (server !== undefined && serverOut !== undefined) {
       // The server ends by itself once its connection closed (or after its lifetime when none came).
       await closed(server, lifetime);

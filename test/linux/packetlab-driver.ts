@@ -90,7 +90,7 @@ export function runPacketlab(scenario: Scenario, options: { seed?: string } = {}
         traffic.push(craftedFrames(sim, nsOf, step));
         break;
       case 'tcp':
-        traffic.push(...tcpExchange(sim, nsOf, step));
+        traffic.push(...tcpExchange(sim, nsOf, step, run));
         break;
       case 'wait':
         sim.run(step.ms * NS_PER_MS);

@@ -7,7 +7,7 @@ import type { Simulation } from '../../src/netns/simulation.ts';
 import type { TcpSocket } from '../../src/socket/tcp/socket.ts';
 import { formatIpv4, parseIpv4 } from '../../src/wire/address.ts';
 import { type CommandOutput, tcpLabels, tcpLines } from './observed.ts';
-import type { TrafficStep } from './scenario.ts';
+import type { Command, TrafficStep } from './scenario.ts';
 
 const decoder = new TextDecoder('latin1');
 const encoder = new TextEncoder();
@@ -22,6 +22,7 @@ export function tcpExchange(
   sim: Simulation,
   nsOf: (name: string) => Namespace,
   step: Extract<TrafficStep, { kind: 'tcp' }>,
+  run: (command: Command) => CommandOutput,
 ): CommandOutput[] {
   const labels = tcpLabels(step);
   const scheduler = sim.scheduler;
@@ -67,6 +68,8 @@ export function tcpExchange(
     });
     if (listener === 'EADDRINUSE') serverLines.push(tcpLines.error('EADDRINUSE'));
   }
+  // While the server listens and before the client connects (`ss -tln`).
+  const listening = (step.whileListening ?? []).map(run);
 
   let connected = false;
   let closed = false;
@@ -120,7 +123,7 @@ export function tcpExchange(
     stderr: '',
     exitCode: 0,
   });
-  const outputs = [output(labels.client, clientLines)];
+  const outputs = [...listening, output(labels.client, clientLines)];
   if (step.server !== undefined) outputs.push(output(labels.server, serverLines));
   return outputs;
 }

@@ -108,6 +108,12 @@ export type TrafficStep =
       readonly count: number;
       readonly payload: string;
       readonly timeoutMs: number;
+      /**
+       * Commands run once the server listens, before the client connects (`ss -tln`): the only
+       * moment a listening socket exists, since the server stops listening at its one accept.
+       * Their outputs come before the peers' lines.
+       */
+      readonly whileListening?: readonly Command[];
     }
   /** Let time pass (real time on the kernel side, virtual time in packetlab). */
   | { readonly kind: 'wait'; readonly ms: number };
@@ -141,6 +147,7 @@ export const ALLOWED_PROGRAMS = [
   'nft',
   'ping',
   'conntrack',
+  'ss',
 ] as const;
 
 const NAME = /^[a-z][a-z0-9]{0,7}$/;
@@ -394,8 +401,13 @@ export class ScenarioBuilder {
    * A TCP exchange between fixed ports; see TrafficStep. Messages stay under 536 bytes (the first
    * rcv_mss guess): a larger segment makes Linux re-measure its window scaling ratio from skb
    * truesize and grow its window, which packetlab does not model (docs/deviations.md).
+   * `whileListening` commands (`{ ns, argv }`) run once the server listens, before the client connects.
    */
-  tcp(options: ExchangeOptions): this {
+  tcp(
+    options: ExchangeOptions & {
+      readonly whileListening?: readonly { readonly ns: string; readonly argv: readonly string[] }[];
+    },
+  ): this {
     this.requireNs(options.client.ns);
     if (options.server !== undefined) this.requireNs(options.server.ns);
     const dstPort = options.dstPort ?? options.server?.port;
@@ -403,6 +415,9 @@ export class ScenarioBuilder {
       throw new Error(`scenario ${this.name}: a TCP step without a server needs dstPort`);
     const payload = options.payload ?? 'packetlab';
     if (payload.length > 500) throw new Error(`scenario ${this.name}: TCP messages stay under 536 bytes`);
+    const whileListening = (options.whileListening ?? []).map((command) => this.checked(command));
+    if (whileListening.length > 0 && options.server === undefined)
+      throw new Error(`scenario ${this.name}: commands while listening need a server`);
     return this.step({
       kind: 'tcp',
       client: options.client,
@@ -412,6 +427,7 @@ export class ScenarioBuilder {
       count: options.count ?? 1,
       payload,
       timeoutMs: options.timeoutMs ?? 1000,
+      ...(whileListening.length > 0 ? { whileListening } : {}),
     });
   }
 
@@ -488,6 +504,8 @@ export class ScenarioBuilder {
         if ('ns' in word) this.requireNs(word.ns);
         return;
       }
+      if (program === 'ss' && i > 0 && ssLeavesSandbox(word))
+        throw new Error(`scenario ${this.name}: ss ${word} reaches outside the scenario`);
       if (program !== 'ip' || i === 0) return;
       // `ip netns ...` and `ip -n NS` could reach any namespace; `netns NAME` must be a { ns } word.
       const previous = command.argv[i - 1];
@@ -511,6 +529,18 @@ export class ScenarioBuilder {
     this.macs.set(key, mac);
     return mac;
   }
+}
+
+/**
+ * ss options that act outside the scenario's namespace or files: -N/--net (another namespace),
+ * -K/--kill (closes sockets), -D/--diag (writes a file), -F/--filter (reads one).
+ */
+function ssLeavesSandbox(word: string): boolean {
+  if (word.startsWith('--')) {
+    const name = word.slice(2).split('=')[0]!;
+    return name !== '' && ['net', 'kill', 'diag', 'filter'].some((long) => long.startsWith(name));
+  }
+  return word.startsWith('-') && /[NKDF]/.test(word.slice(1));
 }
 
 function hex(byte: number): string {

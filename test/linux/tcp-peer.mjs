@@ -36,7 +36,8 @@ if (mode === 'serve') {
   });
   // Ends quietly when no connection came: the client's lines tell that story.
   setTimeout(() => process.exit(0), timeoutMs).unref();
-  server.listen({ host: bind, port, backlog: 16 }, () => console.log('ready'));
+  // Node's default backlog (511), which packetlab's listener shows in `ss` (it takes none).
+  server.listen({ host: bind, port }, () => console.log('ready'));
 } else if (mode === 'send') {
   const [dst, dstPortText, countText, payload, timeoutText] = rest;
   const count = Number(countText);

@@ -1017,6 +1017,15 @@ export class TcpSocket implements TcpEndpoints {
     }
   }
 
+  /**
+   * tp->write_seq - tp->snd_una: bytes written and not yet acknowledged, an unacknowledged SYN or FIN
+   * counting one (what inet_diag reports as the send queue, `ss`'s Send-Q).
+   */
+  get sendQueue(): number {
+    const writeSeq = (this.bufSeq + this.sendLen + (this.finQueued ? 1 : 0)) >>> 0;
+    return Math.max(0, (writeSeq - this.sndUna) | 0);
+  }
+
   /** The connection's sequence numbers, for tests and the trace: where each side stands. */
   get sequence(): { iss: number; sndUna: number; sndNxt: number; rcvNxt: number; sndWnd: number } {
     return {

@@ -213,6 +213,11 @@ export class TcpTable implements TcpHost {
     if (listener !== undefined) listener.onAccept(socket);
   }
 
+  /** The listening sockets in this namespace, for `ss`-style listings. */
+  *listening(): IterableIterator<TcpListener> {
+    for (const bound of this.listeners.values()) yield* bound;
+  }
+
   /** The connections in this namespace, for `ss`-style listings and tests. */
   *sockets(): IterableIterator<TcpSocket> {
     for (const byRemote of this.connections.values()) for (const list of byRemote.values()) yield* list;
