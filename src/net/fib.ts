@@ -661,7 +661,9 @@ export function routeInput(
   if (dst === LIMITED_BROADCAST || (src === 0 && dst === 0))
     return decision(fib, 'broadcast', src, lo, 0, undefined, true);
   if (src === 0 || dst === 0 || isMulticast(dst)) return kernelError('EINVAL');
-  if (isLoopbackNet(dst) || isLoopbackNet(src)) return kernelError('EINVAL');
+  // A packet looped back through lo keeps the output route it was sent with (ip_rcv_finish finds
+  // skb_valid_dst and looks nothing up), so 127/8 is a martian only when it arrives from outside.
+  if (query.iif !== lo && (isLoopbackNet(dst) || isLoopbackNet(src))) return kernelError('EINVAL');
   const flow = packetFlow(dst, src, query.iif, 0, query.mark, query.tos);
   const res = fib.lookup(flow);
   if (!res.ok) return kernelError(forwarding ? res.error : 'EHOSTUNREACH');
