@@ -177,6 +177,8 @@ class RunningCapture implements Capture {
 
   private onFrame(dev: NetDevice, pkt: Packet, direction: 'rx' | 'tx'): void {
     if (this.done) return;
+    // libpcap drops the outgoing copy of every frame on lo (pcap-linux.c): it comes back as incoming.
+    if (direction === 'tx' && dev.kind === 'loopback') return;
     const frame = this.linkType === LINKTYPE_LINUX_SLL2 ? cooked(dev, pkt, direction) : pkt.frame();
     if (!this.match(frame, this.linkType)) return;
     this.captured++;

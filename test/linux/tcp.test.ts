@@ -90,6 +90,20 @@ describe('differential: TCP', () => {
     await differential(ctx, scenario);
   });
 
+  it('over lo: ping 127.0.0.1 and a TCP echo at MTU 65536 (MSS 65495, capped by IPV4_MAX_PMTU; SYN-ACK window 65483)', async (ctx) => {
+    const scenario = twoHosts('tcp-loopback')
+      .capture('a', 'lo')
+      .ping('a', '127.0.0.1', { count: 1 })
+      .tcp({
+        client: { ns: 'a', bind: '127.0.0.1', port: 40000 },
+        server: { ns: 'a', bind: '0.0.0.0', port: 8080 },
+        dst: '127.0.0.1',
+        count: 2,
+      })
+      .build();
+    await differential(ctx, scenario);
+  });
+
   it('a port without a listener, REJECT tcp-reset, port unreachable, host prohibited, and DROP', async (ctx) => {
     const scenario = twoHosts('tcp-refused')
       .iptablesRestore('b', REJECT_RULES)

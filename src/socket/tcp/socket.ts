@@ -119,6 +119,11 @@ const UNREACH_ERRNO: readonly (TcpError | undefined)[] = [
   'EHOSTUNREACH',
 ];
 
+/** ipv4_default_advmss: the route MTU less IPv4 and TCP headers, at most IPV4_MAX_PMTU (65535) less them. */
+function advertisedMss(mtu: number): number {
+  return Math.min(mtu, 0xffff) - 40;
+}
+
 /** Sequence-space comparisons (before(), after() in tcp.h). */
 function before(a: number, b: number): boolean {
   return ((a - b) | 0) < 0;
@@ -271,7 +276,7 @@ export class TcpSocket implements TcpEndpoints {
   connect(): void {
     this.iss = this.host.random32();
     this.tsOffset = this.host.random32();
-    this.advmss = this.pathMtu() - 40;
+    this.advmss = advertisedMss(this.pathMtu());
     this.tsOk = this.sysctl('tcp_timestamps') !== 0;
     this.sackOk = this.sysctl('tcp_sack') !== 0;
     this.wscaleOk = this.sysctl('tcp_window_scaling') !== 0;
@@ -322,7 +327,7 @@ export class TcpSocket implements TcpEndpoints {
     this.sndWscale = this.wscaleOk ? this.received.wscale : 0;
     this.peerMss = this.received.mss > 0 ? this.received.mss : TCP_MSS_DEFAULT;
     if (this.tsOk) this.tsRecent = this.received.tsVal;
-    this.advmss = this.pathMtu() - 40;
+    this.advmss = advertisedMss(this.pathMtu());
     const initial = selectInitialWindow(
       this.fullSpace(),
       this.advmss - (this.tsOk ? TS_ALIGNED : 0),
