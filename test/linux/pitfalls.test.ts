@@ -6,20 +6,10 @@
 // one's, which on the kernel depends on a per-boot secret; packetlab implements the same rule with seeded numbers.
 
 import { describe, expect, it } from 'vitest';
-import { kubeProxyNatRules, type ServiceSpec } from '../../scenarios/kube-proxy-iptables.ts';
+import { kubeProxyNatRules } from '../../scenarios/kube-proxy-iptables.ts';
 import { differential, outputOf } from './harness.ts';
 import type { Observed } from './observed.ts';
-import { lesson } from './topologies.ts';
-
-const SERVICE: ServiceSpec = {
-  servicePort: 'default/signalements:http',
-  protocol: 'tcp',
-  clusterIp: '10.96.40.12',
-  port: 80,
-  nodePort: undefined,
-  endpoints: ['10.244.2.7:8000'],
-  clusterCidr: '10.244.0.0/16',
-};
+import { lesson, REMOTE_ENDPOINT_SERVICE } from './topologies.ts';
 
 /** Egress masquerade squeezed into two ports, so three connections to one destination cannot all get one. */
 const NARROW_MASQUERADE = `*nat
@@ -42,7 +32,7 @@ function heardPorts(observed: Observed): number[] {
 describe('differential: the lesson pitfalls', () => {
   it('pinging a ClusterIP: kube-proxy translates only TCP port 80, the echo request goes nowhere', async (ctx) => {
     const scenario = lesson('ping-clusterip', { pods: 'bridge', nodes: 'direct' })
-      .iptablesRestore('w1', kubeProxyNatRules([SERVICE]))
+      .iptablesRestore('w1', kubeProxyNatRules([REMOTE_ENDPOINT_SERVICE]))
       .capture('w1', 'eth0')
       .ping('diag', '10.96.40.12', { count: 1, wait: 1 })
       .observe('w1', 'iptables-save', '-c', '-t', 'nat')

@@ -3,9 +3,9 @@
 // a dropped SYN retransmitted; conntrack after TCP and UDP; a TCP ClusterIP through kube-proxy's DNAT.
 
 import { describe, expect, it } from 'vitest';
-import { kubeProxyNatRules, type ServiceSpec } from '../../scenarios/kube-proxy-iptables.ts';
+import { kubeProxyNatRules } from '../../scenarios/kube-proxy-iptables.ts';
 import { differential, outputOf } from './harness.ts';
-import { lesson, twoHosts } from './topologies.ts';
+import { lesson, REMOTE_ENDPOINT_SERVICE, twoHosts } from './topologies.ts';
 
 const CLIENT = { ns: 'a', bind: '10.0.0.1', port: 40000 } as const;
 
@@ -30,16 +30,6 @@ const STATEFUL_RULES = `*filter
 -A INPUT -p udp -m udp --dport 8000 -m conntrack --ctstate NEW -j ACCEPT
 COMMIT
 `;
-
-const TCP_SERVICE: ServiceSpec = {
-  servicePort: 'default/signalements:http',
-  protocol: 'tcp',
-  clusterIp: '10.96.40.12',
-  port: 80,
-  nodePort: undefined,
-  endpoints: ['10.244.2.7:8000'],
-  clusterCidr: '10.244.0.0/16',
-};
 
 describe('differential: TCP', () => {
   it('an echo exchange of three messages over a veth: every segment, both peers', async (ctx) => {
@@ -154,7 +144,7 @@ describe('differential: TCP', () => {
 
   it('a TCP ClusterIP: kube-proxy DNAT to a pod on the other node, over VXLAN, with conntrack -E and -L', async (ctx) => {
     const scenario = lesson('tcp-clusterip', { pods: 'bridge', nodes: 'vxlan' })
-      .iptablesRestore('w1', kubeProxyNatRules([TCP_SERVICE]))
+      .iptablesRestore('w1', kubeProxyNatRules([REMOTE_ENDPOINT_SERVICE]))
       .monitor('w1', 'conntrack', '-E')
       .capture('diag', 'eth0')
       .capture('w1', 'eth0')

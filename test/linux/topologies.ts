@@ -1,7 +1,15 @@
 // Topologies the differential cases share, as harness scenarios: two hosts on a veth, and the lesson's kind cluster
 // (scenarios/lesson-topology.ts) with the same addresses, names and commands, and fixed MACs and veth names.
 
+import { type ServiceSpec, SIGNALEMENTS } from '../../scenarios/kube-proxy-iptables.ts';
 import { ScenarioBuilder } from './scenario.ts';
+
+/** The lesson's TCP Service with only its endpoint on w2 (10.244.2.7:8000), so the kernel's random pick cannot differ. */
+export const REMOTE_ENDPOINT_SERVICE: ServiceSpec = {
+  ...SIGNALEMENTS,
+  nodePort: undefined,
+  endpoints: ['10.244.2.7:8000'],
+};
 
 /** Hosts `a` (10.0.0.1) and `b` (10.0.0.2) on one veth pair, `veth-a` and `veth-b`. */
 export function twoHosts(name: string): ScenarioBuilder {
