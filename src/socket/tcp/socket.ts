@@ -1030,15 +1030,4 @@ export class TcpSocket implements TcpEndpoints {
     const writeSeq = (this.bufSeq + this.sendLen + (this.finQueued ? 1 : 0)) >>> 0;
     return Math.max(0, (writeSeq - this.sndUna) | 0);
   }
-
-  /** The connection's sequence numbers, for tests and the trace: where each side stands. */
-  get sequence(): { iss: number; sndUna: number; sndNxt: number; rcvNxt: number; sndWnd: number } {
-    return {
-      iss: this.iss,
-      sndUna: this.sndUna,
-      sndNxt: this.sndNxt,
-      rcvNxt: this.window.rcvNxt,
-      sndWnd: this.sndWnd,
-    };
-  }
 }
