@@ -98,7 +98,9 @@ export class Vxlan extends NetDevice {
     const tos = this.innerEcn(pkt);
     for (let i = 0; i < targets.length; i++) {
       const copy = i === targets.length - 1 ? pkt : pkt.clone();
-      this.step(copy, 'vxlan_xmit_one', `remote ${formatIpv4(targets[i]!)} vni ${this.config.vni}`);
+      // The detail string only when someone traces: this runs for every encapsulated frame.
+      if (this.ctx.bus.wants.step)
+        this.step(copy, 'vxlan_xmit_one', `remote ${formatIpv4(targets[i]!)} vni ${this.config.vni}`);
       copy.push(VXLAN_HEADER_LEN);
       emitVxlan({ vni: this.config.vni }, VxlanView.unchecked(copy.buf, copy.start));
       if (!this.underlay.sendEncapsulated(this, copy, targets[i]!, srcPort, tos)) {
@@ -133,7 +135,7 @@ export class Vxlan extends NetDevice {
     pkt.ctIndex = -1;
     pkt.ctReply = false;
     pkt.ctInfo = 0;
-    this.step(pkt, 'vxlan_rcv', `vni ${view.vni}`);
+    if (this.ctx.bus.wants.step) this.step(pkt, 'vxlan_rcv', `vni ${view.vni}`);
     this.ctx.backlog.enqueue(this, pkt);
   }
 

@@ -50,7 +50,8 @@ export function fragmentAndSend(
     header.fragmentOffset = originalOffset + offset;
     header.moreFragments = offset + length < payloadLen || originalMore;
     header.fillChecksum();
-    stack.step(fragment, 'ip_fragment', undefined, `offset ${originalOffset + offset} len ${length}`);
+    if (stack.ctx.bus.wants.step)
+      stack.step(fragment, 'ip_fragment', undefined, `offset ${originalOffset + offset} len ${length}`);
     send(fragment);
     count++;
   }

@@ -161,7 +161,8 @@ export class Icmp {
     view.fillChecksum();
     this.stats.outMsgs++;
     const tos = ((ip.dscp << 2) & 0x1e) | TOS_INTERNETCONTROL;
-    this.stack.step(orig, 'icmp_send', undefined, `type ${type} code ${code}`);
+    if (this.stack.ctx.bus.wants.step)
+      this.stack.step(orig, 'icmp_send', undefined, `type ${type} code ${code}`);
     this.stack.output(pkt, route, { protocol: IPPROTO_ICMP, tos, pmtudisc: 'dont' });
   }
 

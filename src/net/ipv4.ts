@@ -319,7 +319,8 @@ export class Ipv4Stack {
     const ttlProtocolOld = (view.ttl << 8) | view.protocol;
     view.ttl = view.ttl - 1;
     view.checksum = updateChecksum16(view.checksum, ttlProtocolOld, (view.ttl << 8) | view.protocol);
-    this.step(pkt, 'ip_forward', outDev, `ttl ${view.ttl}`);
+    // The detail string only when someone traces: this runs for every forwarded packet.
+    if (this.ctx.bus.wants.step) this.step(pkt, 'ip_forward', outDev, `ttl ${view.ttl}`);
     if (this.hookDrops('FORWARD', pkt, inDev, outDev, inDev)) return;
     this.mib.forwDatagrams++;
     this.postRouting(pkt, route, outDev);

@@ -17,7 +17,8 @@ const NO_FLAGS = {
   cwr: false,
 };
 
-export function sendTcpReset(stack: Ipv4Stack, orig: Packet): void {
+/** `mark`: the socket's, for a reset a connection sends (tcp_v4_send_reset); REJECT's is 0 (IP4_REPLY_MARK). */
+export function sendTcpReset(stack: Ipv4Stack, orig: Packet, mark = 0): void {
   const ip = Ipv4View.checked(orig.buf.subarray(0, orig.end), orig.network);
   if (!(ip instanceof Ipv4View) || ip.protocol !== IPPROTO_TCP || ip.fragmentOffset !== 0) return;
   const segmentLen = ip.totalLen - ip.headerLen;
@@ -29,11 +30,12 @@ export function sendTcpReset(stack: Ipv4Stack, orig: Packet): void {
   // nf_send_reset → ip_route_me_harder: the reset leaves from the address the segment was sent to, which a
   // router REJECTing in FORWARD does not own; the kernel routes it anyway (FLOWI_FLAG_ANYSRC). Deviation: that
   // fallback lookup is by destination only, so `ip rule from` the foreign source does not apply to it.
-  let found = stack.routeOutput(ip.srcAddr, { src: ip.dstAddr });
-  if (!found.ok) found = stack.routeOutput(ip.srcAddr);
+  let found = stack.routeOutput(ip.srcAddr, { src: ip.dstAddr, mark });
+  if (!found.ok) found = stack.routeOutput(ip.srcAddr, { mark });
   if (!found.ok) return;
   const route = { ...found, src: ip.dstAddr };
   const pkt = stack.allocatePacket(TCP_HEADER_LEN);
+  pkt.mark = mark;
   emitTcp(
     {
       srcPort: tcp.dstPort,

@@ -11,6 +11,7 @@
 
 import type { Packet } from '../../core/packet.ts';
 import type { Ipv4Stack } from '../../net/ipv4.ts';
+import { sendTcpReset } from '../../net/tcp-reset.ts';
 import type { Ipv4Addr } from '../../wire/address.ts';
 import { IPPROTO_TCP } from '../../wire/ipv4.ts';
 import { TCP_HEADER_LEN, TcpView } from '../../wire/tcp.ts';
@@ -425,10 +426,10 @@ export class TcpSocket implements TcpEndpoints {
   // ---- receiving -----------------------------------------------------------------------
 
   /** tcp_v4_rcv → tcp_rcv_state_process for a segment the table found for this connection (checksum verified). */
-  receive(view: TcpView): void {
+  receive(view: TcpView, pkt: Packet): void {
     if (this.closed) return;
     if (this.state === 'SYN_SENT') {
-      this.receiveInSynSent(view);
+      this.receiveInSynSent(view, pkt);
       return;
     }
     if (this.state === 'TIME_WAIT') {
@@ -451,7 +452,7 @@ export class TcpSocket implements TcpEndpoints {
       }
       if (!view.ack) return;
       if (view.ackNumber !== this.sndNxt) {
-        this.sendReset(view);
+        this.sendReset(pkt);
         return;
       }
       this.sndUna = view.ackNumber;
@@ -524,9 +525,9 @@ export class TcpSocket implements TcpEndpoints {
   }
 
   /** tcp_rcv_synsent_state_process. */
-  private receiveInSynSent(view: TcpView): void {
+  private receiveInSynSent(view: TcpView, pkt: Packet): void {
     if (view.ack && view.ackNumber !== this.sndNxt) {
-      if (!view.rst) this.sendReset(view);
+      if (!view.rst) this.sendReset(pkt);
       return;
     }
     if (view.rst) {
@@ -786,31 +787,9 @@ export class TcpSocket implements TcpEndpoints {
     this.transmit(ACK, this.sndNxt, 0, 0, undefined);
   }
 
-  /** tcp_v4_send_reset for a segment this connection cannot accept. */
-  private sendReset(view: TcpView): void {
-    if (view.ack) this.transmitReset(view.ackNumber, 0, RST);
-    else
-      this.transmitReset(
-        0,
-        (view.seqNumber + view.segmentLen - view.headerLen + (view.syn ? 1 : 0) + (view.fin ? 1 : 0)) >>> 0,
-        RST | ACK,
-      );
-  }
-
-  private transmitReset(seq: number, ack: number, flags: number): void {
-    const pkt = this.stack.allocatePacket(TCP_HEADER_LEN);
-    const tcp = TcpView.unchecked(pkt.buf, pkt.start, TCP_HEADER_LEN);
-    tcp.srcPort = this.localPort;
-    tcp.dstPort = this.remotePort;
-    tcp.seqNumber = seq;
-    tcp.ackNumber = ack;
-    tcp.headerLen = TCP_HEADER_LEN;
-    tcp.reserved = 0;
-    tcp.flags = flags;
-    tcp.window = 0;
-    tcp.urgentPointer = 0;
-    tcp.fillChecksum(this.pseudo, TCP_HEADER_LEN);
-    this.output(pkt);
+  /** tcp_v4_send_reset for a segment this connection cannot accept (the reset REJECT also sends). */
+  private sendReset(pkt: Packet): void {
+    sendTcpReset(this.stack, pkt, this.mark);
   }
 
   /**

@@ -283,7 +283,7 @@ export class TcpTable implements TcpHost {
     const socket = this.find(ip.dstAddr, tcp.dstPort, ip.srcAddr, tcp.srcPort);
     // A SYN to a connection in TIME_WAIT may open a new one (tcp_timewait_state_process → TCP_TW_SYN).
     if (socket !== undefined && !(socket.state === 'TIME_WAIT' && tcp.syn && !tcp.ack)) {
-      socket.receive(tcp);
+      socket.receive(tcp, pkt);
       return;
     }
     if (socket !== undefined) socket.abort();
