@@ -4,7 +4,7 @@
 
 import { runNft, TraceMonitor } from '../netfilter/nft/index.ts';
 import type { Namespace } from '../netns/namespace.ts';
-import { type CommandResult, fail } from './result.ts';
+import { type CommandResult, fail, unsupported } from './result.ts';
 
 interface NftOptions {
   check: boolean;
@@ -92,7 +92,7 @@ function parseOptions(args: string[]): NftOptions | CommandResult {
         case 'y':
         case 'I':
         case 'd':
-          return fail(`packetlab: nft option -${flag} is not supported\n`);
+          return unsupported('nft', `option -${flag}`);
         default:
           return fail(`nft: invalid option -- '${flag}'\n`);
       }

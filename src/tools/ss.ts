@@ -32,7 +32,7 @@ import { portName } from '../netfilter/iptables/names.ts';
 import type { Namespace } from '../netns/namespace.ts';
 import type { TcpState } from '../socket/tcp/socket.ts';
 import { formatIpv4, type Ipv4Addr } from '../wire/address.ts';
-import { type CommandResult, fail } from './result.ts';
+import { type CommandResult, fail, unsupported } from './result.ts';
 
 /** ss.c's usage text (6.1.0), on stdout for -h and on stderr after a bad option. */
 const USAGE = `Usage: ss [ OPTIONS ]
@@ -498,10 +498,6 @@ function usageError(message?: string): CommandResult {
   return fail(`${message ?? ''}${USAGE}`, 255);
 }
 
-function unsupported(what: string): CommandResult {
-  return fail(`packetlab: ss ${what} is not supported\n`);
-}
-
 // ---- rows ---------------------------------------------------------------------------------
 
 interface Row {
@@ -753,7 +749,7 @@ export function ss(ns: Namespace, args: string[]): CommandResult {
       default: {
         const what = UNSUPPORTED[code];
         if (what === undefined) throw new Error(`ss: option ${code} without a handler`);
-        return unsupported(`option ${what}`);
+        return unsupported('ss', `option ${what}`);
       }
     }
   }
@@ -793,7 +789,7 @@ export function ss(ns: Namespace, args: string[]): CommandResult {
     return { stdout: '', stderr: 'ss: no families to show with such filter.\n', exitCode: 0 };
   if (filter.states === 0)
     return { stdout: '', stderr: 'ss: no socket states to show with such filter.\n', exitCode: 0 };
-  if (w < words.length) return unsupported(`filter expression "${words.slice(w).join(' ')}"`);
+  if (w < words.length) return unsupported('ss', `filter expression "${words.slice(w).join(' ')}"`);
 
   // A column shows only when it can tell rows apart: several tables, several states.
   const columns = COLUMNS.filter(
