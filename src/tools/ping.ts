@@ -241,7 +241,11 @@ export function ping(ns: Namespace, args: string[]): CommandResult {
   }
   stack.icmp.echoSockets.delete(ident);
 
-  const lossPercent = transmitted === 0 ? 0 : Math.round(((transmitted - received) * 100) / transmitted);
+  // ping_common.c: finish() prints the loss as `%g` of a float (33.3333 for 3 of 9, 0 and 100 bare).
+  const lossPercent =
+    transmitted === 0
+      ? 0
+      : Number(Math.fround(((transmitted - received) * 100) / transmitted).toPrecision(6));
   const elapsedMs = Math.round((lastSendNs - startNs) / 1e6);
   const errorPart = errors > 0 ? `, +${errors} errors` : '';
   lines.push('', `--- ${formatIpv4(dst)} ping statistics ---`);

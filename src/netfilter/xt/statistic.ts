@@ -5,7 +5,11 @@ import type { Rule, XtMatchOptions } from '../ir.ts';
 
 type Statistic = Extract<XtMatchOptions, { name: 'statistic' }>;
 
-/** Per-rule nth counters (the kernel's info->master->count), starting at --packet. */
+/**
+ * Per-rule nth counters (the kernel's info->master->count). libxt_statistic stores `every` as N - 1 and
+ * starts the count at `every - packet` (statistic_check), so the packet of index P in each group of N,
+ * counting from 0, matches: `--every 3 --packet 0` takes the 1st, 4th, 7th packets.
+ */
 const counters = new WeakMap<Rule, number>();
 
 export function statisticMatches(options: Statistic, rule: Rule, rng: Rng): boolean {
@@ -14,9 +18,9 @@ export function statisticMatches(options: Statistic, rule: Rule, rng: Rng): bool
     const threshold = Math.round(options.probability * 0x8000_0000);
     return (rng.u32() & 0x7fff_ffff) < threshold;
   }
-  // iptables stores every - 1; the count wraps to 0 on the matching packet.
+  // mirrors xt_statistic.c:statistic_mt: the count wraps to 0 on the matching packet.
   const every = options.every - 1;
-  const count = counters.get(rule) ?? options.packet;
+  const count = counters.get(rule) ?? every - options.packet;
   const next = count === every ? 0 : count + 1;
   counters.set(rule, next);
   return next === 0;
