@@ -4,6 +4,8 @@
 // `conf.<dev>.` form; `conf.all` and `conf.default` exist as in Linux. Values are kept as
 // the text the kernel would print (`32768\t60999` for the port range).
 
+import { parseReservedPorts } from './reserved-ports.ts';
+
 /** A value's shape: one integer in [min, max], or several separated by tabs. */
 interface SysctlSpec {
   readonly defaultValue: string;
@@ -12,6 +14,11 @@ interface SysctlSpec {
   readonly fields: number;
   /** Mode 0444 (nf_conntrack_count): writing fails with EACCES. */
   readonly readOnly?: boolean;
+  /**
+   * A value that is not integers (ip_local_reserved_ports' port list) or whose fields depend on each
+   * other (ip_local_port_range): the text to store, or undefined for EINVAL. Replaces the integer check.
+   */
+  readonly parse?: (text: string, sysctls: Sysctls) => string | undefined;
 }
 
 /**
@@ -39,7 +46,30 @@ const GLOBAL_KEYS: Record<string, SysctlSpec> = {
   /** devinet_sysctl_forward takes any integer (proc_dointvec), 0 meaning off. */
   'net.ipv4.ip_forward': int(0, -2147483648),
   'net.ipv4.ip_default_ttl': int(64, 1, 255),
-  'net.ipv4.ip_local_port_range': { defaultValue: '32768\t60999', min: 1, max: 65535, fields: 2 },
+  'net.ipv4.ip_local_port_range': {
+    defaultValue: '32768\t60999',
+    min: 1,
+    max: 65535,
+    fields: 2,
+    // ipv4_local_port_range: low <= high, and low not below ip_unprivileged_port_start.
+    parse: (text, sysctls) => {
+      const fields = text.trim().split(/\s+/);
+      if (fields.length !== 2 || !fields.every((field) => /^[0-9]+$/.test(field))) return undefined;
+      const [low, high] = fields.map(Number) as [number, number];
+      if (high > 65535 || high < low || low < sysctls.int('net.ipv4.ip_unprivileged_port_start'))
+        return undefined;
+      return `${low}\t${high}`;
+    },
+  },
+  /** A port list (proc_do_large_bitmap), read back sorted with ranges merged: `8080,9000-9100`. */
+  'net.ipv4.ip_local_reserved_ports': {
+    defaultValue: '',
+    min: 0,
+    max: 65535,
+    fields: 1,
+    parse: parseReservedPorts,
+  },
+  'net.ipv4.ip_unprivileged_port_start': int(1024, 0, 65535),
   'net.ipv4.ip_no_pmtu_disc': int(0, 0, 3),
   'net.ipv4.icmp_echo_ignore_all': bool(0),
   'net.ipv4.icmp_ratelimit': int(1000),
@@ -51,6 +81,8 @@ const GLOBAL_KEYS: Record<string, SysctlSpec> = {
   'net.ipv4.ipfrag_high_thresh': int(4194304),
   'net.ipv4.ipfrag_low_thresh': int(3145728),
   'net.ipv4.tcp_tw_reuse': int(2, 0, 2),
+  /** Milliseconds a TIME_WAIT must have lasted before tcp_tw_reuse lets connect() take its port (6.12+). */
+  'net.ipv4.tcp_tw_reuse_delay': int(1000, 1),
   /** packetlab: drops every ICMP error this namespace would send, to reproduce a PMTU black hole. */
   'net.packetlab.icmp_errors_blackhole': bool(0),
 };
@@ -199,6 +231,13 @@ export class Sysctls {
     const spec = this.specs.get(name);
     if (spec === undefined) return { ok: false, error: 'ENOENT' };
     if (spec.readOnly === true) return { ok: false, error: 'EACCES' };
+    if (spec.parse !== undefined) {
+      const parsed = spec.parse(text, this);
+      if (parsed === undefined) return { ok: false, error: 'EINVAL' };
+      this.store(name, parsed);
+      // procps echoes what was written, not what the kernel reads back.
+      return { ok: true, value: spec.fields === 1 ? text.trim() : parsed };
+    }
     const fields = text.trim().split(/\s+/);
     if (fields.length !== spec.fields) return { ok: false, error: 'EINVAL' };
     const numbers = fields.map((field) => (/^-?[0-9]+$/.test(field) ? Number(field) : Number.NaN));

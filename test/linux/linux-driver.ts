@@ -29,10 +29,12 @@ import {
   tcpLabels,
   udpLabels,
 } from './observed.ts';
+import { normalisePortLines, portsLabel } from './ports-lines.ts';
 import type { Command, Scenario, TrafficStep, Word } from './scenario.ts';
 
 const UDP_PEER = join(dirname(fileURLToPath(import.meta.url)), 'udp-peer.mjs');
 const TCP_PEER = join(dirname(fileURLToPath(import.meta.url)), 'tcp-peer.mjs');
+const PORTS_PEER = join(dirname(fileURLToPath(import.meta.url)), 'ports-peer.mjs');
 /** Every harness namespace starts with this, then the owning pid in base 36, then `x`. */
 const FAMILY = 'plh';
 const QUIET_SYSCTLS = [
@@ -381,6 +383,9 @@ class LinuxRun {
         case 'tcp':
           traffic.push(...(await this.tcp(step)));
           break;
+        case 'ports':
+          traffic.push(await this.ports(step));
+          break;
         case 'wait':
           await sleep(step.ms);
           break;
@@ -560,6 +565,52 @@ class LinuxRun {
       results.push({ label: labels.server, stdout: peerLines(serverOut()), stderr: '', exitCode: 0 });
     }
     return results;
+  }
+
+  /** ports-peer.mjs: the server (if any) listening on its ports, then the client's actions; the server is stopped after. */
+  private async ports(step: Extract<TrafficStep, { kind: 'ports' }>): Promise<CommandOutput> {
+    let budget = 10_000;
+    for (const action of step.actions)
+      budget +=
+        action.kind === 'connect'
+          ? action.count * action.timeoutMs
+          : action.kind === 'wait'
+            ? action.ms
+            : 1_000;
+    let server: ChildProcess | undefined;
+    if (step.server !== undefined) {
+      server = this.start(this.nsName(step.server.ns), [
+        process.execPath,
+        PORTS_PEER,
+        'serve',
+        step.server.ports.join(','),
+        String(budget),
+      ]);
+      await waitForText(server, 'stdout', 'ready\n', 10_000);
+    }
+    const client = await spawnAsync(
+      'ip',
+      [
+        'netns',
+        'exec',
+        this.nsName(step.client),
+        process.execPath,
+        PORTS_PEER,
+        'run',
+        JSON.stringify(step.actions),
+      ],
+      budget,
+    );
+    if (server !== undefined) {
+      server.kill('SIGTERM');
+      await closed(server, 2_000);
+    }
+    return {
+      label: portsLabel(step),
+      stdout: normalisePortLines(client.stdout, step),
+      stderr: this.unprefix(client.stderr),
+      exitCode: client.status,
+    };
   }
 
   /**

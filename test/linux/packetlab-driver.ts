@@ -19,6 +19,7 @@ import {
   udpLabels,
   udpLines,
 } from './observed.ts';
+import { portsExchange } from './packetlab-ports.ts';
 import { tcpExchange } from './packetlab-tcp.ts';
 import type { Command, Scenario, TrafficStep, Word } from './scenario.ts';
 
@@ -91,6 +92,9 @@ export function runPacketlab(scenario: Scenario, options: { seed?: string } = {}
         break;
       case 'tcp':
         traffic.push(...tcpExchange(sim, nsOf, step, run));
+        break;
+      case 'ports':
+        traffic.push(portsExchange(sim, nsOf, step));
         break;
       case 'wait':
         sim.run(step.ms * NS_PER_MS);

@@ -115,7 +115,39 @@ export type TrafficStep =
        */
       readonly whileListening?: readonly Command[];
     }
+  /**
+   * Local ports (ports-peer.mjs, packetlab-ports.ts): one client process runs `actions` in order,
+   * keeping its connections open until a `close`; the server (if any) listens on 0.0.0.0 at each of
+   * its ports and accepts everything. Outputs are normalised by ports-lines.ts (parity, range, steps).
+   */
+  | {
+      readonly kind: 'ports';
+      readonly client: string;
+      readonly server: { readonly ns: string; readonly ports: readonly number[] } | undefined;
+      /** The client's ip_local_port_range while the step runs, which the normaliser checks ports against. */
+      readonly range: readonly [number, number];
+      readonly actions: readonly PortsAction[];
+    }
   /** Let time pass (real time on the kernel side, virtual time in packetlab). */
+  | { readonly kind: 'wait'; readonly ms: number };
+
+/** One action of a ports step. */
+export type PortsAction =
+  /** `count` connect() calls without bind(), one after the other, each waiting for its outcome; `steps` reports the port steps. */
+  | {
+      readonly kind: 'connect';
+      readonly dst: string;
+      readonly port: number;
+      readonly count: number;
+      readonly timeoutMs: number;
+      readonly steps?: boolean;
+    }
+  /** end() on every open connection (the client closes first: TIME_WAIT on its side), waiting for each. */
+  | { readonly kind: 'close' }
+  /** listen() on 0.0.0.0 port 0 (bind()'s search, with Node's SO_REUSEADDR), closed at once. */
+  | { readonly kind: 'listen0' }
+  /** A write to /proc/sys in the client's namespace. */
+  | { readonly kind: 'sysctl'; readonly key: string; readonly value: string }
   | { readonly kind: 'wait'; readonly ms: number };
 
 export interface Scenario {
@@ -428,6 +460,27 @@ export class ScenarioBuilder {
       payload,
       timeoutMs: options.timeoutMs ?? 1000,
       ...(whileListening.length > 0 ? { whileListening } : {}),
+    });
+  }
+
+  /** A local-ports step; see TrafficStep. */
+  ports(options: {
+    readonly client: string;
+    readonly server?: { readonly ns: string; readonly ports: readonly number[] };
+    readonly range?: readonly [number, number];
+    readonly actions: readonly PortsAction[];
+  }): this {
+    this.requireNs(options.client);
+    if (options.server !== undefined) this.requireNs(options.server.ns);
+    for (const action of options.actions)
+      if (action.kind === 'sysctl' && !/^net\.ipv4\.[a-z_]+$/.test(action.key))
+        throw new Error(`scenario ${this.name}: a ports step writes net.ipv4.* keys only, not ${action.key}`);
+    return this.step({
+      kind: 'ports',
+      client: options.client,
+      server: options.server,
+      range: options.range ?? [32768, 60999],
+      actions: options.actions,
     });
   }
 

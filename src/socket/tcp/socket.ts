@@ -222,6 +222,7 @@ export class TcpSocket implements TcpEndpoints {
   /** The application closed its socket: nothing more is reported (an orphan finishing its close). */
   private orphan = false;
   private closed = false;
+  private timeWaitSinceMs = -1;
   /** onClose ran (a connection in TIME_WAIT is closed for the application). */
   private reportedClose = false;
   private readonly pseudo = { srcAddr: 0, dstAddr: 0 };
@@ -273,9 +274,13 @@ export class TcpSocket implements TcpEndpoints {
 
   // ---- opening -------------------------------------------------------------------------
 
-  /** tcp_v4_connect → tcp_connect_init + tcp_connect: picks ISN and windows, sends the SYN. */
-  connect(): void {
-    this.iss = this.host.random32();
+  /**
+   * tcp_v4_connect → tcp_connect_init + tcp_connect: picks ISN and windows, sends the SYN. `iss` is
+   * the write_seq tcp_twsk_unique set when the port came from a TIME_WAIT connection.
+   */
+  connect(iss?: number): void {
+    const drawn = this.host.random32();
+    this.iss = iss ?? drawn;
     this.tsOffset = this.host.random32();
     this.advmss = advertisedMss(this.pathMtu());
     this.tsOk = this.sysctl('tcp_timestamps') !== 0;
@@ -951,7 +956,20 @@ export class TcpSocket implements TcpEndpoints {
     } else if (this.finSeq >= 0) this.transmit(FIN | ACK, this.finSeq, 0, 0, undefined);
   }
 
+  /** tcp_twsk_unique's view of a TIME_WAIT connection: its entry time (tw_entry_stamp, ms), timestamps, snd_nxt. */
+  get timeWait(): { readonly sinceMs: number; readonly timestamps: boolean; readonly sndNxt: number } {
+    return { sinceMs: this.timeWaitSinceMs, timestamps: this.tsOk, sndNxt: this.sndNxt };
+  }
+
+  /** inet_twsk_deschedule_put: a new connection takes this TIME_WAIT's 4-tuple; it goes without a segment. */
+  recycleTimeWait(): void {
+    if (this.state !== 'TIME_WAIT') return;
+    this.orphan = true;
+    this.finish(undefined);
+  }
+
   private enterTimeWait(): void {
+    this.timeWaitSinceMs = this.nowMs;
     this.state = 'TIME_WAIT';
     this.cancelRto();
     this.startTimeWait();

@@ -1,6 +1,7 @@
 // TCP in one namespace (net/ipv4/tcp_ipv4.c): the socket tables (listeners, connections and TIME_WAIT by
-// 4-tuple), connect() and listen(), demultiplexing with checksum checks, resets for segments no socket wants,
-// and ICMP errors handed to the connection they concern.
+// 4-tuple, bind buckets by port), bind(), connect() and listen() with SO_REUSEADDR and SO_REUSEPORT,
+// demultiplexing with checksum checks, resets for segments no socket wants, and ICMP errors handed to the
+// connection they concern. No SO_BINDTODEVICE, IPv6 or uids (every socket has one owner).
 
 import type { Packet } from '../../core/packet.ts';
 import type { Rng } from '../../core/rng.ts';
@@ -9,6 +10,7 @@ import { sendTcpReset } from '../../net/tcp-reset.ts';
 import type { Ipv4Addr } from '../../wire/address.ts';
 import { IPPROTO_ICMP, IPPROTO_TCP, type Ipv4View } from '../../wire/ipv4.ts';
 import { TCP_HEADER_LEN, TcpView } from '../../wire/tcp.ts';
+import { LocalPorts } from '../ports.ts';
 import { optionsLength, writeOptions } from './options.ts';
 import { type TcpError, type TcpHost, TcpSocket } from './socket.ts';
 import { defineTcpSysctls } from './sysctl.ts';
@@ -22,6 +24,40 @@ export interface TcpListener {
   close(): void;
 }
 
+/** SO_REUSEADDR and SO_REUSEPORT, as set before bind(). */
+export interface ReuseOptions {
+  readonly reuseAddr?: boolean;
+  readonly reusePort?: boolean;
+}
+
+/** A socket bound with bind() and neither listening nor connected: it holds its port. */
+export interface TcpBinding {
+  readonly addr: Ipv4Addr;
+  readonly port: number;
+  close(): void;
+}
+
+/** One socket holding a port (an entry of a bind bucket's owners): its address and reuse flags. */
+interface PortOwner {
+  readonly addr: Ipv4Addr;
+  readonly reuseAddr: boolean;
+  readonly reusePort: boolean;
+  /** TCP_LISTEN: SO_REUSEADDR does not let a bind share its port. */
+  readonly listening: boolean;
+  /** The connection, for TIME_WAIT (its reuse rules) and removal; undefined for listeners and bound sockets. */
+  readonly socket: TcpSocket | undefined;
+}
+
+/**
+ * inet_bind_bucket: the sockets holding one local port. `byConnect` is the kernel's fastreuse of -1:
+ * the bucket was made by connect()'s search, so that search may share it with other destinations;
+ * a bucket made by bind() is never taken by the search.
+ */
+interface BindBucket {
+  readonly byConnect: boolean;
+  readonly owners: Set<PortOwner>;
+}
+
 export interface ConnectOptions {
   readonly dst: Ipv4Addr;
   readonly dstPort: number;
@@ -31,11 +67,17 @@ export interface ConnectOptions {
   readonly srcPort?: number;
   /** SO_MARK. */
   readonly mark?: number;
+  /** SO_REUSEADDR (Node sets it whenever it binds, so with srcPort or src). */
+  readonly reuseAddr?: boolean;
+  readonly reusePort?: boolean;
 }
 
 export type ConnectResult =
   | { ok: true; socket: TcpSocket }
   | { ok: false; error: TcpError | 'EADDRINUSE' | 'EADDRNOTAVAIL' };
+
+export type ListenResult = TcpListener | 'EADDRINUSE';
+export type BindResult = { ok: true; value: TcpBinding } | { ok: false; error: 'EADDRINUSE' };
 
 /** The connections key on the remote half of the 4-tuple: address * 2^16 + port fits a double exactly. */
 function remoteKey(addr: Ipv4Addr, port: number): number {
@@ -45,9 +87,32 @@ function remoteKey(addr: Ipv4Addr, port: number): number {
 /** The SYN bit of the flags byte. */
 const TCP_FLAG_SYN = 0x02;
 
+/** A 32-bit mix of the 4-tuple with a key: our stand-in for inet_ehashfn's jhash (SO_REUSEPORT's choice). */
+function flowHash(key: number, saddr: Ipv4Addr, sport: number, daddr: Ipv4Addr, dport: number): number {
+  let h = key;
+  for (const word of [saddr, daddr, (sport << 16) | dport]) {
+    h = Math.imul(h ^ word, 0x9e3779b1);
+    h = (h ^ (h >>> 15)) >>> 0;
+  }
+  return Math.imul(h ^ (h >>> 13), 0x85ebca6b) >>> 0;
+}
+
+function isLoopback(addr: Ipv4Addr): boolean {
+  return addr >>> 24 === 127;
+}
+
 export class TcpTable implements TcpHost {
   readonly stats = { inSegs: 0, inErrs: 0, inCsumErrors: 0, outRsts: 0, activeOpens: 0, passiveOpens: 0 };
   private readonly listeners = new Map<number, TcpListener[]>();
+  /** SO_REUSEPORT listeners: the group each belongs to (sock_reuseport: same port, same address). */
+  private readonly reuseGroups = new Map<TcpListener, TcpListener[]>();
+  /** inet_bind_bucket by port. */
+  private readonly buckets = new Map<number, BindBucket>();
+  private readonly listenerOwners = new Map<TcpListener, PortOwner>();
+  /** A connection's entry in its port's bucket. */
+  private readonly owners = new Map<TcpSocket, PortOwner>();
+  readonly ports: LocalPorts;
+  private readonly reuseportKey: number;
   /** local port → remote key → connections (several only when local addresses differ). */
   private readonly connections = new Map<number, Map<number, TcpSocket[]>>();
   /** Which listener a connection in the handshake belongs to. */
@@ -57,6 +122,8 @@ export class TcpTable implements TcpHost {
   constructor(readonly stack: Ipv4Stack) {
     defineTcpSysctls(stack.sysctls);
     this.rng = stack.ctx.rng.fork('tcp');
+    this.ports = new LocalPorts(stack.sysctls, stack.ctx.rng.fork('tcp-ports'));
+    this.reuseportKey = stack.ctx.rng.fork('tcp-reuseport').u32();
     stack.protocols.set(IPPROTO_TCP, (pkt, ip) => this.receive(pkt, ip));
     stack.errorHandlers.set(IPPROTO_TCP, (quoted, type, code) => this.receiveError(quoted, type, code));
   }
@@ -65,26 +132,77 @@ export class TcpTable implements TcpHost {
     return this.rng.u32();
   }
 
-  /** listen() on `addr` (0 for any) and `port`, with SO_REUSEADDR as Node and most servers set it. */
-  listen(addr: Ipv4Addr, port: number, onAccept: (socket: TcpSocket) => void): TcpListener | 'EADDRINUSE' {
-    const bound = this.listeners.get(port) ?? [];
-    if (bound.some((other) => other.addr === addr || other.addr === 0 || addr === 0)) return 'EADDRINUSE';
+  /**
+   * bind() + listen() on `addr` (0 for any) and `port` (0: bind's search), with SO_REUSEADDR as Node and
+   * most servers set it. With SO_REUSEPORT on every one of them, several listeners share an address and
+   * port, and each new connection goes to one of them by a hash of its 4-tuple.
+   */
+  listen(
+    addr: Ipv4Addr,
+    port: number,
+    onAccept: (socket: TcpSocket) => void,
+    options: ReuseOptions = {},
+  ): ListenResult {
+    const owner: PortOwner = {
+      addr,
+      reuseAddr: options.reuseAddr ?? true,
+      reusePort: options.reusePort ?? false,
+      listening: true,
+      socket: undefined,
+    };
+    const bound = port === 0 ? this.bindSearch(owner) : this.bindConflict(owner, port) ? undefined : port;
+    if (bound === undefined) return 'EADDRINUSE';
+    this.addOwner(bound, owner, false);
+    const listeners = this.listeners.get(bound) ?? [];
     const listener: TcpListener = {
       addr,
-      port,
+      port: bound,
       onAccept,
       close: () => {
-        const left = (this.listeners.get(port) ?? []).filter((other) => other !== listener);
-        if (left.length === 0) this.listeners.delete(port);
-        else this.listeners.set(port, left);
-        for (const [socket, owner] of this.pending) if (owner === listener) socket.abort();
+        const left = (this.listeners.get(bound) ?? []).filter((other) => other !== listener);
+        if (left.length === 0) this.listeners.delete(bound);
+        else this.listeners.set(bound, left);
+        const group = this.reuseGroups.get(listener);
+        if (group !== undefined) group.splice(group.indexOf(listener), 1);
+        this.reuseGroups.delete(listener);
+        this.listenerOwners.delete(listener);
+        this.removeOwner(bound, owner);
+        for (const [socket, owned] of this.pending) if (owned === listener) socket.abort();
       },
     };
+    this.listenerOwners.set(listener, owner);
+    // reuseport_add_sock: the group of the listeners already on this address and port with SO_REUSEPORT.
+    if (owner.reusePort) {
+      const peer = listeners.find((other) => other.addr === addr && this.reuseGroups.has(other));
+      const group = peer === undefined ? [] : this.reuseGroups.get(peer)!;
+      group.push(listener);
+      this.reuseGroups.set(listener, group);
+    }
     // A listener on a specific address wins over one on any address (inet_lhash2_lookup's scoring).
-    bound.push(listener);
-    bound.sort((a, b) => (a.addr === 0 ? 1 : 0) - (b.addr === 0 ? 1 : 0));
-    this.listeners.set(port, bound);
+    listeners.push(listener);
+    listeners.sort((a, b) => (a.addr === 0 ? 1 : 0) - (b.addr === 0 ? 1 : 0));
+    this.listeners.set(bound, listeners);
     return listener;
+  }
+
+  /** bind() alone (`addr` 0 for any, `port` 0 for bind's search): the socket holds the port until close(). */
+  bind(addr: Ipv4Addr, port: number, options: ReuseOptions = {}): BindResult {
+    const owner: PortOwner = {
+      addr,
+      reuseAddr: options.reuseAddr ?? false,
+      reusePort: options.reusePort ?? false,
+      listening: false,
+      socket: undefined,
+    };
+    const bound = port === 0 ? this.bindSearch(owner) : this.bindConflict(owner, port) ? undefined : port;
+    if (bound === undefined) return { ok: false, error: 'EADDRINUSE' };
+    this.addOwner(bound, owner, false);
+    let open = true;
+    const close = () => {
+      if (open) this.removeOwner(bound, owner);
+      open = false;
+    };
+    return { ok: true, value: { addr, port: bound, close } };
   }
 
   /**
@@ -97,76 +215,118 @@ export class TcpTable implements TcpHost {
     const route = this.stack.routeOutput(options.dst, { ...(options.src ? { src: options.src } : {}), mark });
     if (!route.ok) return { ok: false, error: route.error };
     const localAddr = route.src;
+    const endpoints = { localAddr, localPort: 0, remoteAddr: options.dst, remotePort: options.dstPort, mark };
+    const boundAddr = options.src ?? 0;
+    const owner = (socket: TcpSocket | undefined): PortOwner => ({
+      addr: boundAddr === 0 && socket !== undefined ? localAddr : boundAddr,
+      reuseAddr: options.reuseAddr ?? false,
+      reusePort: options.reusePort ?? false,
+      listening: false,
+      socket,
+    });
+    let recycled: TcpSocket | undefined;
     let localPort = options.srcPort ?? 0;
-    if (localPort !== 0) {
-      if (this.portTaken(localAddr, localPort)) return { ok: false, error: 'EADDRINUSE' };
-      if (this.find(localAddr, localPort, options.dst, options.dstPort) !== undefined)
-        return { ok: false, error: 'EADDRNOTAVAIL' };
+    let byConnect = false;
+    if (localPort !== 0 || boundAddr !== 0) {
+      // bind() first: inet_csk_get_port (port 0: inet_csk_find_open_port), then __inet_hash_connect's
+      // check_established alone, where a TIME_WAIT with timestamps always gives way (twp == NULL).
+      const probe = owner(undefined);
+      if (localPort === 0) {
+        const found = this.bindSearch(probe);
+        if (found === undefined) return { ok: false, error: 'EADDRINUSE' };
+        localPort = found;
+      } else if (this.bindConflict(probe, localPort)) return { ok: false, error: 'EADDRINUSE' };
+      const existing = this.find(localAddr, localPort, options.dst, options.dstPort);
+      if (existing !== undefined) {
+        if (existing.state !== 'TIME_WAIT' || !existing.timeWait.timestamps)
+          return { ok: false, error: 'EADDRNOTAVAIL' };
+        recycled = existing;
+      }
     } else {
-      // bind(addr, 0) before connect() picks a port the way bind does, else connect() does.
-      const port =
-        options.src !== undefined && options.src !== 0
-          ? this.bindPort(localAddr)
-          : this.ephemeralPort(localAddr, options.dst, options.dstPort);
-      if (port === undefined) return { ok: false, error: 'EADDRNOTAVAIL' };
-      localPort = port;
+      const found = this.ports.connectSearch(localAddr, options.dst, options.dstPort, (port) => {
+        const bucket = this.buckets.get(port);
+        if (bucket === undefined) return true;
+        // A port bind() made (a listener, a bound socket, an accepted connection) is not connect()'s to share.
+        if (!bucket.byConnect) return false;
+        const existing = this.find(localAddr, port, options.dst, options.dstPort);
+        if (existing === undefined) return true;
+        if (!this.timeWaitReusable(existing)) return false;
+        recycled = existing;
+        return true;
+      });
+      if (found === undefined) return { ok: false, error: 'EADDRNOTAVAIL' };
+      localPort = found;
+      byConnect = true;
     }
-    const socket = new TcpSocket(
-      this,
-      { localAddr, localPort, remoteAddr: options.dst, remotePort: options.dstPort, mark },
-      'SYN_SENT',
-    );
-    this.hash(socket);
+    // tcp_twsk_unique: the new connection starts beyond the old one's sequence space.
+    const iss = recycled === undefined ? undefined : (recycled.timeWait.sndNxt + 65535 + 2) >>> 0 || 1;
+    recycled?.recycleTimeWait();
+    const socket = new TcpSocket(this, { ...endpoints, localPort }, 'SYN_SENT');
+    this.owners.set(socket, owner(socket));
+    this.hash(socket, byConnect);
     this.stats.activeOpens++;
-    socket.connect();
+    socket.connect(iss);
     return { ok: true, socket };
   }
 
-  /** Whether a bind() to addr:port without SO_REUSEADDR conflicts (inet_csk_bind_conflict). */
-  private portTaken(addr: Ipv4Addr, port: number): boolean {
-    if ((this.listeners.get(port) ?? []).some((l) => l.addr === 0 || l.addr === addr)) return true;
-    for (const list of this.connections.get(port)?.values() ?? [])
-      if (list.some((socket) => socket.localAddr === addr)) return true;
+  /**
+   * tcp_twsk_unique for connect()'s search: net.ipv4.tcp_tw_reuse (2: only for loopback traffic) lets
+   * a new connection take a TIME_WAIT's 4-tuple once the TIME_WAIT is tcp_tw_reuse_delay ms old, and
+   * only when the old connection used timestamps (PAWS then keeps the two apart).
+   */
+  private timeWaitReusable(socket: TcpSocket): boolean {
+    if (socket.state !== 'TIME_WAIT') return false;
+    let reuse = this.stack.sysctls.int('net.ipv4.tcp_tw_reuse');
+    if (reuse === 2 && !isLoopback(socket.remoteAddr) && !isLoopback(socket.localAddr)) reuse = 0;
+    const { sinceMs, timestamps } = socket.timeWait;
+    const nowMs = Math.floor(this.stack.now / 1_000_000);
+    return (
+      timestamps && reuse !== 0 && nowMs > sinceMs + this.stack.sysctls.int('net.ipv4.tcp_tw_reuse_delay')
+    );
+  }
+
+  /**
+   * mirrors inet_connection_sock.c:inet_csk_bind_conflict for bind() to a given port (relax on,
+   * reuseport_ok on, after the fastreuse shortcuts): an owner at an overlapping address conflicts
+   * unless both have SO_REUSEADDR and the owner does not listen, or both have SO_REUSEPORT.
+   */
+  private bindConflict(sk: PortOwner, port: number): boolean {
+    const bucket = this.buckets.get(port);
+    if (bucket === undefined) return false;
+    for (const other of bucket.owners) {
+      if (!(sk.addr === 0 || other.addr === 0 || sk.addr === other.addr)) continue;
+      if (sk.reuseAddr && other.reuseAddr && !other.listening) continue;
+      if (sk.reusePort && other.reusePort) continue;
+      return true;
+    }
     return false;
   }
 
-  /**
-   * __inet_hash_connect: a random start in the range, even ports first (bind() gets the odd
-   * ones), the first whose 4-tuple is free. Linux's start is a keyed hash of the 4-tuple plus a
-   * perturbation table; ours comes from the seed.
-   */
-  private ephemeralPort(localAddr: Ipv4Addr, dst: Ipv4Addr, dstPort: number): number | undefined {
-    const [low, high] = this.portRange();
-    const remaining = high - low + 1;
-    const offset = this.rng.int(remaining) & ~1;
-    for (const parity of [0, 1])
-      for (let i = 0; i < remaining; i += 2) {
-        const port = low + ((offset + parity + i) % remaining);
-        if ((this.listeners.get(port) ?? []).length > 0) continue;
-        if (this.find(localAddr, port, dst, dstPort) === undefined) return port;
-      }
-    return undefined;
+  /** inet_csk_find_open_port: with relax off, any owner at an overlapping address rules a port out. */
+  private bindSearch(sk: PortOwner): number | undefined {
+    return this.ports.bindSearch(sk.reuseAddr, (port) => {
+      const bucket = this.buckets.get(port);
+      if (bucket === undefined) return false;
+      for (const other of bucket.owners)
+        if (sk.addr === 0 || other.addr === 0 || sk.addr === other.addr) return true;
+      return false;
+    });
   }
 
-  /**
-   * inet_csk_get_port for bind(addr, 0): a random start, odd ports first (connect() takes the
-   * even ones), the first port no socket on this address holds.
-   */
-  private bindPort(localAddr: Ipv4Addr): number | undefined {
-    const [low, high] = this.portRange();
-    const remaining = high - low + 1;
-    const offset = this.rng.int(remaining) | 1;
-    for (const parity of [0, 1])
-      for (let i = 0; i < remaining; i += 2) {
-        const port = low + ((offset - parity + i) % remaining);
-        if (!this.portTaken(localAddr, port)) return port;
-      }
-    return undefined;
+  private addOwner(port: number, owner: PortOwner, byConnect: boolean): void {
+    let bucket = this.buckets.get(port);
+    if (bucket === undefined) {
+      bucket = { byConnect, owners: new Set() };
+      this.buckets.set(port, bucket);
+    }
+    bucket.owners.add(owner);
   }
 
-  private portRange(): [number, number] {
-    const range = this.stack.sysctls.get('net.ipv4.ip_local_port_range');
-    return (range.ok ? range.value : '32768\t60999').split('\t').map(Number) as [number, number];
+  private removeOwner(port: number, owner: PortOwner): void {
+    const bucket = this.buckets.get(port);
+    if (bucket === undefined) return;
+    bucket.owners.delete(owner);
+    if (bucket.owners.size === 0) this.buckets.delete(port);
   }
 
   private find(
@@ -181,7 +341,8 @@ export class TcpTable implements TcpHost {
     return undefined;
   }
 
-  private hash(socket: TcpSocket): void {
+  /** Into the connection table and its port's bind bucket (made by connect()'s search when `byConnect`). */
+  private hash(socket: TcpSocket, byConnect: boolean): void {
     let byRemote = this.connections.get(socket.localPort);
     if (byRemote === undefined) {
       byRemote = new Map();
@@ -191,10 +352,17 @@ export class TcpTable implements TcpHost {
     const list = byRemote.get(key);
     if (list === undefined) byRemote.set(key, [socket]);
     else list.push(socket);
+    const owner = this.owners.get(socket);
+    if (owner !== undefined) this.addOwner(socket.localPort, owner, byConnect);
   }
 
   unhash(socket: TcpSocket): void {
     this.pending.delete(socket);
+    const owner = this.owners.get(socket);
+    if (owner !== undefined) {
+      this.owners.delete(socket);
+      this.removeOwner(socket.localPort, owner);
+    }
     const byRemote = this.connections.get(socket.localPort);
     const key = remoteKey(socket.remoteAddr, socket.remotePort);
     const list = byRemote?.get(key);
@@ -281,13 +449,15 @@ export class TcpTable implements TcpHost {
     }
     this.stats.inSegs++;
     const socket = this.find(ip.dstAddr, tcp.dstPort, ip.srcAddr, tcp.srcPort);
-    // A SYN to a connection in TIME_WAIT may open a new one (tcp_timewait_state_process → TCP_TW_SYN).
-    if (socket !== undefined && !(socket.state === 'TIME_WAIT' && tcp.syn && !tcp.ack)) {
+    const listener = this.listenerFor(ip.dstAddr, tcp.dstPort, ip.srcAddr, tcp.srcPort);
+    // A SYN to a connection in TIME_WAIT opens a new one when a listener takes it (tcp_v4_rcv's
+    // TCP_TW_SYN: inet_twsk_deschedule_put, silently); without a listener the TIME_WAIT answers it.
+    const newSyn = tcp.syn && !tcp.ack;
+    if (socket !== undefined && !(socket.state === 'TIME_WAIT' && newSyn && listener !== undefined)) {
       socket.receive(tcp, pkt);
       return;
     }
-    if (socket !== undefined) socket.abort();
-    const listener = this.listenerFor(ip.dstAddr, tcp.dstPort);
+    socket?.recycleTimeWait();
     // tcp_rcv_state_process in LISTEN: a reset is ignored, an ACK is reset, a SYN opens a request, the rest is dropped.
     if (listener !== undefined && tcp.rst) {
       this.stack.drop(pkt, 'NO_SOCKET');
@@ -306,7 +476,16 @@ export class TcpTable implements TcpHost {
         },
         'SYN_RECV',
       );
-      this.hash(child);
+      // __inet_inherit_port: the child holds the listener's port with the listener's flags.
+      const parent = this.listenerOwners.get(listener);
+      this.owners.set(child, {
+        addr: ip.dstAddr,
+        reuseAddr: parent?.reuseAddr ?? false,
+        reusePort: parent?.reusePort ?? false,
+        listening: false,
+        socket: child,
+      });
+      this.hash(child, false);
       this.pending.set(child, listener);
       this.stats.passiveOpens++;
       child.acceptSyn(tcp);
@@ -323,10 +502,25 @@ export class TcpTable implements TcpHost {
     this.stack.drop(pkt, 'NO_SOCKET');
   }
 
-  private listenerFor(addr: Ipv4Addr, port: number): TcpListener | undefined {
+  /**
+   * __inet_lookup_listener: the best-scoring listener (its own address before any), and within an
+   * SO_REUSEPORT group the one reuseport_select_sock picks: reciprocal_scale of the flow hash.
+   */
+  private listenerFor(
+    addr: Ipv4Addr,
+    port: number,
+    remoteAddr: Ipv4Addr,
+    remotePort: number,
+  ): TcpListener | undefined {
     const bound = this.listeners.get(port);
     if (bound === undefined) return undefined;
-    for (const listener of bound) if (listener.addr === addr || listener.addr === 0) return listener;
+    for (const listener of bound) {
+      if (listener.addr !== addr && listener.addr !== 0) continue;
+      const group = this.reuseGroups.get(listener);
+      if (group === undefined || group.length < 2) return listener;
+      const hash = flowHash(this.reuseportKey, addr, port, remoteAddr, remotePort);
+      return group[Math.floor((hash * group.length) / 0x1_0000_0000)];
+    }
     return undefined;
   }
 

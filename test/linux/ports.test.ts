@@ -1,0 +1,115 @@
+// Local ports on the kernel and on packetlab (ports-peer.mjs against packetlab-ports.ts): the ports connect() and
+// bind() pick, compared by what both must agree on (ports-lines.ts: parity, range, steps, errors), since the kernel
+// keys its search with a per-boot secret and packetlab with the seed.
+
+import { describe, expect, it } from 'vitest';
+import { differential, outputOf } from './harness.ts';
+import { twoHosts } from './topologies.ts';
+
+const connect = (port: number, count: number, options: { dst?: string; steps?: boolean } = {}) =>
+  ({ kind: 'connect', dst: options.dst ?? '10.0.0.2', port, count, timeoutMs: 2_000, ...options }) as const;
+
+/** The parities of the ports the lines show, in order (e for even, o for odd, x for an error). */
+function parities(output: string, port: number): string {
+  return [...output.matchAll(new RegExp(`^connect ${port} (even|odd|error)`, 'gm'))]
+    .map((match) => (match[1] === 'error' ? 'x' : match[1]![0]))
+    .join('');
+}
+
+describe('differential: local ports', () => {
+  it('connect() to one destination takes even ports in steps of +2 to +16; listen(0) an odd one', async (ctx) => {
+    const scenario = twoHosts('ports-order')
+      .ports({
+        client: 'a',
+        server: { ns: 'b', ports: [8080] },
+        actions: [connect(8080, 8, { steps: true }), { kind: 'listen0' }],
+      })
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    const lines = outputOf(result.linux, 'a: ports');
+    expect(parities(lines, 8080)).toBe('eeeeeeee');
+    expect(lines).toContain('connect 8080: steps all +2..+16');
+    expect(lines).toContain('listen0 odd in range');
+  });
+
+  it('a 64-port range: 32 even then 32 odd ports, EADDRNOTAVAIL, another destination, listen(0) EADDRINUSE, TIME_WAIT and tcp_tw_reuse', async (ctx) => {
+    const scenario = twoHosts('ports-exhaustion')
+      .sysctl('a', 'net.ipv4.ip_local_port_range', '40000 40063')
+      .ports({
+        client: 'a',
+        server: { ns: 'b', ports: [8080, 8081] },
+        range: [40000, 40063],
+        actions: [
+          connect(8080, 65),
+          connect(8081, 3),
+          { kind: 'listen0' },
+          { kind: 'close' },
+          { kind: 'wait', ms: 300 },
+          // Every port in TIME_WAIT; tcp_tw_reuse=2 (the default) reuses only loopback ones.
+          connect(8080, 1),
+          { kind: 'sysctl', key: 'net.ipv4.tcp_tw_reuse', value: '1' },
+          // tcp_tw_reuse_delay: not before the TIME_WAIT is a second old.
+          connect(8080, 1),
+          { kind: 'wait', ms: 1_100 },
+          connect(8080, 2),
+        ],
+      })
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    const lines = outputOf(result.linux, 'a: ports');
+    // The two connects after the wait reuse TIME_WAIT ports, found where the search starts: even ones.
+    expect(parities(lines, 8080)).toBe(`${'e'.repeat(32)}${'o'.repeat(32)}xxxee`);
+    expect(lines).toContain('connect 8080: 64 of 65 connected, 64 ports');
+    expect(lines).toContain('connect 8081: 3 of 3 connected, 3 ports');
+    expect(lines).toContain('listen0 error EADDRINUSE');
+    expect(lines).toContain('closed 67');
+    expect(lines).toContain('connect 8080: 2 of 2 connected, 2 ports');
+  });
+
+  it('ip_local_reserved_ports: both searches skip them', async (ctx) => {
+    const scenario = twoHosts('ports-reserved')
+      .sysctl('a', 'net.ipv4.ip_local_port_range', '40000 40009')
+      .sysctl('a', 'net.ipv4.ip_local_reserved_ports', '40000-40005,40008')
+      .ports({
+        client: 'a',
+        server: { ns: 'b', ports: [8080] },
+        range: [40006, 40009],
+        actions: [{ kind: 'listen0' }, connect(8080, 4), { kind: 'listen0' }],
+      })
+      .observe('a', 'sysctl', 'net.ipv4.ip_local_reserved_ports')
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    const lines = outputOf(result.linux, 'a: ports');
+    expect(parities(lines, 8080)).toBe('eoox');
+    expect(lines).toContain('listen0 error EADDRINUSE');
+    expect(outputOf(result.linux, 'a: sysctl')).toBe(
+      'net.ipv4.ip_local_reserved_ports = 40000-40005,40008\n',
+    );
+  });
+
+  it('tcp_tw_reuse=2 (the default) lets connect() take a loopback TIME_WAIT a second old', async (ctx) => {
+    const scenario = twoHosts('ports-loopback')
+      .sysctl('a', 'net.ipv4.ip_local_port_range', '40000 40001')
+      .ports({
+        client: 'a',
+        server: { ns: 'a', ports: [8080] },
+        range: [40000, 40001],
+        actions: [
+          connect(8080, 3, { dst: '127.0.0.1' }),
+          { kind: 'close' },
+          { kind: 'wait', ms: 300 },
+          connect(8080, 1, { dst: '127.0.0.1' }),
+          { kind: 'wait', ms: 1_100 },
+          connect(8080, 2, { dst: '127.0.0.1' }),
+        ],
+      })
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    const lines = outputOf(result.linux, 'a: ports');
+    expect(parities(lines, 8080)).toBe('eoxxeo');
+  });
+});
