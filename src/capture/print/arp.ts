@@ -1,4 +1,4 @@
-// ARP (print-arp.c's arp_print) for any hardware and protocol lengths; no ATM ARP, no -v detail.
+// ARP (print-arp.c's arp_print) for any hardware and protocol lengths; no ATM ARP.
 
 import { defaultPrint } from './ascii.ts';
 import { ETHERTYPE_IPV4, ETHERTYPE_NAMES } from './ether.ts';
@@ -46,11 +46,16 @@ export function arpPrint(d: Dissector, at: number, length: number): void {
     return;
   }
   if (!d.eflag) d.print('ARP, ');
-  if ((proto !== ETHERTYPE_IPV4 && proto !== 0x1000) || plen !== 4 || hlen === 0) {
+  const decodable = (proto === ETHERTYPE_IPV4 || proto === 0x1000) && plen === 4 && hlen !== 0;
+  if (!decodable || d.vflag > 0) {
     const hwName = ARP_HARDWARE_NAMES.get(hardware) ?? `Unknown Hardware (${hardware})`;
     const protoName = ETHERTYPE_NAMES.get(proto) ?? `Unknown Protocol (0x${hex4(proto)})`;
-    d.print(`${hwName} (len ${hlen}), ${protoName} (len ${plen}), length ${length}`);
-    return;
+    d.print(`${hwName} (len ${hlen}), ${protoName} (len ${plen})`);
+    if (!decodable) {
+      d.print(`, length ${length}`);
+      return;
+    }
+    d.print(', ');
   }
   d.print(`${ARP_OPERATIONS.get(op) ?? `Unknown (${op})`} `);
   switch (op) {

@@ -1,4 +1,4 @@
-// HTTP as tcpdump prints it without -v (print-http.c over util-print.c's txtproto_print): `HTTP` and the request or status line.
+// HTTP as tcpdump prints it (print-http.c over util-print.c's txtproto_print): `HTTP` and the request or status line, with -v every line; no other text protocols.
 
 import type { Dissector } from './netdissect.ts';
 
@@ -45,7 +45,7 @@ const HTTP_METHODS = new Set([
   'BMOVE',
 ]);
 
-/** HTTP (util-print.c's txtproto_print without -v): `HTTP`, then the request or status line. */
+/** HTTP (util-print.c's txtproto_print): `HTTP`, then the request or status line, or with -v every line. */
 export function httpPrint(d: Dissector, at: number, length: number): void {
   d.protocol = 'http';
   let printIt = false;
@@ -57,7 +57,17 @@ export function httpPrint(d: Dissector, at: number, length: number): void {
     if (token !== undefined && /^[0-9]{3}$/.test(token.text)) printIt = true;
   }
   d.print('HTTP');
-  if (printIt) textLinePrint(d, at, length);
+  if (!printIt) return;
+  if (d.vflag > 0) {
+    // The length, then every line on its own tab-indented line.
+    d.print(`, length: ${length}`);
+    for (let idx = 0; idx < length; ) {
+      idx = textLinePrint(d, '\n\t', at, idx, length);
+      if (idx === 0) break;
+    }
+  } else {
+    textLinePrint(d, ': ', at, 0, length);
+  }
 }
 
 /** One whitespace-delimited printable token at `idx`, and where the next one starts. */
@@ -89,22 +99,40 @@ function fetchToken(
   return { text, next: idx };
 }
 
-/** The first text line after `: `, or nothing when it holds binary data; no line end yet is a truncation. */
-function textLinePrint(d: Dissector, at: number, length: number): void {
-  let idx = 0;
+/**
+ * One text line from `start` (util-print.c's print_txt_line), after `prefix`; returns where the
+ * next line starts, or 0 when the line holds binary data or has no end in the packet (a line
+ * of text without its end prints with the truncation marker).
+ */
+function textLinePrint(d: Dissector, prefix: string, at: number, start: number, length: number): number {
+  let idx = start;
+  let lineEnd = -1;
   while (idx < length) {
     const c = d.u8(at + idx);
-    if (c === 0x0a) break;
-    if (c === 0x0d) {
-      if (idx + 1 >= length) return;
-      if (d.u8(at + idx + 1) === 0x0a) break;
-      return;
+    if (c === 0x0a) {
+      lineEnd = idx;
+      idx++;
+      break;
     }
-    if ((c < 0x20 || c > 0x7e) && c !== 0x09) return;
+    if (c === 0x0d) {
+      if (idx + 1 >= length) return 0;
+      if (d.u8(at + idx + 1) === 0x0a) {
+        lineEnd = idx;
+        idx += 2;
+        break;
+      }
+      return 0;
+    }
+    if ((c < 0x20 || c > 0x7e) && c !== 0x09) return 0;
     idx++;
   }
+  const end = lineEnd < 0 ? idx : lineEnd;
   let line = '';
-  for (let i = at; i < at + idx; i++) line += String.fromCharCode(d.bytes[i]!);
-  d.print(`: ${line}`);
-  if (idx >= length) d.printTrunc();
+  for (let i = at + start; i < at + end; i++) line += String.fromCharCode(d.bytes[i]!);
+  d.print(`${prefix}${line}`);
+  if (lineEnd < 0) {
+    d.printTrunc();
+    return 0;
+  }
+  return idx;
 }

@@ -1,7 +1,8 @@
-// ICMP (print-icmp.c's icmp_print) without -v: the type's summary and the ICMP length; no MPLS extensions.
+// ICMP (print-icmp.c's icmp_print): the type's summary and the ICMP length, with -v the checksum and the quoted datagram; RFC 4884 extension objects are not decoded.
 
+import { ipPrint } from './ip.ts';
 import { IPPROTO_TCP, IPPROTO_UDP } from './ipproto.ts';
-import type { Dissector } from './netdissect.ts';
+import { type Dissector, hex4, inCksum, inCksumShouldbe } from './netdissect.ts';
 
 const ICMP_UNREACH_TEXT: readonly ((dst: string) => string)[] = [
   (dst) => `net ${dst} unreachable`,
@@ -32,8 +33,8 @@ const ICMP_TYPE_NAMES = new Map<number, string>([
   [17, 'address mask request'],
 ]);
 
-/** ICMP (print-icmp.c's icmp_print without -v): the type's summary and the ICMP length. */
-export function icmpPrint(d: Dissector, at: number, length: number): void {
+/** ICMP (print-icmp.c's icmp_print): the type's summary, the ICMP length, and -v's detail. */
+export function icmpPrint(d: Dissector, at: number, length: number, fragmented: boolean): void {
   d.protocol = 'icmp';
   const type = d.u8(at);
   const code = d.u8(at + 1);
@@ -101,6 +102,57 @@ export function icmpPrint(d: Dissector, at: number, length: number): void {
       text = ICMP_TYPE_NAMES.get(type) ?? `type-#${type}`;
   }
   d.print(`ICMP ${text}, length ${length}`);
+  if (d.vflag === 0) return;
+  if (!fragmented && d.has(at, length)) {
+    const sum = inCksum(d.bytes, at, at + length);
+    if (sum !== 0) {
+      const field = d.u16(at + 2);
+      d.print(` (wrong icmp cksum ${field.toString(16)} (->${inCksumShouldbe(field, sum).toString(16)})!)`);
+    }
+  }
+  if (ICMP_ERROR_TYPES.has(type)) {
+    // The quoted datagram, decoded as a packet of its own on the next line.
+    d.print('\n\t');
+    const quoted = at + 8;
+    const snapEnd = d.snapEnd;
+    ipPrint(d, quoted, d.u16(quoted + 2));
+    d.snapEnd = snapEnd;
+  }
+  d.protocol = 'icmp';
+  if (length > ICMP_EXTD_MINLEN && ICMP_MPLS_EXT_TYPES.has(type)) mplsExtensionPrint(d, at, length);
+}
+
+/** The ICMP errors that quote a datagram (ICMP_ERRTYPE). */
+const ICMP_ERROR_TYPES = new Set([3, 4, 5, 11, 12]);
+/** The ICMP errors that may carry RFC 4884 extensions (ICMP_MPLS_EXT_TYPE). */
+const ICMP_MPLS_EXT_TYPES = new Set([3, 11, 12]);
+/** The 8-byte header and 128 bytes of quoted datagram before an extension structure. */
+const ICMP_EXTD_MINLEN = 136;
+/** sizeof(struct icmp_ext_t): what must be captured before tcpdump looks for an extension. */
+const ICMP_EXT_STRUCT_LEN = 141;
+
+/**
+ * RFC 4884 extensions (icmp_print's MPLS block): silent unless the length field is set or
+ * the extension's checksum is valid; then the version and checksum line. The objects that
+ * follow are not decoded.
+ */
+function mplsExtensionPrint(d: Dissector, at: number, length: number): void {
+  d.need(at, ICMP_EXT_STRUCT_LEN);
+  const ext = at + ICMP_EXTD_MINLEN;
+  if (d.bytes[at + 5] === 0 && d.has(ext, length - ICMP_EXTD_MINLEN)) {
+    if (inCksum(d.bytes, ext, at + length) !== 0) return;
+  }
+  const version = d.bytes[ext]! >>> 4;
+  d.print(`\n\tMPLS extension v${version}`);
+  if (version !== 2) {
+    d.print(' packet not supported');
+    return;
+  }
+  const hlen = length - ICMP_EXTD_MINLEN;
+  if (d.has(ext, hlen)) {
+    const correct = inCksum(d.bytes, ext, ext + hlen) === 0;
+    d.print(`, checksum 0x${hex4(d.u16(ext + 2))} (${correct ? '' : 'in'}correct), length ${hlen}`);
+  }
 }
 
 function icmpUnreachableText(d: Dissector, at: number, code: number, quotedDst: () => string): string {

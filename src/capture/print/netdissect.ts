@@ -1,6 +1,7 @@
 // The state of one frame's walk, as tcpdump's netdissect_options: the captured bytes, the end of readable data, the text so far and the flags; bounds-checked reads that end the walk at the captured end. No printing of its own.
 
 import { formatIpv4, formatMac } from '../../wire/address.ts';
+import { internetChecksum } from '../../wire/checksum.ts';
 import type { PrintOptions } from './options.ts';
 
 /** Thrown by a read past the captured bytes; caught at the top like tcpdump's longjmp. */
@@ -14,6 +15,21 @@ export function hex4(n: number): string {
   return n.toString(16).padStart(4, '0');
 }
 
+/** One byte as tcpdump's fn_print_char shows it: `M-` for 8-bit, `^X` for control characters. */
+export function printableChar(c: number): string {
+  let text = '';
+  let ch = c;
+  if (ch > 0x7f) {
+    ch &= 0x7f;
+    text = 'M-';
+  }
+  if (ch < 0x20 || ch === 0x7f) {
+    ch ^= 0x40;
+    text += '^';
+  }
+  return text + String.fromCharCode(ch);
+}
+
 /** One frame's walk: the captured bytes, the current end of readable data, and the text so far. */
 export class Dissector {
   out = '';
@@ -23,6 +39,10 @@ export class Dissector {
   protocol = 'ether';
   /** `-e`: link-level headers on every line (ndo_eflag). */
   readonly eflag: boolean;
+  /** `-v` count (ndo_vflag). */
+  readonly vflag: number;
+  /** `-q` (ndo_qflag). */
+  readonly qflag: boolean;
 
   constructor(
     readonly bytes: Uint8Array,
@@ -30,6 +50,8 @@ export class Dissector {
   ) {
     this.snapEnd = bytes.length;
     this.eflag = options.showLinkLayer === true;
+    this.vflag = options.verbose ?? 0;
+    this.qflag = options.quiet === true;
   }
 
   /** tcpdump's nd_print_trunc: ` [|proto]`. */
@@ -88,10 +110,28 @@ export class Dissector {
   }
 }
 
+/**
+ * tcpdump's in_cksum over [start, end) plus a pseudo-header sum: 0 when the bytes, their
+ * checksum field included, are correct.
+ */
+export function inCksum(bytes: Uint8Array, start: number, end: number, initial = 0): number {
+  return internetChecksum(bytes, start, end, initial);
+}
+
+/** in_cksum_shouldbe: the checksum field value that would have made `computed` zero. */
+export function inCksumShouldbe(field: number, computed: number): number {
+  let shouldbe = field + computed;
+  shouldbe = (shouldbe & 0xffff) + (shouldbe >>> 16);
+  shouldbe = (shouldbe & 0xffff) + (shouldbe >>> 16);
+  return shouldbe & 0xffff;
+}
+
 /** What an IPv4 header hands to the transport printers. */
 export interface IpContext {
   readonly at: number;
   readonly src: number;
   readonly dst: number;
   readonly proto: number;
+  /** The More Fragments bit: the transport checksums cannot be checked. */
+  readonly fragmented: boolean;
 }

@@ -2,8 +2,8 @@
 
 import type { TcpSeqTable } from './tcp-seq.ts';
 
-/** Link types the printer reads: LINKTYPE_ETHERNET and LINKTYPE_LINUX_SLL2. */
-export type PrintLinkType = 1 | 276;
+/** Link types the printer reads: LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL and LINKTYPE_LINUX_SLL2. */
+export type PrintLinkType = 1 | 113 | 276;
 
 export interface PrintOptions {
   readonly linkType: PrintLinkType;
@@ -17,4 +17,8 @@ export interface PrintOptions {
   readonly absoluteSeq?: boolean;
   /** Conversation state for relative sequence numbers; without it every frame prints as the first of its conversation. */
   readonly tcpSeq?: TcpSeqTable;
+  /** `-v`, `-vv`, `-vvv`: how many times -v was given (ndo_vflag); default 0. */
+  readonly verbose?: number;
+  /** `-q`: the quiet, shorter protocol lines (ndo_qflag). */
+  readonly quiet?: boolean;
 }

@@ -1,8 +1,19 @@
-// TCP (print-tcp.c's tcp_print): flags, relative sequence numbers, options, length, and HTTP on ports 80/8080; no -v checksums, no MPTCP detail.
+// TCP (print-tcp.c's tcp_print): flags, relative sequence numbers, options, length, and HTTP on ports 80/8080; no MPTCP detail, no other application protocols.
 
 import { formatIpv4 } from '../../wire/address.ts';
+import { pseudoHeaderSum } from '../../wire/checksum.ts';
 import { httpPrint } from './http.ts';
-import { type Dissector, hex2, hex4, type IpContext, TRUNCATED } from './netdissect.ts';
+import { IPPROTO_TCP } from './ipproto.ts';
+import {
+  type Dissector,
+  hex2,
+  hex4,
+  type IpContext,
+  inCksum,
+  inCksumShouldbe,
+  printableChar,
+  TRUNCATED,
+} from './netdissect.ts';
 import { TcpSeqTable } from './tcp-seq.ts';
 
 // TCP flags in tcpdump's print order (tcp_flag_values).
@@ -44,22 +55,29 @@ const TCP_OPTION_NAMES = new Map<number, string>([
   [254, 'exp'],
 ]);
 
+const MAX_RST_DATA_LEN = 30;
 const HTTP_PORT = 80;
 const HTTP_PORT_ALT = 8080;
 
-/** TCP (print-tcp.c's tcp_print) without -v: flags, numbers, options, length, HTTP lines. */
+/** TCP (print-tcp.c's tcp_print): flags, numbers, checksum with -v, options, length, HTTP lines. */
 export function tcpPrint(d: Dissector, at: number, length: number, ip: IpContext): void {
   d.protocol = 'tcp';
   const src = formatIpv4(ip.src);
   const dst = formatIpv4(ip.dst);
+  // The two header checks end the line here (tcp_print's own `trunc:`), not the whole frame: an
+  // ICMP error quoting this segment goes on after it.
   if (!d.has(at + 2, 2)) {
     d.print(`${src} > ${dst}:`);
-    throw TRUNCATED;
+    d.printTrunc();
+    return;
   }
   const srcPort = d.u16(at);
   const dstPort = d.u16(at + 2);
   d.print(`${src}.${srcPort} > ${dst}.${dstPort}: `);
-  d.need(at, 20);
+  if (!d.has(at, 20)) {
+    d.printTrunc();
+    return;
+  }
   let hlen = (d.u8(at + 12) >>> 4) * 4;
   if (hlen < 20) {
     d.print(` tcp ${(length - hlen) >>> 0} [bad hdr length ${hlen} - too short, < 20]`);
@@ -70,6 +88,11 @@ export function tcpPrint(d: Dissector, at: number, length: number, ip: IpContext
   const win = d.u16(at + 14);
   const urp = d.u16(at + 18);
   const flags = d.u8(at + 13);
+  if (d.qflag) {
+    d.print(`tcp ${(length - hlen) >>> 0}`);
+    if (hlen > length) d.print(` [bad hdr length ${hlen} - too long, > ${length}]`);
+    return;
+  }
   let flagText = '';
   for (const [bit, letter] of TCP_FLAG_LETTERS) if ((flags & bit) !== 0) flagText += letter;
   d.print(`Flags [${flagText === '' ? 'none' : flagText}]`);
@@ -89,8 +112,15 @@ export function tcpPrint(d: Dissector, at: number, length: number, ip: IpContext
     d.print(` [bad hdr length ${hlen} - too long, > ${length}]`);
     return;
   }
+  if (d.vflag > 0 && !ip.fragmented && d.has(at, length)) {
+    // tcp_cksum: the pseudo-header, then the whole segment as captured.
+    const sum = inCksum(d.bytes, at, at + length, pseudoHeaderSum(ip.src, ip.dst, IPPROTO_TCP, length));
+    const field = d.u16(at + 16);
+    d.print(`, cksum 0x${hex4(field)}`);
+    d.print(sum !== 0 ? ` (incorrect -> 0x${hex4(inCksumShouldbe(field, sum))})` : ' (correct)');
+  }
   const dataLen = length - hlen;
-  if (dataLen > 0 || (flags & (TH_SYN | TH_FIN | TH_RST)) !== 0) {
+  if (d.vflag > 1 || dataLen > 0 || (flags & (TH_SYN | TH_FIN | TH_RST)) !== 0) {
     d.print(`, seq ${seq}`);
     if (dataLen > 0) d.print(`:${(seq + dataLen) >>> 0}`);
   }
@@ -109,6 +139,10 @@ export function tcpPrint(d: Dissector, at: number, length: number, ip: IpContext
     throw TRUNCATED;
   }
   const data = at + hlen;
+  if ((flags & TH_RST) !== 0 && d.vflag > 0) {
+    rstDataPrint(d, data, dataLen);
+    return;
+  }
   if (
     srcPort === HTTP_PORT ||
     dstPort === HTTP_PORT ||
@@ -118,6 +152,19 @@ export function tcpPrint(d: Dissector, at: number, length: number, ip: IpContext
     d.print(': ');
     httpPrint(d, data, dataLen);
   }
+}
+
+/** RFC 1122's text in a reset (print_tcp_rst_data): up to 30 characters, ` [RST+ ...]` when longer. */
+function rstDataPrint(d: Dissector, at: number, length: number): void {
+  d.print(d.has(at, length) ? ' [RST' : ' [!RST');
+  let n = length;
+  if (n > MAX_RST_DATA_LEN) {
+    n = MAX_RST_DATA_LEN;
+    d.print('+');
+  }
+  d.print(' ');
+  for (let i = at; n > 0 && i < d.snapEnd; i++, n--) d.print(printableChar(d.bytes[i]!));
+  d.print(']');
 }
 
 /**
