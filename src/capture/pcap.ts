@@ -1,4 +1,4 @@
-// Classic libpcap capture files: a writer (nanosecond timestamps, little-endian) and a reader for both byte orders and both timestamp resolutions; no pcapng, no modified (Kuznetzov) format.
+// Classic libpcap capture files: a writer (little-endian, nanosecond or microsecond timestamps) and a reader for both byte orders and both timestamp resolutions, as libpcap's sf-pcap.c reads them; no pcapng, no modified (Kuznetzov) format.
 //
 // File layout (pcap-savefile(5), draft-ietf-opsawg-pcap), all fields in the writer's byte order:
 //
@@ -11,8 +11,14 @@
 //   +16 snaplen        u32
 //   +20 linktype       u32
 //
-// Pure TypeScript over Uint8Array, no Node Buffer: it runs in a browser. Timestamps are the
-// scheduler's virtual nanoseconds.
+// Pure TypeScript over Uint8Array, no Node Buffer: it runs in a browser. The writer takes the
+// scheduler's virtual nanoseconds. The reader keeps each record's seconds and fraction as the
+// integers the file holds (a real capture's date in nanoseconds is beyond 2^53 and would lose
+// its last digits as one number); `timeNs` is their sum for virtual-time files.
+//
+// The link-type field is masked as libpcap's LT_LINKTYPE masks it (the top bits carry the FCS
+// length, LT_FCS_LENGTH), and the errors are libpcap's: a bad magic is `unknown file format`,
+// a cut header or record `truncated dump file; tried to read N ... bytes, only got M`.
 
 import { NS_PER_SEC, NS_PER_US } from '../core/scheduler.ts';
 
@@ -24,8 +30,12 @@ export const PCAP_VERSION_MINOR = 4;
 export const PCAP_DEFAULT_SNAPLEN = 262_144;
 /** Frames start with an Ethernet II header. */
 export const LINKTYPE_ETHERNET = 1;
+/** Frames start with the 16-byte Linux "cooked" v1 header (`tcpdump -y LINUX_SLL -i any`). */
+export const LINKTYPE_LINUX_SLL = 113;
 /** Frames start with the 20-byte Linux "cooked" v2 header (what `tcpdump -i any` writes). */
 export const LINKTYPE_LINUX_SLL2 = 276;
+/** LT_LINKTYPE: the link type's bits of the header's field; the rest is LT_LINKTYPE_EXT. */
+export const LT_LINKTYPE_MASK = 0x03ff_ffff;
 
 const MAGIC = 0;
 const VERSION_MAJOR = 4;
@@ -46,14 +56,18 @@ export const PCAP_RECORD_HEADER_LEN = ORIG_LEN + 4;
 export type PcapDefect =
   | 'pcap.truncated-header'
   | 'pcap.bad-magic'
+  | 'pcap.archaic-version'
   | 'pcap.bad-version'
-  | 'pcap.truncated-record';
+  | 'pcap.truncated-record'
+  | 'pcap.record-too-long';
 
 export interface PcapWriterOptions {
   /** LINKTYPE_ETHERNET (default) or LINKTYPE_LINUX_SLL2; any other DLT value is written as given. */
   readonly linkType?: number;
   /** Bytes kept of each frame, as `tcpdump -s`; default 262144. */
   readonly snapLen?: number;
+  /** Timestamp resolution: `nano` (default, magic 0xa1b23c4d) or `micro` (0xa1b2c3d4, what tcpdump -w writes by default; nanoseconds are truncated). */
+  readonly resolution?: 'micro' | 'nano';
 }
 
 const FIRST_CHUNK = 64 * 1024;
@@ -63,6 +77,7 @@ const MAX_CHUNK = 4 * 1024 * 1024;
 export class PcapWriter {
   readonly linkType: number;
   readonly snapLen: number;
+  readonly resolution: 'micro' | 'nano';
   private readonly chunks: Uint8Array[] = [];
   private chunk: Uint8Array;
   private view: DataView;
@@ -73,6 +88,7 @@ export class PcapWriter {
   constructor(options: PcapWriterOptions = {}) {
     this.linkType = options.linkType ?? LINKTYPE_ETHERNET;
     this.snapLen = options.snapLen ?? PCAP_DEFAULT_SNAPLEN;
+    this.resolution = options.resolution ?? 'nano';
     if (!Number.isInteger(this.linkType) || this.linkType < 0 || this.linkType > 0xffff_ffff) {
       throw new RangeError(`PcapWriter: bad link type ${this.linkType}`);
     }
@@ -110,7 +126,9 @@ export class PcapWriter {
     const at = this.used;
     const seconds = Math.floor(timeNs / NS_PER_SEC);
     this.view.setUint32(at + TS_SEC, seconds, true);
-    this.view.setUint32(at + TS_FRAC, timeNs - seconds * NS_PER_SEC, true);
+    const fractionNs = timeNs - seconds * NS_PER_SEC;
+    const fraction = this.resolution === 'nano' ? fractionNs : Math.floor(fractionNs / NS_PER_US);
+    this.view.setUint32(at + TS_FRAC, fraction, true);
     this.view.setUint32(at + INCL_LEN, inclLen, true);
     this.view.setUint32(at + ORIG_LEN, origLen, true);
     this.chunk.set(
@@ -135,7 +153,7 @@ export class PcapWriter {
 
   private writeFileHeader(): void {
     const view = this.view;
-    view.setUint32(MAGIC, PCAP_MAGIC_NANOS, true);
+    view.setUint32(MAGIC, this.resolution === 'nano' ? PCAP_MAGIC_NANOS : PCAP_MAGIC_MICROS, true);
     view.setUint16(VERSION_MAJOR, PCAP_VERSION_MAJOR, true);
     view.setUint16(VERSION_MINOR, PCAP_VERSION_MINOR, true);
     view.setInt32(THISZONE, 0, true);
@@ -159,7 +177,11 @@ export class PcapWriter {
 
 /** One captured frame. */
 export interface PcapRecord {
-  /** Capture time in nanoseconds (microsecond files are scaled by 1000). */
+  /** ts_sec: whole seconds since the epoch (or of virtual time). */
+  readonly seconds: number;
+  /** ts_frac in nanoseconds, exact (a microsecond file's value times 1000); not checked below 1e9. */
+  readonly nanos: number;
+  /** seconds * 1e9 + nanos: exact for virtual time, rounded for dates after April 1970. */
   readonly timeNs: number;
   /** Length of the frame on the wire; `data` may be shorter when the snaplen cut it. */
   readonly origLen: number;
@@ -173,7 +195,10 @@ export interface PcapFile {
   readonly versionMajor: number;
   readonly versionMinor: number;
   readonly snapLen: number;
+  /** The link type, LT_LINKTYPE(field): the header's value with the FCS bits masked off. */
   readonly linkType: number;
+  /** The header's link-type field as stored, FCS bits included. */
+  readonly linkTypeField: number;
   readonly records: PcapRecord[];
 }
 
@@ -184,16 +209,31 @@ export type PcapReadResult =
       readonly error: PcapDefect;
       /** Byte offset of the header or record that failed. */
       readonly offset: number;
+      /** libpcap's error text for the defect (what tcpdump prints after `tcpdump: `). */
+      readonly message: string;
+      /** The header, when it was read (a record's defect); undefined for a header's. */
+      readonly header: Omit<PcapFile, 'records'> | undefined;
       /** The records read before the defect (a capture cut short still shows its start). */
       readonly records: PcapRecord[];
     };
 
-/** Parses a classic pcap file; bad or truncated input is a typed error, never an exception. */
+function truncated(what: string, wanted: number, got: number): string {
+  return `truncated dump file; tried to read ${wanted} ${what} bytes, only got ${got}`;
+}
+
+/** Parses a classic pcap file (sf-pcap.c's pcap_check_header and pcap_next_packet); bad or truncated input is a typed error, never an exception. */
 export function readPcap(bytes: Uint8Array): PcapReadResult {
   const records: PcapRecord[] = [];
-  if (bytes.length < PCAP_FILE_HEADER_LEN) {
-    return { ok: false, error: 'pcap.truncated-header', offset: 0, records };
-  }
+  const failHeader = (error: PcapDefect, message: string): PcapReadResult => ({
+    ok: false,
+    error,
+    offset: 0,
+    message,
+    header: undefined,
+    records,
+  });
+  // libpcap reads the magic number first, then the rest of the header.
+  if (bytes.length < 4) return failHeader('pcap.truncated-header', truncated('file header', 4, bytes.length));
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const magicBig = view.getUint32(MAGIC, false);
   const magicLittle = view.getUint32(MAGIC, true);
@@ -206,44 +246,73 @@ export function readPcap(bytes: Uint8Array): PcapReadResult {
     littleEndian = false;
     fracNs = magicBig === PCAP_MAGIC_NANOS ? 1 : NS_PER_US;
   } else {
-    return { ok: false, error: 'pcap.bad-magic', offset: 0, records };
+    return failHeader('pcap.bad-magic', 'unknown file format');
+  }
+  if (bytes.length < PCAP_FILE_HEADER_LEN) {
+    return failHeader(
+      'pcap.truncated-header',
+      truncated('file header', PCAP_FILE_HEADER_LEN, bytes.length - 4),
+    );
   }
   const versionMajor = view.getUint16(VERSION_MAJOR, littleEndian);
   const versionMinor = view.getUint16(VERSION_MINOR, littleEndian);
-  // libpcap accepts major 2 only (older ones are "archaic"); any minor reads the same.
-  if (versionMajor !== PCAP_VERSION_MAJOR)
-    return { ok: false, error: 'pcap.bad-version', offset: 0, records };
+  if (versionMajor < PCAP_VERSION_MAJOR)
+    return failHeader('pcap.archaic-version', 'archaic pcap savefile format');
+  // Versions 2.0 to 2.4 read the same (and 543.0, DG/UX's, which nobody writes any more).
+  if (!(versionMajor === PCAP_VERSION_MAJOR && versionMinor <= PCAP_VERSION_MINOR)) {
+    return failHeader(
+      'pcap.bad-version',
+      `unsupported pcap savefile version ${versionMajor}.${versionMinor}`,
+    );
+  }
+  const linkTypeField = view.getUint32(LINKTYPE, littleEndian);
+  const header = {
+    byteOrder: littleEndian ? ('little' as const) : ('big' as const),
+    resolution: fracNs === 1 ? ('nano' as const) : ('micro' as const),
+    versionMajor,
+    versionMinor,
+    snapLen: view.getUint32(SNAPLEN, littleEndian),
+    linkType: (linkTypeField & LT_LINKTYPE_MASK) >>> 0,
+    linkTypeField,
+  };
 
   let at = PCAP_FILE_HEADER_LEN;
   while (at < bytes.length) {
+    const failRecord = (message: string, error: PcapDefect = 'pcap.truncated-record'): PcapReadResult => ({
+      ok: false,
+      error,
+      offset: at,
+      message,
+      header,
+      records,
+    });
     if (bytes.length - at < PCAP_RECORD_HEADER_LEN) {
-      return { ok: false, error: 'pcap.truncated-record', offset: at, records };
+      return failRecord(truncated('header', PCAP_RECORD_HEADER_LEN, bytes.length - at));
     }
     const seconds = view.getUint32(at + TS_SEC, littleEndian);
     const frac = view.getUint32(at + TS_FRAC, littleEndian);
     const inclLen = view.getUint32(at + INCL_LEN, littleEndian);
     const origLen = view.getUint32(at + ORIG_LEN, littleEndian);
     const start = at + PCAP_RECORD_HEADER_LEN;
-    if (bytes.length - start < inclLen) {
-      return { ok: false, error: 'pcap.truncated-record', offset: at, records };
+    // pcap_next_packet refuses a record larger than any link type's maximum snapshot length.
+    if (inclLen > PCAP_DEFAULT_SNAPLEN) {
+      return failRecord(
+        `invalid packet capture length ${inclLen}, bigger than snaplen of ${PCAP_DEFAULT_SNAPLEN}`,
+        'pcap.record-too-long',
+      );
     }
+    if (bytes.length - start < inclLen) {
+      return failRecord(truncated('captured', inclLen, bytes.length - start));
+    }
+    const nanos = frac * fracNs;
     records.push({
-      timeNs: seconds * NS_PER_SEC + frac * fracNs,
+      seconds,
+      nanos,
+      timeNs: seconds * NS_PER_SEC + nanos,
       origLen,
       data: bytes.subarray(start, start + inclLen),
     });
     at = start + inclLen;
   }
-  return {
-    ok: true,
-    file: {
-      byteOrder: littleEndian ? 'little' : 'big',
-      resolution: fracNs === 1 ? 'nano' : 'micro',
-      versionMajor,
-      versionMinor,
-      snapLen: view.getUint32(SNAPLEN, littleEndian),
-      linkType: view.getUint32(LINKTYPE, littleEndian),
-      records,
-    },
-  };
+  return { ok: true, file: { ...header, records } };
 }

@@ -175,10 +175,81 @@ describe('pcap reader', () => {
     expect(readPcap(modified)).toMatchObject({ ok: false, error: 'pcap.bad-magic' });
   });
 
-  it('pcap.bad-version', () => {
+  it("pcap.archaic-version and pcap.bad-version, with libpcap's messages", () => {
     const archaic = GOLDEN_HEADER.slice();
     archaic[4] = 1;
-    expect(readPcap(archaic)).toMatchObject({ ok: false, error: 'pcap.bad-version' });
+    expect(readPcap(archaic)).toMatchObject({
+      ok: false,
+      error: 'pcap.archaic-version',
+      message: 'archaic pcap savefile format',
+    });
+    const newer = GOLDEN_HEADER.slice();
+    newer[6] = 5;
+    expect(readPcap(newer)).toMatchObject({
+      ok: false,
+      error: 'pcap.bad-version',
+      message: 'unsupported pcap savefile version 2.5',
+    });
+  });
+
+  it('says what libpcap says of a cut header, an unknown magic and a cut record', () => {
+    const message = (bytes: Uint8Array) => {
+      const result = readPcap(bytes);
+      return result.ok ? 'ok' : result.message;
+    };
+    expect(message(new Uint8Array(0))).toBe(
+      'truncated dump file; tried to read 4 file header bytes, only got 0',
+    );
+    expect(message(GOLDEN_HEADER.subarray(0, 3))).toBe(
+      'truncated dump file; tried to read 4 file header bytes, only got 3',
+    );
+    expect(message(GOLDEN_HEADER.subarray(0, 10))).toBe(
+      'truncated dump file; tried to read 24 file header bytes, only got 6',
+    );
+    expect(message(new TextEncoder().encode('not a capture at all'))).toBe('unknown file format');
+    const writer = new PcapWriter();
+    writer.write(1, new Uint8Array(60));
+    const bytes = writer.bytes();
+    expect(message(bytes.subarray(0, 24 + 8))).toBe(
+      'truncated dump file; tried to read 16 header bytes, only got 8',
+    );
+    expect(message(bytes.subarray(0, 24 + 16 + 2))).toBe(
+      'truncated dump file; tried to read 60 captured bytes, only got 2',
+    );
+    const huge = hex(
+      '4d3cb2a1 0200 0400 00000000 00000000 00000400 01000000  01000000 00000000 e0930400 e0930400',
+    );
+    expect(readPcap(huge)).toMatchObject({
+      error: 'pcap.record-too-long',
+      message: 'invalid packet capture length 300000, bigger than snaplen of 262144',
+    });
+  });
+
+  it('masks the link-type field as LT_LINKTYPE does (the FCS length bits)', () => {
+    const withFcs = GOLDEN_HEADER.slice();
+    new DataView(withFcs.buffer).setUint32(20, 0x2400_0001, true);
+    expect(okFile(withFcs)).toMatchObject({ linkType: 1, linkTypeField: 0x2400_0001 });
+  });
+
+  it("keeps a real capture's seconds and fraction exact", () => {
+    // 2023-11-14 22:13:20.123456789 and .999999 µs: as one float of ns the last digits are lost.
+    const nano = okFile(
+      hex('a1b23c4d 0002 0004 00000000 00000000 00040000 00000001  6553f100 075bcd15 00000000 00000000'),
+    );
+    expect(nano.records[0]).toMatchObject({ seconds: 1_700_000_000, nanos: 123_456_789 });
+    const micro = okFile(
+      hex('a1b2c3d4 0002 0004 00000000 00000000 00040000 00000001  6553f100 000f423f 00000000 00000000'),
+    );
+    expect(micro.records[0]).toMatchObject({ seconds: 1_700_000_000, nanos: 999_999_000 });
+  });
+
+  it('writes a microsecond file, truncating the nanoseconds, as tcpdump -w does', () => {
+    const writer = new PcapWriter({ resolution: 'micro' });
+    writer.write(seconds(2) + 123_456_789, hex('ab'));
+    const file = okFile(writer.bytes());
+    expect(file.resolution).toBe('micro');
+    expect(toHex(writer.bytes().subarray(0, 4))).toBe('d4c3b2a1');
+    expect(file.records[0]).toMatchObject({ seconds: 2, nanos: 123_456_000 });
   });
 
   it('pcap.truncated-record, in the record header and in the data, keeping the records before', () => {

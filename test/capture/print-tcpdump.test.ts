@@ -18,7 +18,9 @@ import {
   TcpSeqTable,
 } from '../../src/capture/print.ts';
 import { millis, seconds } from '../../src/core/scheduler.ts';
-import { sampleFrames, toSll2 } from '../support/frames.ts';
+import { internetChecksum } from '../../src/wire/checksum.ts';
+import { ETHERTYPE_IPV4 } from '../../src/wire/ethernet.ts';
+import { ethernet, ip, mac, sampleFrames, tcp, toSll2 } from '../support/frames.ts';
 import { requireTool } from '../support/tools.ts';
 
 /** Interface names as tcpdump resolves SLL2 indices: from the machine it runs on. */
@@ -112,6 +114,115 @@ function expectSameLines(records: readonly Record[], ours: string[], theirs: str
   expect(labelled(ours)).toEqual(labelled(theirs));
 }
 
+/**
+ * The samples -v can print: the port-unreachable error quotes a datagram to port 53, which
+ * tcpdump -v decodes as DNS (print-domain.c), a printer packetlab does not have yet.
+ */
+function verboseCases(records: Record[], verbose: number): Record[] {
+  return verbose === 0
+    ? records
+    : records.filter((r) => !r.label.startsWith('ICMP port unreachable quoting UDP'));
+}
+
+/** A copy of a sample frame with some bytes overwritten. */
+function patched(name: string, patches: readonly [number, number][]): Uint8Array {
+  const frame = samples.find((sample) => sample.name === name)!.frame.slice();
+  for (const [at, value] of patches) frame[at] = value;
+  return frame;
+}
+
+/** An Ethernet/IPv4 frame with `options` inserted after the IPv4 header (IHL, length, checksum redone). */
+function withIpOptions(frame: Uint8Array, options: readonly number[]): Uint8Array {
+  const out = new Uint8Array(frame.length + options.length);
+  out.set(frame.subarray(0, 34));
+  out.set(options, 34);
+  out.set(frame.subarray(34), 34 + options.length);
+  const view = new DataView(out.buffer);
+  view.setUint8(14, 0x40 | ((20 + options.length) / 4));
+  view.setUint16(16, view.getUint16(16) + options.length);
+  view.setUint16(24, 0);
+  view.setUint16(24, internetChecksum(out, 14, 34 + options.length));
+  return out;
+}
+
+/** Frames for what -v and -vv add: checksums right and wrong, IP options, TTL/ECN, RST text, HTTP lines. */
+function verboseExtras(): Record[] {
+  const toB = { dst: mac('02:42:0a:f4:02:07'), src: mac('02:42:0a:f4:01:05'), ethertype: ETHERTYPE_IPV4 };
+  const conn = { src: ip('10.244.1.5'), dst: ip('10.244.2.7'), srcPort: 41234, dstPort: 80 };
+  const text = (t: string) => new TextEncoder().encode(t);
+  const frames: [string, Uint8Array][] = [
+    ['bad IP checksum', patched('TCP SYN', [[24, 0x12]])],
+    ['bad TCP checksum', patched('TCP SYN', [[50, 0]])],
+    ['bad UDP checksum', patched('UDP DNS-port datagram', [[40, 0x12]])],
+    [
+      'UDP without checksum',
+      patched('UDP DNS-port datagram', [
+        [40, 0],
+        [41, 0],
+      ]),
+    ],
+    [
+      'TTL 0 and CE',
+      patched('ICMP echo request', [
+        [22, 0],
+        [15, 0x03],
+      ]),
+    ],
+    ['ECT(1)', patched('ICMP echo request', [[15, 0x01]])],
+    ['bad ICMP checksum', patched('ICMP echo request', [[36, 0x12]])],
+    ['reserved and MF flags', patched('TCP SYN', [[20, 0xa0]])],
+    [
+      'IP options RA, NOP, RR, TS',
+      withIpOptions(
+        patched('TCP SYN', []),
+        [0x94, 4, 0, 0, 1, 7, 7, 4, 10, 0, 0, 1, 0x44, 12, 5, 0x01, 10, 0, 0, 9, 0, 0, 0, 100],
+      ),
+    ],
+    [
+      'RST with text',
+      ethernet(
+        toB,
+        tcp({
+          ...conn,
+          seq: 7,
+          ack: 9,
+          flags: { rst: true, ack: true },
+          payload: text('no such\tservice, go away now\x01\xe9!'),
+        }),
+      ),
+    ],
+    [
+      'HTTP request',
+      ethernet(
+        toB,
+        tcp({
+          ...conn,
+          seq: 1,
+          ack: 1,
+          flags: { psh: true, ack: true },
+          payload: text('GET /x HTTP/1.1\r\nHost: web\r\nAccept: */*\r\n\r\n'),
+        }),
+      ),
+    ],
+    [
+      'HTTP response with a body',
+      ethernet(
+        toB,
+        tcp({
+          ...conn,
+          srcPort: 80,
+          dstPort: 41234,
+          seq: 1,
+          ack: 1,
+          flags: { psh: true, ack: true },
+          payload: text('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello'),
+        }),
+      ),
+    ],
+  ];
+  return frames.map(([label, frame], i) => ({ timeNs: seconds(i), frame, wireLength: frame.length, label }));
+}
+
 const LINK_TYPES: readonly { name: string; linkType: PrintLinkType }[] = [
   { name: 'Ethernet', linkType: LINKTYPE_ETHERNET },
   { name: 'SLL2 (-i any)', linkType: LINKTYPE_LINUX_SLL2 },
@@ -120,25 +231,48 @@ const LINK_TYPES: readonly { name: string; linkType: PrintLinkType }[] = [
 describe('formatTcpdumpLine against the real tcpdump -nn -r', () => {
   for (const { name, linkType } of LINK_TYPES) {
     for (const showLinkLayer of [false, true]) {
-      const flags = showLinkLayer ? ['-e'] : [];
-      const title = `${name}${showLinkLayer ? ' with -e' : ''}`;
+      for (const verbose of [0, 1, 2]) {
+        const flags = [...(showLinkLayer ? ['-e'] : []), ...(verbose > 0 ? [`-${'v'.repeat(verbose)}`] : [])];
+        const title = `${name}${flags.length > 0 ? ` with ${flags.join(' ')}` : ''}`;
 
-      it(`prints every frame type as tcpdump does: ${title}`, (ctx) => {
-        if (!requireTool('tcpdump', ctx)) return;
-        const records = sampleRecords(linkType);
-        const path = writeCapture(`sample-${linkType}.pcap`, linkType, records);
-        const ours = ourBlocks(records, { linkType, showLinkLayer, ifName });
-        expectSameLines(records, ours, tcpdumpBlocks(path, flags));
-      });
+        it(`prints every frame type as tcpdump does: ${title}`, (ctx) => {
+          if (!requireTool('tcpdump', ctx)) return;
+          const records = verboseCases(sampleRecords(linkType), verbose);
+          const path = writeCapture(`sample-${linkType}.pcap`, linkType, records);
+          const ours = ourBlocks(records, { linkType, showLinkLayer, ifName, verbose });
+          expectSameLines(records, ours, tcpdumpBlocks(path, flags));
+        });
 
-      it(`prints every truncation of every frame type as tcpdump does: ${title}`, (ctx) => {
-        if (!requireTool('tcpdump', ctx)) return;
-        const records = truncatedRecords(linkType);
-        const path = writeCapture(`cut-${linkType}.pcap`, linkType, records);
-        const ours = ourBlocks(records, { linkType, showLinkLayer, ifName });
-        expectSameLines(records, ours, tcpdumpBlocks(path, flags));
-      });
+        it(`prints every truncation of every frame type as tcpdump does: ${title}`, (ctx) => {
+          if (!requireTool('tcpdump', ctx)) return;
+          const records = verboseCases(truncatedRecords(linkType), verbose);
+          const path = writeCapture(`cut-${linkType}.pcap`, linkType, records);
+          const ours = ourBlocks(records, { linkType, showLinkLayer, ifName, verbose });
+          expectSameLines(records, ours, tcpdumpBlocks(path, flags));
+        });
+      }
     }
+  }
+
+  for (const verbose of [1, 2, 3]) {
+    const flag = `-${'v'.repeat(verbose)}`;
+    it(`prints what ${flag} adds as tcpdump does, whole and cut at every length`, (ctx) => {
+      if (!requireTool('tcpdump', ctx)) return;
+      const whole = verboseExtras();
+      const records = [...whole];
+      for (const record of whole) {
+        for (let cut = 1; cut < record.frame.length; cut++) {
+          records.push({
+            ...record,
+            frame: record.frame.subarray(0, cut),
+            label: `${record.label} cut at ${cut}`,
+          });
+        }
+      }
+      const path = writeCapture(`verbose-${verbose}.pcap`, LINKTYPE_ETHERNET, records);
+      const ours = ourBlocks(records, { linkType: LINKTYPE_ETHERNET, verbose });
+      expectSameLines(records, ours, tcpdumpBlocks(path, [flag]));
+    });
   }
 
   it('prints epoch nanosecond timestamps as tcpdump --nano -tt does', (ctx) => {
@@ -249,15 +383,18 @@ describe('formatFrame goldens', () => {
 });
 
 describe('formatFrame on random bytes', () => {
-  it('never throws, whatever the bytes, link type and flags', () => {
+  it('never throws, whatever the bytes, link type, flags and verbosity', () => {
     fc.assert(
       fc.property(
         fc.uint8Array({ maxLength: 200 }),
         fc.constantFrom<PrintLinkType>(LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL2),
         fc.boolean(),
         fc.nat(64),
-        (bytes, linkType, showLinkLayer, extra) => {
-          const text = formatFrame(bytes, { linkType, showLinkLayer, wireLength: bytes.length + extra });
+        fc.nat(3),
+        fc.boolean(),
+        (bytes, linkType, showLinkLayer, extra, verbose, quiet) => {
+          const options = { linkType, showLinkLayer, wireLength: bytes.length + extra, verbose, quiet };
+          const text = formatFrame(bytes, options);
           expect(typeof text).toBe('string');
         },
       ),
@@ -272,15 +409,17 @@ describe('formatFrame on random bytes', () => {
         fc.nat(samples.length - 1),
         fc.array(fc.tuple(fc.nat(199), fc.nat(255)), { maxLength: 6 }),
         fc.nat(200),
-        (index, patches, cut) => {
+        fc.nat(3),
+        (index, patches, cut, verbose) => {
           const frame = samples[index]!.frame.slice(0, Math.max(1, cut));
           for (const [at, value] of patches) if (at < frame.length) frame[at] = value;
           for (const showLinkLayer of [false, true]) {
-            formatFrame(frame, { linkType: LINKTYPE_ETHERNET, showLinkLayer, tcpSeq });
+            formatFrame(frame, { linkType: LINKTYPE_ETHERNET, showLinkLayer, tcpSeq, verbose });
             formatFrame(toSll2(frame.length >= 14 ? frame : new Uint8Array(14), samples[index]!.sll2), {
               linkType: LINKTYPE_LINUX_SLL2,
               showLinkLayer,
               tcpSeq,
+              verbose,
             });
           }
         },
