@@ -133,6 +133,20 @@ export class Scheduler {
     return true;
   }
 
+  /**
+   * When a pending timer will fire (absolute nanoseconds), or undefined when it already ran, was
+   * cancelled or never existed. A scan of the heap: for tools (`ss -o`), not for hot paths.
+   */
+  dueTime(id: TimerId): number | undefined {
+    if (!Number.isSafeInteger(id) || id < 0) return undefined;
+    const slot = id % SLOT_SPACE;
+    const generation = (id - slot) / SLOT_SPACE;
+    if (slot >= this.callbacks.length) return undefined;
+    if (this.generations[slot] !== generation || this.callbacks[slot] === undefined) return undefined;
+    for (let i = 0; i < this.heapSize; i++) if (this.heapSlots[i] === slot) return this.heapTimes[i];
+    return undefined;
+  }
+
   /** Advances the clock to the earliest pending timer and runs it; false when idle. */
   runNext(): boolean {
     this.enter('runNext');

@@ -46,6 +46,16 @@ export class Bridge extends NetDevice {
   }
 
   /** A bridge has carrier when at least one port is up (br_port_carrier_check); with no port it is NO-CARRIER. */
+  /**
+   * br_port_state_selection turns the carrier on when a port is up and off when none is; a new bridge starts with
+   * it on (LOWER_UP even without ports on Linux 6.18) and only port events change it: carrier_changes counts those.
+   */
+  protected override driverCarrier(): boolean {
+    if (this.ports.size === 0) return this.carrierFlag ?? true;
+    for (const port of this.ports.values()) if (port.operUp) return true;
+    return false;
+  }
+
   protected override hasCarrier(): boolean {
     if (this.ports.size === 0) return false;
     for (const port of this.ports.values()) if (port.operUp) return true;
@@ -65,6 +75,7 @@ export class Bridge extends NetDevice {
     port.promiscuity++;
     this.fdb.install(port.mac, port.ifindex, { local: true });
     this.autoAdjustMtu();
+    this.syncCarrier();
   }
 
   /** br_mtu_auto_adjust: the smallest port MTU (1500 without ports), unless the user set one. */
@@ -84,6 +95,7 @@ export class Bridge extends NetDevice {
     port.promiscuity--;
     this.fdb.flushPort(port.ifindex);
     this.autoAdjustMtu();
+    this.syncCarrier();
   }
 
   setHairpin(port: NetDevice, on: boolean): void {

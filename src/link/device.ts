@@ -25,6 +25,8 @@ export class DeviceStats {
   txBytes = 0;
   txErrors = 0;
   txDropped = 0;
+  /** IFLA_CARRIER_CHANGES: carrier_up_count + carrier_down_count (`ip -s -s link`'s transns). */
+  carrierChanges = 0;
 }
 
 /** What a device needs from the simulation around it. */
@@ -88,6 +90,24 @@ export abstract class NetDevice {
 
   protected hasCarrier(): boolean {
     return true;
+  }
+
+  /** The carrier flag the driver last set (netif_carrier_on/off); undefined until first looked at. */
+  protected carrierFlag: boolean | undefined;
+  /** The flag a new device starts with: on, except for drivers that turn it off at creation (veth, bridge). */
+  protected readonly initialCarrier: boolean = true;
+
+  /** What the driver's netif_carrier_on/off calls leave the flag at; by default the carrier itself. */
+  protected driverCarrier(): boolean {
+    return this.hasCarrier();
+  }
+
+  /** Re-reads the driver's carrier after a state change and counts a flip, as netif_carrier_on/off do. */
+  syncCarrier(): void {
+    const before = this.carrierFlag ?? this.initialCarrier;
+    const now = this.driverCarrier();
+    this.carrierFlag = now;
+    if (now !== before) this.stats.carrierChanges++;
   }
 
   /**

@@ -21,11 +21,21 @@ export class Veth extends NetDevice {
     const second = new Veth(ctx, b.owner, b.ifindex, b.name, b.mac, b.mtu);
     first.peer = second;
     second.peer = first;
+    // veth_newlink turns the carrier off on both ends of a registered device: one change each.
+    first.stats.carrierChanges = 1;
+    second.stats.carrierChanges = 1;
     return [first, second];
   }
 
   protected override hasCarrier(): boolean {
     return this.peer?.adminUp === true;
+  }
+
+  protected override readonly initialCarrier = false;
+
+  /** veth_open turns the carrier on at both ends once both are up; veth_close turns both off. */
+  protected override driverCarrier(): boolean {
+    return this.adminUp && this.peer?.adminUp === true;
   }
 
   /**

@@ -80,6 +80,11 @@ interface ReassemblyQueue {
 /** ip_defrag's queues, keyed by (src, dst, id, protocol) as ip4_frag_match does. */
 export class Reassembler {
   private readonly queues = new Map<string, ReassemblyQueue>();
+
+  /** Datagrams being reassembled (the FRAG line of /proc/net/sockstat, `ss -s`). */
+  get pending(): number {
+    return this.queues.size;
+  }
   private memory = 0;
 
   constructor(private readonly stack: Ipv4Stack) {}

@@ -92,6 +92,12 @@ export class Ipv4Mib {
   fragCreates = 0;
 }
 
+/** TCP's output counters in the TCP MIB (TCP_MIB_OUTSEGS, TCP_MIB_RETRANSSEGS): the connection table counts the input side. */
+export class TcpOutputMib {
+  outSegs = 0;
+  retransSegs = 0;
+}
+
 /** A route exception learned from frag-needed (ip_rt_update_pmtu), expiring after ip_rt_mtu_expires (600 s). */
 interface PmtuException {
   mtu: number;
@@ -105,6 +111,7 @@ export class Ipv4Stack {
   readonly addresses = new InterfaceAddresses();
   readonly neighbours: NeighbourTable;
   readonly mib = new Ipv4Mib();
+  readonly tcpOutMib = new TcpOutputMib();
   /** Packets dropped in this namespace, by reason. */
   readonly drops = new Map<DropReason, number>();
   readonly router: Router;
@@ -139,6 +146,11 @@ export class Ipv4Stack {
   /** A packet with `length` bytes to fill and headroom for every header below. */
   allocatePacket(length: number): Packet {
     return Packet.allocate(length);
+  }
+
+  /** Datagrams waiting for their fragments (`ss -s`'s FRAG). */
+  get fragmentQueues(): number {
+    return this.reassembler.pending;
   }
 
   get now(): number {

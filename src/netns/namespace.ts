@@ -348,6 +348,7 @@ export class Namespace implements DeviceOwner, Interfaces {
     for (const ifa of this.ipv4.addresses.onDevice(dev.ifindex))
       this.ipv4.router.addKernelRoutes(ifa, dev.kind === 'loopback');
     if (dev instanceof Vxlan) this.bindVxlanPort(dev);
+    syncCarriers(dev);
   }
 
   /** inetdev_event NETDEV_UP on a loopback: 127.0.0.1/8 scope host, unless it is already there. */
@@ -370,6 +371,7 @@ export class Namespace implements DeviceOwner, Interfaces {
     dev.adminUp = false;
     this.ipv4.router.removeDeviceRoutes(dev.ifindex);
     this.ipv4.neighbours.flushDevice(dev.ifindex);
+    syncCarriers(dev);
   }
 
   /**
@@ -422,4 +424,13 @@ export class Namespace implements DeviceOwner, Interfaces {
 function parsePortRange(text: string): [number, number] {
   const [low, high] = text.split('\t').map(Number);
   return [low ?? 32768, high ?? 60999];
+}
+
+/** A device went up or down: its carrier, its veth peer's and the bridges above both may change (carrier_changes). */
+function syncCarriers(dev: NetDevice): void {
+  const ends = dev instanceof Veth && dev.peer !== null ? [dev, dev.peer] : [dev];
+  for (const end of ends) {
+    end.syncCarrier();
+    if (end.masterIndex !== 0) (end.owner as Namespace).byIndex(end.masterIndex)?.syncCarrier();
+  }
 }

@@ -56,6 +56,16 @@ export function exec(ns: Namespace, line: string, options: ExecOptions = {}): Co
     stdin = new TextDecoder().decode(file);
     argv = [...argv.slice(0, redirect), ...argv.slice(redirect + 2)];
   }
+  return runArgv(ns, argv, stdin);
+}
+
+/** A program the façade knows. */
+export function isCommand(name: string): boolean {
+  return Object.hasOwn(COMMANDS, name);
+}
+
+/** Runs one argument vector (a program and its arguments, no shell syntax) in `ns`; `ip netns exec` uses it too. */
+export function runArgv(ns: Namespace, argv: readonly string[], stdin: string): CommandResult {
   const [name, ...args] = argv;
   if (name === undefined) return { stdout: '', stderr: '', exitCode: 0 };
   const command = COMMANDS[name];

@@ -1,5 +1,6 @@
-// `ss` as iproute2 6.1.0 prints a namespace's TCP and UDP sockets into a pipe (compact columns); no -o/-e/-m/-i/-p
-// details, no summary (-s), no filter expressions beyond `state`/`exclude`, no other socket tables' rows.
+// `ss` as iproute2 6.1.0 prints a namespace's TCP and UDP sockets into a pipe (compact columns), with -o/-e/-m/-i
+// details (ss/details.ts), the summary (-s, ss/summary.ts) and filter expressions (ss/filter.ts); no -p processes,
+// no other socket tables' rows.
 //
 // Written from iproute2's misc/ss.c (main, the filter defaults, scan_state, sock_state_print,
 // inet_addr_print, resolve_service, and the column engine: field tokens, render_calc_width in
@@ -30,9 +31,16 @@
 
 import { portName } from '../netfilter/iptables/names.ts';
 import type { Namespace } from '../netns/namespace.ts';
-import type { TcpState } from '../socket/tcp/socket.ts';
+import type { TcpSocket, TcpState } from '../socket/tcp/socket.ts';
+import { bufferSysctl } from '../socket/tcp/sysctl.ts';
+import type { TcpListener } from '../socket/tcp/table.ts';
+import type { UdpSocket } from '../socket/udp.ts';
 import { formatIpv4, type Ipv4Addr } from '../wire/address.ts';
 import { type CommandResult, fail, unsupported } from './result.ts';
+import { type DetailOptions, type DetailSource, detailText } from './ss/details.ts';
+import { parseFilter, runFilter } from './ss/filter.ts';
+import { socketIdentity } from './ss/identity.ts';
+import { summaryText } from './ss/summary.ts';
 
 /** ss.c's usage text (6.1.0), on stdout for -h and on stderr after a bad option. */
 const USAGE = `Usage: ss [ OPTIONS ]
@@ -408,15 +416,10 @@ const LONG_OPTIONS: readonly (readonly [name: string, hasArg: boolean, code: str
 /** Options ss accepts whose output packetlab does not model, by code, with the spelling to name them by. */
 const UNSUPPORTED: Readonly<Record<string, string>> = {
   r: '-r (host names)',
-  o: '-o (timers)',
-  e: '-e (socket details)',
-  m: '-m (memory)',
-  i: '-i (TCP information)',
   p: '-p (processes)',
   T: '-T (threads)',
   b: '-b (BPF filters)',
   E: '-E (events)',
-  s: '-s (summary)',
   D: '-D (raw dump)',
   F: '-F (filter file)',
   N: '-N (another namespace)',
@@ -500,7 +503,14 @@ function usageError(message?: string): CommandResult {
 
 // ---- rows ---------------------------------------------------------------------------------
 
+/** The socket behind a row, for its details. */
+type RowSocket =
+  | { readonly kind: 'udp'; readonly socket: UdpSocket }
+  | { readonly kind: 'listener'; readonly socket: TcpListener }
+  | { readonly kind: 'tcp'; readonly socket: TcpSocket };
+
 interface Row {
+  readonly of: RowSocket;
   readonly netid: 'tcp' | 'udp';
   readonly state: number;
   readonly recvQ: number;
@@ -540,6 +550,7 @@ function udpRows(ns: Namespace, states: number): Row[] {
     rows.push({
       order,
       row: {
+        of: { kind: 'udp', socket },
         netid: 'udp',
         state,
         recvQ: 0,
@@ -561,6 +572,7 @@ function tcpRows(ns: Namespace, states: number): Row[] {
   if ((states & (1 << SS_LISTEN)) !== 0)
     for (const listener of ns.tcp.listening())
       listening.push({
+        of: { kind: 'listener', socket: listener },
         netid: 'tcp',
         state: SS_LISTEN,
         recvQ: 0,
@@ -578,6 +590,7 @@ function tcpRows(ns: Namespace, states: number): Row[] {
     // Request and timewait sockets report empty queues (inet_diag_req_fill, inet_twsk_diag_fill).
     const minisock = state === SS_SYN_RECV || state === SS_TIME_WAIT;
     connections.push({
+      of: { kind: 'tcp', socket },
       netid: 'tcp',
       state,
       recvQ: 0,
@@ -625,8 +638,10 @@ const COLUMNS: readonly Column[] = [
  */
 function render(columns: readonly Column[], lines: readonly (readonly string[])[]): string {
   let first = true;
-  const widths = columns.map((_column, i) => {
-    const maxLen = Math.max(0, ...lines.map((tokens) => tokens[i]!.length));
+  const widths = columns.map((column, i) => {
+    // The last token of the output is never flushed (field_flush), so it does not widen its column.
+    const counted = column.id === 'ext' ? lines.slice(0, -1) : lines;
+    const maxLen = Math.max(0, ...counted.map((tokens) => tokens[i]!.length));
     const width = !first && maxLen > 0 ? maxLen + columns[i]!.ldelim.length : maxLen;
     if (width > 0) first = false;
     return width;
@@ -666,6 +681,8 @@ export function ss(ns: Namespace, args: string[]): CommandResult {
   let showHeader = true;
   let stateFilter = 0;
   let sawQuery = false;
+  let summary = false;
+  const details = { timers: false, extended: false, memory: false, tcpInfo: false };
   for (const option of parsed.options) {
     if ('error' in option) return usageError(`ss: ${option.error}\n`);
     const { code, arg } = option;
@@ -738,6 +755,22 @@ export function ss(ns: Namespace, args: string[]): CommandResult {
       case 'H':
         showHeader = false;
         break;
+      case 'o':
+        details.timers = true;
+        break;
+      case 'e':
+        details.timers = true;
+        details.extended = true;
+        break;
+      case 'm':
+        details.memory = true;
+        break;
+      case 'i':
+        details.tcpInfo = true;
+        break;
+      case 's':
+        summary = true;
+        break;
       case 'v':
       case 'V':
         return { stdout: VERSION, stderr: '', exitCode: 0 };
@@ -753,6 +786,11 @@ export function ss(ns: Namespace, args: string[]): CommandResult {
       }
     }
   }
+
+  // -s prints the summary first; alone (no table option, no filter) it is all ss prints.
+  const summaryOut = summary ? summaryText(ns) : '';
+  if (summary && filter.useDefault && parsed.words.length === 0)
+    return { stdout: summaryOut, stderr: '', exitCode: 0 };
 
   // The state words: `state NAME` (the first one replaces -a/-l) and `exclude NAME`.
   const words = parsed.words;
@@ -784,12 +822,20 @@ export function ss(ns: Namespace, args: string[]): CommandResult {
   if (stateFilter !== 0) filter.states = stateFilter;
   filter.mergeDefaults();
   if (filter.dbs === 0)
-    return { stdout: '', stderr: 'ss: no socket tables to show with such filter.\n', exitCode: 0 };
+    return { stdout: summaryOut, stderr: 'ss: no socket tables to show with such filter.\n', exitCode: 0 };
   if (filter.families.size === 0)
-    return { stdout: '', stderr: 'ss: no families to show with such filter.\n', exitCode: 0 };
+    return { stdout: summaryOut, stderr: 'ss: no families to show with such filter.\n', exitCode: 0 };
   if (filter.states === 0)
-    return { stdout: '', stderr: 'ss: no socket states to show with such filter.\n', exitCode: 0 };
-  if (w < words.length) return unsupported('ss', `filter expression "${words.slice(w).join(' ')}"`);
+    return { stdout: summaryOut, stderr: 'ss: no socket states to show with such filter.\n', exitCode: 0 };
+  const expression = parseFilter(words.slice(w), { tcp: filter.has(TCP_DB), udp: filter.has(UDP_DB) });
+  if (!expression.ok) {
+    if ('unsupported' in expression) return unsupported('ss', expression.unsupported);
+    return {
+      stdout: summaryOut,
+      stderr: expression.usage ? `${expression.stderr}${USAGE}` : expression.stderr,
+      exitCode: expression.exitCode,
+    };
+  }
 
   // A column shows only when it can tell rows apart: several tables, several states.
   const columns = COLUMNS.filter(
@@ -798,12 +844,16 @@ export function ss(ns: Namespace, args: string[]): CommandResult {
       (column.id !== 'state' || (filter.states & (filter.states - 1)) !== 0),
   );
 
-  const rows: Row[] = [];
+  let rows: Row[] = [];
   // packetlab's sockets are all IPv4; ss asks the kernel per family.
   if (filter.families.has(AF_INET)) {
     if (filter.has(UDP_DB)) rows.push(...udpRows(ns, filter.states));
     if (filter.has(TCP_DB)) rows.push(...tcpRows(ns, filter.states));
   }
+  const matcher = expression.filter;
+  if (matcher !== undefined) rows = rows.filter((row) => runFilter(matcher, row));
+  const detailOptions: DetailOptions = { ...details, numeric };
+  const wantDetails = details.timers || details.extended || details.memory || details.tcpInfo;
 
   const [low, high] = ephemeralRange(ns);
   const service = (port: number, proto: 'tcp' | 'udp'): string => {
@@ -830,6 +880,7 @@ export function ss(ns: Namespace, args: string[]): CommandResult {
       case 'rserv':
         return service(row.remotePort, row.netid);
       case 'ext':
+        return wantDetails ? detailText(detailSource(ns, row.of), detailOptions, ns.sim.now) : '';
       case 'proc':
         return '';
       default:
@@ -838,12 +889,44 @@ export function ss(ns: Namespace, args: string[]): CommandResult {
   };
   const lines: string[][] = [];
   if (showHeader) lines.push(columns.map((column) => column.header));
-  for (const row of rows) lines.push(columns.map((column) => token(row, column.id)));
+  for (const row of rows) {
+    // inet_diag gives every socket it dumps a cookie (sock_gen_cookie), shown or not.
+    socketIdentity(ns.sim, row.of.socket);
+    lines.push(columns.map((column) => token(row, column.id)));
+  }
   const stdout = lines.length > 0 ? render(columns, lines) : '';
   // DCCP left the kernel in 6.16: its dump request is refused, and ss says so.
   const inet = filter.families.has(AF_INET) || filter.families.has(AF_INET6);
   const stderr = filter.has(DCCP_DB) && inet ? 'RTNETLINK answers: Invalid argument\n' : '';
-  return { stdout, stderr, exitCode: 0 };
+  return { stdout: summaryOut + stdout, stderr, exitCode: 0 };
+}
+
+/** net.core.rmem_default and wmem_default, a UDP socket's buffers (212992 on Linux 6.x). */
+const UDP_BUFFER = 212_992;
+
+/** What details.ts needs from a row's socket. */
+function detailSource(ns: Namespace, of: RowSocket): DetailSource {
+  const { ino, cookie } = socketIdentity(ns.sim, of.socket);
+  switch (of.kind) {
+    case 'udp':
+      return { kind: 'udp', ino, cookie, rcvbuf: UDP_BUFFER, sndbuf: UDP_BUFFER };
+    case 'listener':
+      return {
+        kind: 'listener',
+        ino,
+        cookie,
+        rcvbuf: bufferSysctl(ns.sysctls, 'tcp_rmem', 1),
+        sndbuf: bufferSysctl(ns.sysctls, 'tcp_wmem', 1),
+      };
+    case 'tcp': {
+      const info = of.socket.info();
+      const minisock = info.state === 'SYN_RECV' || info.state === 'TIME_WAIT';
+      const wmemMax = bufferSysctl(ns.sysctls, 'tcp_wmem', 2);
+      return { kind: 'tcp', ino, cookie, mark: of.socket.mark, wmemMax, info, minisock };
+    }
+    default:
+      return of satisfies never;
+  }
 }
 
 /** is_ephemeral's range: net.ipv4.ip_local_port_range, or 1024-4999 when it cannot be read. */

@@ -15,6 +15,7 @@ import { sendTcpReset } from '../../net/tcp-reset.ts';
 import type { Ipv4Addr } from '../../wire/address.ts';
 import { IPPROTO_TCP } from '../../wire/ipv4.ts';
 import { TCP_HEADER_LEN, TcpView } from '../../wire/tcp.ts';
+import type { TcpInfo } from './info.ts';
 import { type OutgoingOptions, optionsLength, ReceivedOptions, writeOptions } from './options.ts';
 import { bufferSysctl } from './sysctl.ts';
 import {
@@ -322,6 +323,7 @@ export class TcpSocket implements TcpEndpoints {
    * options are those both sides offered, the window a multiple of the MSS less timestamps.
    */
   acceptSyn(view: TcpView): void {
+    this.countIn(view);
     this.received.parse(view, true);
     this.iss = this.host.random32();
     this.tsOffset = this.host.random32();
@@ -433,6 +435,7 @@ export class TcpSocket implements TcpEndpoints {
   /** tcp_v4_rcv → tcp_rcv_state_process for a segment the table found for this connection (checksum verified). */
   receive(view: TcpView, pkt: Packet): void {
     if (this.closed) return;
+    this.countIn(view);
     if (this.state === 'SYN_SENT') {
       this.receiveInSynSent(view, pkt);
       return;
@@ -825,6 +828,7 @@ export class TcpSocket implements TcpEndpoints {
     tcp.urgentPointer = 0;
     writeOptions(pkt.buf, pkt.start + TCP_HEADER_LEN, options);
     tcp.fillChecksum(this.pseudo, headerLen + len);
+    this.countOut(flags, seq, len);
     if (flags & ACK) this.ackSent();
     this.output(pkt);
   }
@@ -1026,5 +1030,136 @@ export class TcpSocket implements TcpEndpoints {
   get sendQueue(): number {
     const writeSeq = (this.bufSeq + this.sendLen + (this.finQueued ? 1 : 0)) >>> 0;
     return Math.max(0, (writeSeq - this.sndUna) | 0);
+  }
+
+  // ---- what `ss -i/-o/-e/-m` and nstat read (tcp_get_info, inet_diag_msg_common_fill) ----------
+
+  /** tcp_info's counters (tcp_segs_in, tcp_event_data_sent, __tcp_transmit_skb, __tcp_retransmit_skb). */
+  private readonly counts = {
+    segsIn: 0,
+    segsOut: 0,
+    dataSegsIn: 0,
+    dataSegsOut: 0,
+    bytesSent: 0,
+    bytesRetrans: 0,
+    totalRetrans: 0,
+    /** The peer's ISN (bytes_received is rcv_nxt - irs - 1), and whether we opened passively. */
+    irs: -1,
+    passive: false,
+    /** The highest sequence end sent: a segment ending at or before it is a retransmission. */
+    sentEnd: -1,
+    minRttNs: 0,
+    lastDataSentNs: 0,
+    lastDataRecvNs: 0,
+    lastAckRecvNs: 0,
+  };
+
+  /** Every segment that reaches the connection (a listener's child counts the SYN, as tcp_create_openreq_child does); InSegs is the table's. */
+  private countIn(view: TcpView): void {
+    const counts = this.counts;
+    const now = this.stack.now;
+    if (view.syn && counts.irs < 0) {
+      counts.passive = !view.ack;
+      counts.irs = view.seqNumber;
+    }
+    counts.segsIn++;
+    if (view.segmentLen > view.headerLen) {
+      counts.dataSegsIn++;
+      counts.lastDataRecvNs = now;
+    }
+    if (view.ack) {
+      counts.lastAckRecvNs = now;
+      if (this.rttSeq >= 0 && !before(view.ackNumber, this.rttSeq)) {
+        const sample = now - this.rttSentAt;
+        if (counts.minRttNs === 0 || sample < counts.minRttNs) counts.minRttNs = Math.max(sample, 1000);
+      }
+    }
+  }
+
+  /** Every segment sent: OutSegs skips retransmissions (__tcp_transmit_skb), which count in RetransSegs instead. */
+  private countOut(flags: number, seq: number, len: number): void {
+    const counts = this.counts;
+    const mib = this.stack.tcpOutMib;
+    const end = (seq + len + (flags & SYN ? 1 : 0) + (flags & FIN ? 1 : 0)) >>> 0;
+    const retransmission = end !== seq && counts.sentEnd >= 0 && !after(end, counts.sentEnd);
+    if (!retransmission && end !== seq) counts.sentEnd = end;
+    if (retransmission) {
+      mib.retransSegs++;
+      counts.totalRetrans++;
+      counts.bytesRetrans += len;
+    } else mib.outSegs++;
+    // A SYN-ACK is the request socket's, not the connection's (tcp_make_synack).
+    if ((flags & (SYN | ACK)) === (SYN | ACK)) return;
+    counts.segsOut++;
+    if (len > 0) {
+      counts.dataSegsOut++;
+      counts.bytesSent += len;
+      counts.lastDataSentNs = this.stack.now;
+    }
+  }
+
+  /** tp->advmss: less the timestamp option once both sides agreed on it (tcp_rcv_synsent_state_process). */
+  private infoAdvmss(): number {
+    return this.advmss - (this.tsOk && this.state !== 'SYN_SENT' ? TS_ALIGNED : 0);
+  }
+
+  /** The connection's tcp_info, timer and buffer sizes, read at this instant. */
+  info(): TcpInfo {
+    const scheduler = this.stack.ctx.scheduler;
+    const counts = this.counts;
+    const rtoDue = this.rtoTimer >= 0 ? scheduler.dueTime(this.rtoTimer) : undefined;
+    const waitDue = this.waitTimer >= 0 ? scheduler.dueTime(this.waitTimer) : undefined;
+    const timer = waitDue !== undefined ? 'timewait' : rtoDue !== undefined ? 'on' : 'off';
+    const synchronized = this.state !== 'SYN_SENT' && this.state !== 'SYN_RECV';
+    const inFlight = (this.sndNxt - this.sndUna) >>> 0;
+    return {
+      state: this.state,
+      timer,
+      timerExpiresNs: waitDue ?? rtoDue ?? 0,
+      timerRetrans: timer === 'on' ? this.retransmits : 0,
+      backoff: this.retransmits,
+      timestamps: this.tsOk,
+      sack: this.sackOk,
+      wscaleOk: this.wscaleOk,
+      sndWscale: this.wscaleOk ? this.sndWscale : 0,
+      rcvWscale: this.wscaleOk ? this.window.rcvWscale : 0,
+      rtoNs: this.rto,
+      atoNs: this.ato,
+      srttNs: this.srtt,
+      rttvarNs: this.rttvar,
+      minRttNs: counts.minRttNs,
+      mss: this.mss,
+      pmtu: this.pathMtu(),
+      rcvMss: this.rcvMss,
+      advmss: this.infoAdvmss(),
+      cwnd: this.cwnd,
+      ssthresh: this.ssthresh,
+      bytesSent: counts.bytesSent,
+      bytesRetrans: counts.bytesRetrans,
+      bytesAcked: synchronized ? (this.sndUna - this.iss - (counts.passive ? 1 : 0)) >>> 0 : 0,
+      bytesReceived: counts.irs >= 0 && synchronized ? (this.window.rcvNxt - counts.irs - 1) >>> 0 : 0,
+      segsOut: counts.segsOut,
+      segsIn: counts.segsIn,
+      dataSegsOut: counts.dataSegsOut,
+      dataSegsIn: counts.dataSegsIn,
+      totalRetrans: counts.totalRetrans,
+      unacked: inFlight === 0 ? 0 : Math.ceil(inFlight / this.mss),
+      rcvSpace: synchronized ? Math.min(this.window.rcvWnd, INIT_CWND * this.infoAdvmss()) : 0,
+      rcvSsthresh: this.window.rcvSsthresh,
+      sndWnd: this.sndWnd,
+      sendQueue: this.sendQueue,
+      rcvbuf: bufferSysctl(this.stack.sysctls, 'tcp_rmem', 1),
+      sndbuf: bufferSysctl(this.stack.sysctls, 'tcp_wmem', 1),
+      sendShutdown: this.finQueued,
+      rcvShutdown:
+        this.state === 'CLOSE_WAIT' ||
+        this.state === 'LAST_ACK' ||
+        this.state === 'CLOSING' ||
+        this.state === 'TIME_WAIT',
+      orphan: this.orphan,
+      lastDataSentNs: counts.lastDataSentNs,
+      lastDataRecvNs: counts.lastDataRecvNs,
+      lastAckRecvNs: counts.lastAckRecvNs,
+    };
   }
 }

@@ -73,7 +73,7 @@ function addrRecord(ns: Namespace, dev: NetDevice, options: AddrShowOptions): st
     if (options.details) text += detailsText(ns, dev, { addrgenmode: false });
   }
   for (const ifa of addresses) text += `\n${inetLines(ifa, '\n')}`;
-  if (options.stats > 0) text += `\n${statsText(dev)}`;
+  if (options.stats > 0) text += `\n${statsText(dev, options.stats)}`;
   return `${text}\n`;
 }
 

@@ -1,12 +1,15 @@
 // The `ip` command (iproute2): option parsing and dispatch to its objects; `ip -n NS` is `ip netns exec NS ip`.
 
 import type { Namespace } from '../../netns/namespace.ts';
+// A cycle (exec.ts lists ip), used only when a command runs: `ip netns exec` runs the façade's commands.
+import { runArgv } from '../exec.ts';
 import { type CommandResult, fail } from '../result.ts';
 import { addrChange } from './addr-command.ts';
 import { addrShow } from './addr-show.ts';
 import { linkAdd, linkDel, linkSet } from './link-command.ts';
 import { linkShow } from './link-show.ts';
 import { neighCommand } from './neigh-command.ts';
+import { netnsCommand } from './netns-command.ts';
 import { routeCommand } from './route-command.ts';
 import { ruleCommand } from './rule-command.ts';
 
@@ -41,7 +44,7 @@ export function matches(word: string, keyword: string): boolean {
   return word.length > 0 && keyword.startsWith(word);
 }
 
-export function ip(ns: Namespace, args: string[]): CommandResult {
+export function ip(ns: Namespace, args: string[], stdin = ''): CommandResult {
   const options: IpOptions = { brief: false, details: false, stats: 0, oneline: false, family: 'unspec' };
   let i = 0;
   let target = ns;
@@ -72,6 +75,7 @@ export function ip(ns: Namespace, args: string[]): CommandResult {
     return routeCommand(rest, target, target.fib, { pmtu: (dst) => target.ipv4.pmtuException(dst) });
   if (matches(object, 'rule')) return ruleCommand(rest, target, target.fib);
   if (matches(object, 'neighbour') || matches(object, 'neighbor')) return neighCommand(target, rest);
+  if (matches(object, 'netns')) return netnsCommand(target, rest, stdin, runArgv);
   if (object === 'help') return fail(USAGE, 255);
   return fail(`Object "${object}" is unknown, try "ip help".\n`, 255);
 }

@@ -248,7 +248,7 @@ export function detailsText(ns: Namespace, dev: NetDevice, options: { addrgenmod
  * print_link_stats64 without -h: column widths start at the header words' and grow to fit
  * the largest number. The multicast count is 0: veth, bridge, vxlan and lo never report one.
  */
-export function statsText(dev: NetDevice): string {
+export function statsText(dev: NetDevice, level = 1): string {
   const s = dev.stats;
   const rx = [s.rxBytes, s.rxPackets, s.rxErrors, s.rxDropped, 0, 0];
   const tx = [s.txBytes, s.txPackets, s.txErrors, s.txDropped, 0, 0];
@@ -261,12 +261,22 @@ export function statsText(dev: NetDevice): string {
     `    ${label}: ${'bytes'.padStart(cols[0]! - 4)} ${words.map((w, i) => w.padStart(cols[i + 1]!)).join(' ')} ${''.padStart(10)}`;
   const row = (values: number[]): string =>
     `    ${values.map((v, i) => `${String(v).padStart(cols[i]!)} `).join('')}`;
-  return [
-    header('RX', ['packets', 'errors', 'dropped', 'missed', 'mcast']),
-    row(rx),
-    header('TX', ['packets', 'errors', 'dropped', 'carrier', 'collsns']),
-    row(tx),
-  ].join('\n');
+  // -s -s: the error breakdown under each direction; packetlab's devices have none of these errors, and the
+  // last TX column is carrier_changes. The words and numbers skip the bytes column.
+  const errorHeader = (label: string, words: string[]): string =>
+    `    ${label} errors:${''.padStart(cols[0]! - 10)} ${words.map((w, i) => w.padStart(cols[i + 1]!)).join(' ')}`;
+  const errorRow = (values: number[]): string =>
+    `    ${''.padStart(cols[0]!)} ${values.map((v, i) => `${String(v).padStart(cols[i + 1]!)} `).join('')}`;
+  const lines = [header('RX', ['packets', 'errors', 'dropped', 'missed', 'mcast']), row(rx)];
+  if (level > 1)
+    lines.push(errorHeader('RX', ['length', 'crc', 'frame', 'fifo', 'overrun']), errorRow([0, 0, 0, 0, 0]));
+  lines.push(header('TX', ['packets', 'errors', 'dropped', 'carrier', 'collsns']), row(tx));
+  if (level > 1)
+    lines.push(
+      errorHeader('TX', ['aborted', 'fifo', 'window', 'heartbt', 'transns']),
+      errorRow([0, 0, 0, 0, s.carrierChanges]),
+    );
+  return lines.join('\n');
 }
 
 /** One device as `ip link` prints it (with a final newline); internal newlines become `\` under -o. */
@@ -274,7 +284,7 @@ function linkRecord(ns: Namespace, dev: NetDevice, options: ShowOptions): string
   if (options.brief) return briefLink(dev);
   let text = `${linkHeadline(ns, dev, true)}\n${linkAddressLine(dev)}`;
   if (options.details) text += detailsText(ns, dev, { addrgenmode: true });
-  if (options.stats > 0) text += `\n${statsText(dev)}`;
+  if (options.stats > 0) text += `\n${statsText(dev, options.stats)}`;
   return `${options.oneline ? text.replaceAll('\n', '\\') : text}\n`;
 }
 
