@@ -42,6 +42,8 @@ export const DROP_REASONS = [
   'MAC_INVALID_SOURCE',
   'LOCAL_MAC',
   'UNICAST_IN_L2_MULTICAST',
+  /** A qdisc dropped it: netem's loss, a queue over its limit, tbf's packet above the burst. */
+  'QDISC_DROP',
   /** packetlab: conntrack table full and nothing to early-drop ("nf_conntrack: table full, dropping packet"). */
   'CONNTRACK_TABLE_FULL',
   /** packetlab: conntrack insert clash at confirm (counted as insert_failed). */

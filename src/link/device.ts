@@ -1,9 +1,9 @@
 // The one interface every network device shares (veth, bridge, vxlan, loopback, underlay port), with stats and capture taps.
 //
-// Mirrors the split of net/core/dev.c: `transmit` is dev_queue_xmit (taps see the frame,
-// then the driver's `xmit` runs), `receive` is __netif_receive_skb (taps, then the rx
-// handler a bridge installs on its ports, else the namespace's protocol handlers).
-// No qdiscs, no offloads, no multiple queues.
+// Mirrors the split of net/core/dev.c: `transmit` is dev_queue_xmit (the root qdisc, if any,
+// queues the frame; then dev_hard_start_xmit: taps see it and the driver's `xmit` runs),
+// `receive` is __netif_receive_skb (taps, then the rx handler a bridge installs on its ports,
+// else the namespace's protocol handlers). No offloads, no multiple queues, no ingress qdisc.
 
 import type { DropReason } from '../core/drop-reason.ts';
 import { type Packet, PacketType } from '../core/packet.ts';
@@ -11,6 +11,7 @@ import type { Scheduler } from '../core/scheduler.ts';
 import type { TraceBus } from '../core/trace.ts';
 import { isMulticastMac, MAC_BROADCAST, type MacAddr, readMac } from '../wire/address.ts';
 import type { Backlog } from './backlog.ts';
+import type { Qdisc, QdiscHost } from './qdisc/qdisc.ts';
 
 export type DeviceKind = 'loopback' | 'veth' | 'bridge' | 'vxlan';
 
@@ -66,6 +67,9 @@ export abstract class NetDevice {
   readonly stats = new DeviceStats();
   readonly taps: Tap[] = [];
   readonly ctx: LinkContext;
+  /** The root qdisc (`tc qdisc add dev X root ...`); null is `noqueue`, Linux's default for virtual devices. */
+  private rootQdisc: Qdisc | null = null;
+  private qdiscHost: QdiscHost | null = null;
 
   constructor(
     ctx: LinkContext,
@@ -111,8 +115,8 @@ export abstract class NetDevice {
   }
 
   /**
-   * Sends a frame out of this device (dev_queue_xmit): taps see it, then the driver takes it;
-   * tx_packets and tx_bytes count it only if the driver sent it (a driver drop counts itself).
+   * Sends a frame out of this device (dev_queue_xmit): with a root qdisc the frame is queued and
+   * the queue runs (qdisc_run); without one it goes straight to dev_hard_start_xmit.
    */
   transmit(pkt: Packet): void {
     if (!this.operUp) {
@@ -120,6 +124,53 @@ export abstract class NetDevice {
       this.drop(pkt, 'DEV_READY');
       return;
     }
+    const qdisc = this.rootQdisc;
+    if (qdisc === null) {
+      this.startXmit(pkt);
+      return;
+    }
+    qdisc.enqueue(pkt);
+    this.runQueue();
+  }
+
+  /** The root qdisc, null for `noqueue`. */
+  get qdisc(): Qdisc | null {
+    return this.rootQdisc;
+  }
+
+  /** Grafts `qdisc` as the root (qdisc_graft), or restores noqueue with null; the old one is reset and detached. */
+  setQdisc(qdisc: Qdisc | null): void {
+    this.rootQdisc?.detach();
+    this.rootQdisc = qdisc;
+    if (qdisc === null) return;
+    if (this.qdiscHost === null) {
+      this.qdiscHost = {
+        scheduler: this.ctx.scheduler,
+        run: () => this.runQueue(),
+        dropped: (pkt) => this.drop(pkt, 'QDISC_DROP'),
+      };
+    }
+    qdisc.attach(this.qdiscHost);
+  }
+
+  /** qdisc_run: dequeue until the qdisc is empty or waits (its watchdog calls back); a device gone down drops. */
+  private runQueue(): void {
+    const qdisc = this.rootQdisc;
+    if (qdisc === null) return;
+    for (let pkt = qdisc.dequeue(); pkt !== null; pkt = qdisc.dequeue()) {
+      if (this.operUp) this.startXmit(pkt);
+      else {
+        this.stats.txDropped++;
+        this.drop(pkt, 'DEV_READY');
+      }
+    }
+  }
+
+  /**
+   * dev_hard_start_xmit: taps see the frame (dev_queue_xmit_nit), then the driver takes it;
+   * tx_packets and tx_bytes count it only if the driver sent it (a driver drop counts itself).
+   */
+  private startXmit(pkt: Packet): void {
     if (this.taps.length > 0) this.runTaps(pkt, 'tx');
     const bus = this.ctx.bus;
     if (bus.wants.tx)

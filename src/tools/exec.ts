@@ -11,6 +11,7 @@ import { type CommandResult, fail } from './result.ts';
 import { shellWords } from './shell-words.ts';
 import { ss } from './ss.ts';
 import { sysctl } from './sysctl.ts';
+import { tc } from './tc.ts';
 import { type Capture, startTcpdump, tcpdump } from './tcpdump.ts';
 
 export type { CommandResult } from './result.ts';
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, Command> = {
   ping,
   ss,
   sysctl,
+  tc,
   tcpdump,
   'xtables-monitor': xtablesMonitor,
 };

@@ -8,6 +8,7 @@ import { formatIpv4, type Ipv4Addr, parseIpv4 } from '../wire/address.ts';
 import { ICMPV4_ECHO_REQUEST, ICMPV4_HEADER_LEN, Icmpv4View } from '../wire/icmpv4.ts';
 import { IPPROTO_ICMP } from '../wire/ipv4.ts';
 import { type CommandResult, fail } from './result.ts';
+import { formatG } from './tc-units.ts';
 
 const USAGE = `
 Usage
@@ -137,12 +138,53 @@ function parseOptions(args: string[]): PingOptions | string {
   return options;
 }
 
-/** iputils' RTT formatting: 3 decimals under 1 ms, fewer above. */
-function formatRtt(ms: number): string {
-  if (ms >= 100) return ms.toFixed(0);
-  if (ms >= 10) return ms.toFixed(1);
-  if (ms >= 1) return ms.toFixed(2);
-  return ms.toFixed(3);
+/** iputils' ` time=` of a round trip in whole microseconds: 3 decimals under 1 ms, 2 under 10, 1 under 100, else none. */
+export function formatRtt(us: number): string {
+  if (us >= 100000 - 50) return `${Math.trunc((us + 500) / 1000)}`;
+  if (us >= 10000 - 5) return `${Math.trunc((us + 50) / 1000)}.${Math.trunc(((us + 50) % 1000) / 100)}`;
+  if (us >= 1000)
+    return `${Math.trunc((us + 5) / 1000)}.${String(Math.trunc(((us + 5) % 1000) / 10)).padStart(2, '0')}`;
+  return `${Math.trunc(us / 1000)}.${String(us % 1000).padStart(3, '0')}`;
+}
+
+/** `%ld.%03ld` of microseconds, as the rtt summary prints them. */
+function millis3(us: number): string {
+  return `${Math.trunc(us / 1000)}.${String(us % 1000).padStart(3, '0')}`;
+}
+
+/** llsqrt: the integer square root by Newton's method. */
+function llsqrt(a: number): number {
+  let prev = Number.MAX_SAFE_INTEGER;
+  let x = a;
+  if (x > 0) {
+    while (x < prev) {
+      prev = x;
+      x = Math.trunc((x + Math.trunc(a / x)) / 2);
+    }
+  }
+  return x;
+}
+
+/** ping_print_statistics: min/avg/max/mdev over whole microseconds in integer arithmetic (duplicates included). */
+export function rttSummary(rtts: readonly number[]): string {
+  let tsum = 0;
+  let tsum2 = 0;
+  let tmin = Number.POSITIVE_INFINITY;
+  let tmax = 0;
+  for (const t of rtts) {
+    tsum += t;
+    tsum2 += t * t;
+    if (t < tmin) tmin = t;
+    if (t > tmax) tmax = t;
+  }
+  const total = rtts.length;
+  const tmavg = Math.trunc(tsum / total);
+  const tmvar =
+    tsum < 0x7fff_ffff
+      ? Math.trunc((tsum2 - Math.trunc((tsum * tsum) / total)) / total)
+      : Math.trunc(tsum2 / total) - tmavg * tmavg;
+  const tmdev = llsqrt(tmvar);
+  return `rtt min/avg/max/mdev = ${millis3(tmin)}/${millis3(tmavg)}/${millis3(tmax)}/${millis3(tmdev)} ms`;
 }
 
 export function ping(ns: Namespace, args: string[]): CommandResult {
@@ -169,8 +211,10 @@ export function ping(ns: Namespace, args: string[]): CommandResult {
   let stderr = '';
   const sentAt = new Map<number, number>();
   const rtts: number[] = [];
+  const answered = new Set<number>();
   let transmitted = 0;
   let received = 0;
+  let repeats = 0;
   let errors = 0;
   let lastSendNs = 0;
   const startNs = scheduler.now;
@@ -179,12 +223,17 @@ export function ping(ns: Namespace, args: string[]): CommandResult {
     if (event.kind === 'reply') {
       const sent = sentAt.get(event.seq);
       if (sent === undefined) return;
-      sentAt.delete(event.seq);
-      received++;
-      const ms = (scheduler.now - sent) / 1e6;
-      rtts.push(ms);
+      // The trip time as iputils measures it: the send timestamp and the receive timestamp, both in microseconds.
+      const us = Math.floor(scheduler.now / 1000) - Math.floor(sent / 1000);
+      rtts.push(us);
+      const duplicate = answered.has(event.seq);
+      if (duplicate) repeats++;
+      else {
+        answered.add(event.seq);
+        received++;
+      }
       lines.push(
-        `${event.bytes} bytes from ${formatIpv4(event.from)}: icmp_seq=${event.seq} ttl=${event.ttl} time=${formatRtt(ms)} ms`,
+        `${event.bytes} bytes from ${formatIpv4(event.from)}: icmp_seq=${event.seq} ttl=${event.ttl} time=${formatRtt(us)} ms${duplicate ? ' (DUP!)' : ''}`,
       );
       return;
     }
@@ -237,30 +286,21 @@ export function ping(ns: Namespace, args: string[]): CommandResult {
   };
   scheduler.schedule(0, tick);
   while (!done && scheduler.runNext()) {
-    if (seq >= count && sentAt.size === 0 && transmitted === count) break;
+    if (seq >= count && transmitted === count && answered.size + errors >= transmitted) break;
   }
   stack.icmp.echoSockets.delete(ident);
 
-  // ping_common.c: finish() prints the loss as `%g` of a float (33.3333 for 3 of 9, 0 and 100 bare).
-  const lossPercent =
-    transmitted === 0
-      ? 0
-      : Number(Math.fround(((transmitted - received) * 100) / transmitted).toPrecision(6));
+  // `%g%%` of a float, as iputils prints the loss.
+  const loss = transmitted === 0 ? 0 : Math.fround(((transmitted - received) * 100) / transmitted);
   const elapsedMs = Math.round((lastSendNs - startNs) / 1e6);
+  const repeatPart = repeats > 0 ? `, +${repeats} duplicates` : '';
   const errorPart = errors > 0 ? `, +${errors} errors` : '';
   lines.push('', `--- ${formatIpv4(dst)} ping statistics ---`);
   lines.push(
-    `${transmitted} packets transmitted, ${received} received${errorPart}, ${lossPercent}% packet loss, time ${elapsedMs}ms`,
+    `${transmitted} packets transmitted, ${received} received${repeatPart}${errorPart}, ${formatG(loss, 6)}% packet loss, time ${elapsedMs}ms`,
   );
-  if (rtts.length > 0) {
-    const min = Math.min(...rtts);
-    const max = Math.max(...rtts);
-    const avg = rtts.reduce((a, b) => a + b, 0) / rtts.length;
-    const mdev = Math.sqrt(rtts.reduce((a, b) => a + b * b, 0) / rtts.length - avg * avg);
-    lines.push(
-      `rtt min/avg/max/mdev = ${min.toFixed(3)}/${avg.toFixed(3)}/${max.toFixed(3)}/${mdev.toFixed(3)} ms`,
-    );
-  } else {
+  if (received > 0) lines.push(rttSummary(rtts));
+  else {
     // iputils ends a summary that has no rtt line with an empty line.
     lines.push('');
   }
