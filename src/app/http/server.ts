@@ -321,20 +321,23 @@ class ServerConnection {
 
   /** readRequest: the head within Go's read limit, the request line, the fields, the body's framing. */
   private readHead(): boolean {
+    // Go skips empty lines before a request line (RFC 9112 section 2.2).
+    let skip = 0;
+    const received = this.input.bytes();
+    while (skip < received.length && (received[skip] === 0x0d || received[skip] === 0x0a)) skip++;
+    this.input.consume(skip);
     const bytes = this.input.bytes();
     if (bytes.length === 0) return false;
     const end = headEnd(bytes.length > this.limit ? bytes.subarray(0, this.limit) : bytes);
     if (end < 0) {
       if (bytes.length >= this.limit) {
         this.ctx.stats.headerTooLarge++;
-        this.answerError(431, 'Request Header Fields Too Large', { waitBeforeClose: true });
+        this.answerError(431, '', { waitBeforeClose: true });
       }
       return false;
     }
     const head = latin1(bytes.subarray(0, end));
     this.input.consume(end);
-    // Go skips empty lines before a request line (RFC 9112 section 2.2).
-    if (head === '\r\n' || head === '\n') return true;
     const parsed = splitHead(head);
     const line = parsed.ok ? parsed.startLine : head.split('\n')[0]!.replace(/\r$/, '');
     const words = line.split(' ');
