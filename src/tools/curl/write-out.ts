@@ -93,8 +93,10 @@ export function writeOut(format: string, values: WriteOutValues): { text: string
       if (value === undefined) stderr += `curl: unknown --write-out variable: '${name}'\n`;
       else text += value;
       i = close;
-    } else if (c === '\\' && (format[i + 1] === 'n' || format[i + 1] === 'r' || format[i + 1] === 't')) {
-      text += format[i + 1] === 'n' ? '\n' : format[i + 1] === 'r' ? '\r' : '\t';
+    } else if (c === '\\' && i + 1 < format.length) {
+      // A backslash and the next character go together: \n, \r, \t are escapes, any other pair is kept as is.
+      const next = format[i + 1]!;
+      text += next === 'n' ? '\n' : next === 'r' ? '\r' : next === 't' ? '\t' : c + next;
       i++;
     } else text += c;
   }
