@@ -3,6 +3,7 @@
 import type { Namespace } from '../netns/namespace.ts';
 import { bridge } from './bridge.ts';
 import { conntrack, startConntrack } from './conntrack.ts';
+import { curl } from './curl.ts';
 import { ip } from './ip/ip.ts';
 import { iptables, iptablesRestore, iptablesSave, startXtablesMonitor, xtablesMonitor } from './iptables.ts';
 import { nft, startNft } from './nft.ts';
@@ -22,6 +23,7 @@ type Command = (ns: Namespace, args: string[], stdin: string) => CommandResult;
 const COMMANDS: Record<string, Command> = {
   bridge,
   conntrack,
+  curl,
   ip,
   iptables,
   'iptables-restore': iptablesRestore,

@@ -1,0 +1,23 @@
+// Applications on a namespace's sockets: an HTTP/1.1 server and client, curl's error semantics, a load generator.
+
+export {
+  type HttpExchange,
+  type HttpFailure,
+  type HttpRequestOptions,
+  type HttpResult,
+  type HttpTrace,
+  httpRequest,
+} from './http/client.ts';
+export { curlErrorText, curlExitCode } from './http/failure.ts';
+export type { HeaderField } from './http/message.ts';
+export {
+  type AccessRecord,
+  formatAccessLine,
+  type HttpRoute,
+  type HttpServer,
+  type HttpServerOptions,
+  type HttpServerStats,
+  httpServer,
+} from './http/server.ts';
+export { type LoadGenerator, type LoadOptions, loadGenerator } from './load/generator.ts';
+export { formatLoadReport, type LatencySummary, type LoadReport } from './load/report.ts';
