@@ -5,6 +5,7 @@ import { bridge } from './bridge.ts';
 import { conntrack, startConntrack } from './conntrack.ts';
 import { ip } from './ip/ip.ts';
 import { iptables, iptablesRestore, iptablesSave, startXtablesMonitor, xtablesMonitor } from './iptables.ts';
+import { nc, startNc } from './nc/nc.ts';
 import { nft, startNft } from './nft.ts';
 import { ping } from './ping.ts';
 import { type CommandResult, fail } from './result.ts';
@@ -25,6 +26,7 @@ const COMMANDS: Record<string, Command> = {
   iptables,
   'iptables-restore': iptablesRestore,
   'iptables-save': iptablesSave,
+  nc,
   nft,
   ping,
   ss,
@@ -67,6 +69,7 @@ export function exec(ns: Namespace, line: string, options: ExecOptions = {}): Co
 const BACKGROUND: Record<string, (ns: Namespace, args: string[]) => Capture | CommandResult> = {
   tcpdump: startTcpdump,
   conntrack: startConntrack,
+  nc: startNc,
   nft: startNft,
   'xtables-monitor': startXtablesMonitor,
 };
