@@ -6,6 +6,7 @@ import { conntrack, startConntrack } from './conntrack.ts';
 import { curl } from './curl.ts';
 import { ip } from './ip/ip.ts';
 import { iptables, iptablesRestore, iptablesSave, startXtablesMonitor, xtablesMonitor } from './iptables.ts';
+import { nc, startNc } from './nc/nc.ts';
 import { nft, startNft } from './nft.ts';
 import { ping } from './ping.ts';
 import { type CommandResult, fail } from './result.ts';
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   iptables,
   'iptables-restore': iptablesRestore,
   'iptables-save': iptablesSave,
+  nc,
   nft,
   ping,
   ss,
@@ -81,6 +83,7 @@ export function runArgv(ns: Namespace, argv: readonly string[], stdin: string): 
 const BACKGROUND: Record<string, (ns: Namespace, args: string[]) => Capture | CommandResult> = {
   tcpdump: startTcpdump,
   conntrack: startConntrack,
+  nc: startNc,
   nft: startNft,
   'xtables-monitor': startXtablesMonitor,
 };

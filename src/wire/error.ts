@@ -35,7 +35,16 @@ export type WireDefect =
   | 'proxy.length-exceeds-buffer'
   | 'proxy.address-block-too-short'
   | 'proxy.bad-tlv'
-  | 'sll2.truncated';
+  | 'sll2.truncated'
+  | 'dns.truncated'
+  | 'dns.name-truncated'
+  | 'dns.bad-label-type'
+  | 'dns.name-too-long'
+  | 'dns.bad-pointer'
+  | 'dns.question-truncated'
+  | 'dns.record-truncated'
+  | 'dns.rdata-exceeds-buffer'
+  | 'dns.bad-rdata-length';
 
 /**
  * A parse failure. Instances are created once per defect at module load and shared, so

@@ -6,6 +6,7 @@ export { parseIpv4 as parseIpv4Address } from './address.ts';
 export * from './arp.ts';
 export * from './bytes.ts';
 export * from './checksum.ts';
+export * from './dns.ts';
 export * from './error.ts';
 export * from './ethernet.ts';
 export * from './icmpv4.ts';

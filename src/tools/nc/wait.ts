@@ -1,0 +1,82 @@
+// How a foreground nc waits: it runs the simulation's virtual clock until something it waits for happened, a
+// deadline passed (poll's timeout), or nothing is left to happen; it never reads the wall clock.
+
+import type { Namespace } from '../../netns/namespace.ts';
+
+/**
+ * A wait with no timeout (nc without -w would block forever) stops when the simulation is idle
+ * or after this much virtual time, whichever comes first (docs/deviations.md).
+ */
+export const FOREVER_NS = 3600e9;
+
+export type WaitOutcome = 'done' | 'timeout' | 'idle';
+
+/** Runs events until `done()` holds, `deadlineNs` (absolute; undefined for none) passes, or no event is pending. */
+export function waitFor(ns: Namespace, done: () => boolean, deadlineNs: number | undefined): WaitOutcome {
+  const scheduler = ns.sim.scheduler;
+  const limit = deadlineNs ?? scheduler.now + FOREVER_NS;
+  for (;;) {
+    if (done()) return 'done';
+    const next = scheduler.nextTime();
+    if (next === undefined) {
+      if (deadlineNs === undefined) return 'idle';
+      scheduler.runUntil(Math.max(limit, scheduler.now));
+      return 'timeout';
+    }
+    if (next > limit) {
+      scheduler.runUntil(Math.max(limit, scheduler.now));
+      return deadlineNs === undefined ? 'idle' : 'timeout';
+    }
+    scheduler.runNext();
+  }
+}
+
+/** Runs what is due at the current instant (the frames and answers a send set off, with no link latency). */
+export function settle(ns: Namespace): void {
+  ns.sim.scheduler.runUntil(ns.sim.scheduler.now);
+}
+
+/** sleep(): the virtual clock moves by `ns`, running everything due meanwhile. */
+export function sleep(ns: Namespace, durationNs: number): void {
+  ns.sim.scheduler.runFor(durationNs);
+}
+
+/** strerror's text for the errnos nc reports. */
+export function strerror(errno: string): string {
+  switch (errno) {
+    case 'ECONNREFUSED':
+      return 'Connection refused';
+    case 'ETIMEDOUT':
+      return 'Connection timed out';
+    case 'EHOSTUNREACH':
+      return 'No route to host';
+    case 'ENETUNREACH':
+      return 'Network is unreachable';
+    case 'ENOPROTOOPT':
+      return 'Protocol not available';
+    case 'EHOSTDOWN':
+      return 'Host is down';
+    case 'ENONET':
+      return 'Machine is not on the network';
+    case 'EACCES':
+      return 'Permission denied';
+    case 'EPERM':
+      return 'Operation not permitted';
+    case 'EINVAL':
+      return 'Invalid argument';
+    case 'EMSGSIZE':
+      return 'Message too long';
+    case 'EPIPE':
+      return 'Broken pipe';
+    case 'ECONNRESET':
+      return 'Connection reset by peer';
+    case 'EADDRINUSE':
+      return 'Address already in use';
+    case 'EADDRNOTAVAIL':
+      return 'Cannot assign requested address';
+    case 'EINPROGRESS':
+      return 'Operation now in progress';
+    default:
+      return errno;
+  }
+}

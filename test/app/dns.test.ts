@@ -1,0 +1,216 @@
+import { describe, expect, it } from 'vitest';
+import { lookupHost } from '../../src/app/dns/resolver.ts';
+import { dnsServer } from '../../src/app/dns/server.ts';
+import { spawn } from '../../src/tools/exec.ts';
+import { parseIpv4 } from '../../src/wire/address.ts';
+import { DNS_TYPE_A, DNS_TYPE_AAAA, DnsView, parseDns } from '../../src/wire/dns.ts';
+import { hex, toHex } from '../support/bytes.ts';
+import { requireTool } from '../support/tools.ts';
+import { tsharkCheck } from '../support/tshark.ts';
+import { run, twoHosts } from './lab.ts';
+
+const NAME = 'signalements.default.svc.cluster.local';
+const QNAME = '0c7369676e616c656d656e7473 0764656661756c74 03737663 07636c7573746572 056c6f63616c 00';
+const RECORDS = { [NAME]: ['10.96.40.12'] };
+const NAMESERVER = { nameserver: '10.0.0.2' };
+
+/** A lab with the server on b:53 and a socket on a:40000 that keeps what comes back. */
+function withServer() {
+  const lab = twoHosts('dns');
+  const server = dnsServer(lab.b, { port: 53, records: RECORDS });
+  const replies: Uint8Array[] = [];
+  lab.a.udp.bind(0, 40000, (d) => replies.push(d.payload.slice()));
+  const ask = (query: Uint8Array): Uint8Array => {
+    replies.length = 0;
+    lab.a.udp.send({ dst: parseIpv4('10.0.0.2')!, dstPort: 53, srcPort: 40000, payload: query });
+    lab.sim.run(1e9);
+    expect(replies).toHaveLength(1);
+    return replies[0]!;
+  };
+  return { ...lab, server, ask };
+}
+
+describe('dnsServer', () => {
+  it("answers glibc's A query with the compressed answer, byte for byte", () => {
+    const { ask, server } = withServer();
+    const reply = ask(hex(`bcf5 0100 0001 0000 0000 0000 ${QNAME} 0001 0001`));
+    expect(toHex(reply)).toBe(
+      toHex(hex(`bcf5 8500 0001 0001 0000 0000 ${QNAME} 0001 0001 c00c 0001 0001 0000001e 0004 0a60280c`)),
+    );
+    expect(server.stats).toMatchObject({ queries: 1, answers: 1 });
+  });
+
+  it('answers AAAA for a v4-only name with NOERROR, no answer and the SOA', () => {
+    const { ask, server } = withServer();
+    const reply = ask(hex(`51f9 0100 0001 0000 0000 0000 ${QNAME} 001c 0001`));
+    expect(toHex(reply)).toBe(
+      toHex(
+        hex(`51f9 8500 0001 0000 0001 0000 ${QNAME} 001c 0001
+             c025 0006 0001 0000001e 002a 026e73 03646e73 c025 0a686f73746d6173746572 c025
+             6553f100 00001c20 00000708 00015180 0000001e`),
+      ),
+    );
+    expect(server.stats.nodata).toBe(1);
+  });
+
+  it('answers an unknown name with NXDOMAIN and the SOA, and an empty non-terminal with NODATA', () => {
+    const { ask } = withServer();
+    const nx = parseDns(
+      DnsView.checked(
+        ask(
+          hex(
+            '0001 0100 0001 0000 0000 0000 046e6f7065 0764656661756c74 03737663 07636c7573746572 056c6f63616c 00 0001 0001',
+          ),
+        ),
+      ) as DnsView,
+    );
+    expect(nx).toMatchObject({
+      rcode: 3,
+      authoritative: true,
+      answers: [],
+      authorities: [{ name: 'cluster.local' }],
+    });
+    const ent = parseDns(
+      DnsView.checked(
+        ask(hex('0002 0100 0001 0000 0000 0000 03737663 07636c7573746572 056c6f63616c 00 0001 0001')),
+      ) as DnsView,
+    );
+    expect(ent).toMatchObject({ rcode: 0, answers: [], authorities: [{ name: 'cluster.local' }] });
+  });
+
+  it('drops what is not a query and counts it', () => {
+    const { a, sim, server } = withServer();
+    a.udp.send({ dst: parseIpv4('10.0.0.2')!, dstPort: 53, srcPort: 40000, payload: hex('0001 01') });
+    sim.run(1e9);
+    expect(server.stats).toMatchObject({ queries: 0, malformed: 1 });
+  });
+});
+
+describe('lookupHost (glibc getaddrinfo over UDP)', () => {
+  it('sends A and AAAA from one socket in the same instant and returns the A answer', () => {
+    const { a, b, sim } = twoHosts('dns');
+    dnsServer(b, { port: 53, records: RECORDS });
+    const start = sim.scheduler.now;
+    let doneAt = -1;
+    const lookup = lookupHost(a, NAME, NAMESERVER, () => {
+      doneAt = sim.scheduler.now;
+    });
+    sim.run(20e9);
+    expect(lookup.result).toEqual({ ok: true, addresses: ['10.96.40.12'] });
+    expect(doneAt).toBe(start);
+    const [qa, qaaaa] = lookup.sent;
+    expect(lookup.sent).toHaveLength(2);
+    expect([qa!.type, qaaaa!.type]).toEqual([DNS_TYPE_A, DNS_TYPE_AAAA]);
+    expect(qa!.at).toBe(qaaaa!.at);
+    expect(qa!.srcPort).toBe(qaaaa!.srcPort);
+    expect(qa!.id).not.toBe(qaaaa!.id);
+  });
+
+  it('one of the pair lost: after 5 s it asks again, one query after the other (RES_SNGLKUP)', () => {
+    const { a, b, sim } = twoHosts('dns');
+    dnsServer(b, { port: 53, records: RECORDS });
+    // The second query to reach the server is dropped, as an insert_failed conntrack race drops it.
+    run(b, 'nft add table inet lossy');
+    run(b, "nft add chain inet lossy input '{ type filter hook input priority 0; }'");
+    run(b, 'nft add rule inet lossy input udp dport 53 numgen inc mod 4 == 1 drop');
+    const start = sim.scheduler.now;
+    let doneAt = -1;
+    const lookup = lookupHost(a, NAME, NAMESERVER, () => {
+      doneAt = sim.scheduler.now;
+    });
+    sim.run(20e9);
+    expect(lookup.result).toEqual({ ok: true, addresses: ['10.96.40.12'] });
+    expect(doneAt - start).toBe(5e9);
+    expect(lookup.sent.map((q) => [q.at - start, q.type])).toEqual([
+      [0, DNS_TYPE_A],
+      [0, DNS_TYPE_AAAA],
+      [5e9, DNS_TYPE_A],
+      [5e9, DNS_TYPE_AAAA],
+    ]);
+    // The same socket and the same ids, as glibc resends the same buffers.
+    expect(new Set(lookup.sent.map((q) => q.srcPort)).size).toBe(1);
+    expect(lookup.sent[2]!.id).toBe(lookup.sent[0]!.id);
+  });
+
+  it('no answer at all: two attempts of 5 s, then EAI_AGAIN at 10 s', () => {
+    const { a, b, sim } = twoHosts('dns');
+    dnsServer(b, { port: 53, records: RECORDS });
+    run(b, 'nft add table inet lossy');
+    run(b, "nft add chain inet lossy input '{ type filter hook input priority 0; }'");
+    run(b, 'nft add rule inet lossy input udp dport 53 drop');
+    const start = sim.scheduler.now;
+    let doneAt = -1;
+    const lookup = lookupHost(a, NAME, NAMESERVER, () => {
+      doneAt = sim.scheduler.now;
+    });
+    sim.run(20e9);
+    expect(lookup.result).toEqual({ ok: false, error: 'EAI_AGAIN' });
+    expect(doneAt - start).toBe(10e9);
+    expect(lookup.sent.map((q) => q.at - start)).toEqual([0, 0, 5e9, 5e9]);
+  });
+
+  it('NXDOMAIN is EAI_NONAME', () => {
+    const { a, b, sim } = twoHosts('dns');
+    dnsServer(b, { port: 53, records: RECORDS });
+    const lookup = lookupHost(a, 'nope.default.svc.cluster.local', NAMESERVER);
+    sim.run(1e9);
+    expect(lookup.result).toEqual({ ok: false, error: 'EAI_NONAME' });
+  });
+
+  it("a pod's search list with ndots 5 asks the suffixed names first", () => {
+    const { a, b, sim } = twoHosts('dns');
+    dnsServer(b, { port: 53, records: RECORDS });
+    const lookup = lookupHost(a, 'signalements.default', {
+      ...NAMESERVER,
+      search: ['default.svc.cluster.local', 'svc.cluster.local', 'cluster.local'],
+      ndots: 5,
+    });
+    sim.run(1e9);
+    expect(lookup.result).toEqual({ ok: true, addresses: ['10.96.40.12'] });
+    expect(lookup.sent.filter((q) => q.type === DNS_TYPE_A).map((q) => q.name)).toEqual([
+      'signalements.default.default.svc.cluster.local',
+      NAME,
+    ]);
+  });
+
+  it('a closed port (ICMP port unreachable) fails each try at once, on a new socket each time', () => {
+    const { a, sim } = twoHosts('dns');
+    const start = sim.scheduler.now;
+    const lookup = lookupHost(a, NAME, NAMESERVER);
+    sim.run(1e9);
+    expect(lookup.result).toEqual({ ok: false, error: 'EAI_AGAIN' });
+    expect(lookup.sent.every((q) => q.at === start)).toBe(true);
+    expect(lookup.sent).toHaveLength(4);
+    expect(lookup.sent[0]!.srcPort).toBe(lookup.sent[1]!.srcPort);
+    expect(lookup.sent[2]!.srcPort).not.toBe(lookup.sent[0]!.srcPort);
+  });
+
+  it('a capture of the exchange dissects in tshark with nothing malformed', (ctx) => {
+    if (!requireTool('tshark', ctx)) return;
+    const { a, b, sim } = twoHosts('dns');
+    dnsServer(b, { port: 53, records: RECORDS });
+    const capture = spawn(a, 'tcpdump -i eth0 -w /dns.pcap udp port 53');
+    lookupHost(a, NAME, NAMESERVER);
+    lookupHost(a, 'nope.default.svc.cluster.local', NAMESERVER);
+    sim.run(1e9);
+    if (!('stop' in capture)) throw new Error(capture.stderr);
+    capture.stop();
+    const report = tsharkCheck(a.sim.files.get('/dns.pcap')!, [
+      'dns.flags.response',
+      'dns.qry.name',
+      'dns.qry.type',
+      'dns.flags.rcode',
+      'dns.a',
+      'dns.soa.mname',
+    ]);
+    expect(report.problems).toEqual([]);
+    expect(report.frames).toBe(8);
+    const answers = report.rows.filter((row) => row[0] === '1');
+    expect(answers.map((row) => [row[2], row[3], row[4], row[5]])).toEqual([
+      ['1', '0', '10.96.40.12', ''],
+      ['28', '0', '', 'ns.dns.cluster.local'],
+      ['1', '3', '', 'ns.dns.cluster.local'],
+      ['28', '3', '', 'ns.dns.cluster.local'],
+    ]);
+  });
+});
