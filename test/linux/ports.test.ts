@@ -90,6 +90,18 @@ describe('differential: local ports', () => {
     );
   });
 
+  it('UDP bind(0): ports in the range, EADDRINUSE once all are bound', async (ctx) => {
+    const scenario = twoHosts('ports-udp')
+      .sysctl('a', 'net.ipv4.ip_local_port_range', '40000 40007')
+      .ports({ client: 'a', range: [40000, 40007], actions: [{ kind: 'udp0', count: 9 }] })
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    const lines = outputOf(result.linux, 'a: ports');
+    expect(lines).toContain('udp0: 8 of 9 bound, 8 ports');
+    expect(lines).toContain('udp0 error EADDRINUSE');
+  });
+
   it('tcp_tw_reuse=2 (the default) lets connect() take a loopback TIME_WAIT a second old', async (ctx) => {
     const scenario = twoHosts('ports-loopback')
       .sysctl('a', 'net.ipv4.ip_local_port_range', '40000 40001')
