@@ -1,11 +1,20 @@
 // UDP in one namespace (net/ipv4/udp.c): receive with length and checksum checks, demux to bound sockets, port
-// unreachable for the rest, and sending; no connected-socket lookup, no SO_REUSEPORT, no GSO.
+// unreachable for the rest, sending, and bind(addr, 0)'s port choice (udp_lib_get_port); no SO_REUSEADDR or
+// SO_REUSEPORT, no GSO.
 
 import type { Packet } from '../core/packet.ts';
+import type { Rng } from '../core/rng.ts';
 import type { Ipv4Stack, PmtuDisc, SendResult } from '../net/ipv4.ts';
 import type { Ipv4Addr } from '../wire/address.ts';
 import { IPPROTO_ICMP, type Ipv4View } from '../wire/ipv4.ts';
 import { emitUdp, IPPROTO_UDP, UDP_HEADER_LEN, UdpView } from '../wire/udp.ts';
+import { LocalPorts } from './ports.ts';
+
+/**
+ * UDP_HTABLE_SIZE: the UDP hash table's slots, which udp_lib_get_port's search strides by. The kernel
+ * sizes it from memory at boot ("UDP hash table entries: 16384" on the machines the harness runs on).
+ */
+export const UDP_HTABLE_SIZE = 16384;
 
 /** A datagram as a socket receives it. */
 export interface UdpDatagram {
@@ -55,7 +64,12 @@ export class UdpTable {
   private readonly sockets = new Map<number, UdpSocket[]>();
   readonly stats = { inDatagrams: 0, noPorts: 0, inErrors: 0, inCsumErrors: 0, outDatagrams: 0 };
 
+  private readonly rng: Rng;
+  private readonly ports: LocalPorts;
+
   constructor(private readonly stack: Ipv4Stack) {
+    this.rng = stack.ctx.rng.fork('udp-ports');
+    this.ports = new LocalPorts(stack.sysctls, this.rng.fork('search'));
     stack.protocols.set(IPPROTO_UDP, (pkt, ip) => this.receive(pkt, ip));
     stack.errorHandlers.set(IPPROTO_UDP, (quoted, type, code, info) =>
       this.receiveError(quoted, type, code, info),
@@ -78,6 +92,54 @@ export class UdpTable {
     bound.push({ addr, port, onDatagram, onError, remote });
     this.sockets.set(port, bound);
     return true;
+  }
+
+  /**
+   * bind(addr, 0), or the autobind of connect() and of a first sendto(): a port from
+   * udp_lib_get_port's search, then bind(). Returns the port, or EADDRINUSE when none is free (what
+   * bind() returns; connect() and sendto() report EAGAIN then, from inet_autobind).
+   */
+  autobind(
+    addr: Ipv4Addr,
+    onDatagram: UdpHandler,
+    onError?: UdpErrorHandler,
+    remote?: { readonly addr: Ipv4Addr; readonly port: number },
+  ): number | 'EADDRINUSE' {
+    const port = this.searchPort(addr);
+    if (port === undefined || !this.bind(addr, port, onDatagram, onError, remote)) return 'EADDRINUSE';
+    return port;
+  }
+
+  /**
+   * mirrors udp.c:udp_lib_get_port with snum 0: a random first port in ip_local_port_range
+   * (reciprocal_scale of one random word), then, slot by slot from there, the ports of that hash slot
+   * in strides of an odd multiple of UDP_HTABLE_SIZE (16-bit arithmetic, so every port of the slot
+   * comes once), skipping ports in use at an overlapping address and reserved ones.
+   */
+  private searchPort(addr: Ipv4Addr): number | undefined {
+    const [low, high] = this.ports.range();
+    const remaining = high - low + 1;
+    const rand = this.rng.u32();
+    let first = (low + Math.floor((rand * remaining) / 0x1_0000_0000)) & 0xffff;
+    const stride = Math.imul(rand | 1, UDP_HTABLE_SIZE) & 0xffff;
+    const last = (first + UDP_HTABLE_SIZE) & 0xffff;
+    do {
+      let port = first;
+      do {
+        if (low <= port && port <= high && !this.inUse(addr, port) && !this.ports.isReserved(port))
+          return port;
+        port = (port + stride) & 0xffff;
+      } while (port !== first);
+      first = (first + 1) & 0xffff;
+    } while (first !== last);
+    return undefined;
+  }
+
+  private inUse(addr: Ipv4Addr, port: number): boolean {
+    const bound = this.sockets.get(port);
+    return (
+      bound !== undefined && bound.some((socket) => socket.addr === addr || socket.addr === 0 || addr === 0)
+    );
   }
 
   unbind(addr: Ipv4Addr, port: number): void {

@@ -44,6 +44,7 @@ export function portsExchange(
   const client = nsOf(step.client);
   const lines: string[] = [];
   const open = new Set<TcpSocket>();
+  const udpBound: number[] = [];
   const closeAll = () => {
     const closing = [...open];
     open.clear();
@@ -96,6 +97,16 @@ export function portsExchange(
         }
         break;
       }
+      case 'udp0':
+        for (let i = 0; i < action.count; i++) {
+          const port = client.udp.autobind(0, () => {});
+          if (port === 'EADDRINUSE') lines.push(portsRawLines.udp0({ error: 'EADDRINUSE' }));
+          else {
+            lines.push(portsRawLines.udp0({ port }));
+            udpBound.push(port);
+          }
+        }
+        break;
       case 'sysctl': {
         const written = client.sysctls.set(action.key, action.value);
         if (!written.ok)
@@ -111,6 +122,7 @@ export function portsExchange(
   }
   closeAll();
   for (const listener of listeners) listener.close();
+  for (const port of udpBound) client.udp.unbind(0, port);
   return {
     label: portsLabel(step),
     stdout: normalisePortLines(lines.map((line) => `${line}\n`).join(''), step),

@@ -80,6 +80,8 @@ export function tcpExchange(
     dstPort: step.dstPort,
     ...(client.port !== 0 ? { srcPort: client.port } : {}),
     ...(client.bind !== '0.0.0.0' ? { src: address(client.bind, labels.client) } : {}),
+    // libuv's uv__tcp_bind sets SO_REUSEADDR whenever Node binds a client (a port or an address given).
+    reuseAddr: client.port !== 0 || client.bind !== '0.0.0.0',
   });
   if (!result.ok) {
     clientLines.push(tcpLines.error(result.error), tcpLines.closed);

@@ -1,6 +1,6 @@
 // What a local-ports step shows on both sides: the peers print the ports they got (`connect 8080 port 40062`),
 // which differ between the kernel (keyed with a per-boot secret) and packetlab (the seed); this keeps what both
-// must agree on: each port's parity, that it lies in ip_local_port_range and is not already in use, the errors,
+// must agree on: each port's parity (not for UDP, whose first port is uniformly random), that it lies in ip_local_port_range and is not already in use, the errors,
 // and on request whether successive ports stepped by +2 to +16 (the perturbation table's advance when no port is
 // taken: `max(i, get_random_u32_below(8) * 2) + 2`).
 
@@ -19,6 +19,8 @@ export const portsRawLines = {
   closed: (count: number) => `closed ${count}`,
   listen0: (outcome: { port: number } | { error: string }) =>
     `listen0 ${'port' in outcome ? `port ${outcome.port}` : `error ${outcome.error}`}`,
+  udp0: (outcome: { port: number } | { error: string }) =>
+    `udp0 ${'port' in outcome ? `port ${outcome.port}` : `error ${outcome.error}`}`,
 };
 
 /** Raw peer output → the compared lines: the actions in order, each consuming the lines it printed. */
@@ -58,6 +60,20 @@ export function normalisePortLines(raw: string, step: PortsStep): string {
         const line = lines[at++] ?? 'missing';
         const match = /^listen0 port (\d+)$/.exec(line);
         out.push(match === null ? line : `listen0 ${describe(Number(match[1]))}`);
+        break;
+      }
+      case 'udp0': {
+        const ports: number[] = [];
+        for (let i = 0; i < action.count; i++) {
+          const line = lines[at++] ?? 'missing';
+          const match = /^udp0 port (\d+)$/.exec(line);
+          if (match === null) out.push(line);
+          else {
+            out.push(`udp0 ${describe(Number(match[1]))}`.replace(/^udp0 (even|odd) /, 'udp0 '));
+            ports.push(Number(match[1]));
+          }
+        }
+        out.push(`udp0: ${ports.length} of ${action.count} bound, ${new Set(ports).size} ports`);
         break;
       }
       case 'close':

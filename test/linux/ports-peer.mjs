@@ -7,6 +7,7 @@
 //   run SCRIPT_JSON           runs the actions of a ports step (scenario.ts, PortsAction) in order
 // Lines printed by `run` are raw (`connect 8080 port 40062`); ports-lines.ts turns them into what both sides compare.
 
+import dgram from 'node:dgram';
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 
@@ -71,6 +72,16 @@ if (mode === 'serve') {
       });
     });
 
+  const bindUdp = () =>
+    new Promise((resolve) => {
+      const socket = dgram.createSocket('udp4');
+      socket.on('error', (error) => {
+        socket.close();
+        resolve(`error ${error.code ?? error.message}`);
+      });
+      socket.bind({ address: '0.0.0.0', port: 0 }, () => resolve(`port ${socket.address().port}`));
+    });
+
   for (const action of actions) {
     switch (action.kind) {
       case 'connect':
@@ -85,6 +96,9 @@ if (mode === 'serve') {
         break;
       case 'listen0':
         console.log(`listen0 ${await listenZero()}`);
+        break;
+      case 'udp0':
+        for (let i = 0; i < action.count; i++) console.log(`udp0 ${await bindUdp()}`);
         break;
       case 'sysctl':
         writeFileSync(`/proc/sys/${action.key.replaceAll('.', '/')}`, action.value);

@@ -90,6 +90,45 @@ describe('differential: local ports', () => {
     );
   });
 
+  it('a client bound to a port (SO_REUSEADDR, as Node binds) connects again over its own TIME_WAIT at once', async (ctx) => {
+    const client = { ns: 'a', bind: '0.0.0.0', port: 40000 };
+    const server = { ns: 'b', bind: '0.0.0.0', port: 8080 };
+    const scenario = twoHosts('ports-rebind')
+      .capture('a', 'veth-a')
+      .tcp({ client, server, dst: '10.0.0.2' })
+      .tcp({ client, server, dst: '10.0.0.2' })
+      .observe('a', 'ss', '-tan')
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    // tcp_twsk_unique with twp == NULL: the TIME_WAIT of the first connection gives way (it had timestamps),
+    // and the new connection's ISN is the old snd_nxt + 65537 (the first FIN's sequence number + 1 + 65537).
+    expect(outputOf(result.linux, 'a: ss').match(/TIME-WAIT/g)).toHaveLength(1);
+    for (const side of [result.linux, result.packetlab]) {
+      const fromClient = (side.captures[0]?.frames ?? []).filter(
+        (frame) => frame[26] === 10 && frame[29] === 1,
+      );
+      const flags = (frame: Uint8Array) => frame[47]!;
+      const seq = (frame: Uint8Array) => new DataView(frame.buffer, frame.byteOffset).getUint32(38);
+      const syns = fromClient.filter((frame) => flags(frame) === 0x02);
+      const fin = fromClient.find((frame) => (flags(frame) & 0x01) !== 0);
+      expect(syns).toHaveLength(2);
+      expect(seq(syns[1]!)).toBe((seq(fin!) + 1 + 65537) >>> 0);
+    }
+  });
+
+  it('UDP bind(0): ports in the range, EADDRINUSE once all are bound', async (ctx) => {
+    const scenario = twoHosts('ports-udp')
+      .sysctl('a', 'net.ipv4.ip_local_port_range', '40000 40007')
+      .ports({ client: 'a', range: [40000, 40007], actions: [{ kind: 'udp0', count: 9 }] })
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    const lines = outputOf(result.linux, 'a: ports');
+    expect(lines).toContain('udp0: 8 of 9 bound, 8 ports');
+    expect(lines).toContain('udp0 error EADDRINUSE');
+  });
+
   it('tcp_tw_reuse=2 (the default) lets connect() take a loopback TIME_WAIT a second old', async (ctx) => {
     const scenario = twoHosts('ports-loopback')
       .sysctl('a', 'net.ipv4.ip_local_port_range', '40000 40001')

@@ -146,6 +146,8 @@ export type PortsAction =
   | { readonly kind: 'close' }
   /** listen() on 0.0.0.0 port 0 (bind()'s search, with Node's SO_REUSEADDR), closed at once. */
   | { readonly kind: 'listen0' }
+  /** `count` UDP sockets bound to 0.0.0.0 port 0 (udp_lib_get_port), kept until the step ends. */
+  | { readonly kind: 'udp0'; readonly count: number }
   /** A write to /proc/sys in the client's namespace. */
   | { readonly kind: 'sysctl'; readonly key: string; readonly value: string }
   | { readonly kind: 'wait'; readonly ms: number };

@@ -276,20 +276,22 @@ export class TcpSocket implements TcpEndpoints {
   // ---- opening -------------------------------------------------------------------------
 
   /**
-   * tcp_v4_connect → tcp_connect_init + tcp_connect: picks ISN and windows, sends the SYN. `iss` is
-   * the write_seq tcp_twsk_unique set when the port came from a TIME_WAIT connection.
+   * tcp_v4_connect → tcp_connect_init + tcp_connect: picks ISN and windows, sends the SYN. `reuse` is
+   * what tcp_twsk_unique carried over when the 4-tuple came from a TIME_WAIT connection: write_seq and
+   * ts_recent (the SYN echoes it, and the window is a multiple of the MSS less timestamps).
    */
-  connect(iss?: number): void {
+  connect(reuse?: { readonly iss: number; readonly tsRecent: number }): void {
     const drawn = this.host.random32();
-    this.iss = iss ?? drawn;
+    this.iss = reuse?.iss ?? drawn;
     this.tsOffset = this.host.random32();
     this.advmss = advertisedMss(this.pathMtu());
     this.tsOk = this.sysctl('tcp_timestamps') !== 0;
     this.sackOk = this.sysctl('tcp_sack') !== 0;
     this.wscaleOk = this.sysctl('tcp_window_scaling') !== 0;
+    if (reuse !== undefined) this.tsRecent = reuse.tsRecent;
     const initial = selectInitialWindow(
       this.fullSpace(),
-      this.advmss,
+      this.advmss - (reuse !== undefined && this.tsOk ? 12 : 0),
       this.wscaleOk,
       Math.max(bufferSysctl(this.stack.sysctls, 'tcp_rmem', 2), RMEM_MAX),
     );
@@ -313,7 +315,7 @@ export class TcpSocket implements TcpEndpoints {
       sackPermitted: this.sackOk,
       timestamps: this.tsOk,
       tsVal: this.tsNow(),
-      tsEcr: 0,
+      tsEcr: this.tsRecent,
       wscale: this.wscaleOk ? this.window.rcvWscale : -1,
     });
   }
@@ -960,9 +962,19 @@ export class TcpSocket implements TcpEndpoints {
     } else if (this.finSeq >= 0) this.transmit(FIN | ACK, this.finSeq, 0, 0, undefined);
   }
 
-  /** tcp_twsk_unique's view of a TIME_WAIT connection: its entry time (tw_entry_stamp, ms), timestamps, snd_nxt. */
-  get timeWait(): { readonly sinceMs: number; readonly timestamps: boolean; readonly sndNxt: number } {
-    return { sinceMs: this.timeWaitSinceMs, timestamps: this.tsOk, sndNxt: this.sndNxt };
+  /** tcp_twsk_unique's view of a TIME_WAIT connection: its entry time (tw_entry_stamp, ms), timestamps, snd_nxt, ts_recent. */
+  get timeWait(): {
+    readonly sinceMs: number;
+    readonly timestamps: boolean;
+    readonly sndNxt: number;
+    readonly tsRecent: number;
+  } {
+    return {
+      sinceMs: this.timeWaitSinceMs,
+      timestamps: this.tsOk,
+      sndNxt: this.sndNxt,
+      tsRecent: this.tsRecent,
+    };
   }
 
   /** inet_twsk_deschedule_put: a new connection takes this TIME_WAIT's 4-tuple; it goes without a segment. */

@@ -258,14 +258,17 @@ export class TcpTable implements TcpHost {
       localPort = found;
       byConnect = true;
     }
-    // tcp_twsk_unique: the new connection starts beyond the old one's sequence space.
-    const iss = recycled === undefined ? undefined : (recycled.timeWait.sndNxt + 65535 + 2) >>> 0 || 1;
+    // tcp_twsk_unique: the new connection starts beyond the old one's sequence space, with its ts_recent.
+    const reuse =
+      recycled === undefined
+        ? undefined
+        : { iss: (recycled.timeWait.sndNxt + 65535 + 2) >>> 0 || 1, tsRecent: recycled.timeWait.tsRecent };
     recycled?.recycleTimeWait();
     const socket = new TcpSocket(this, { ...endpoints, localPort }, 'SYN_SENT');
     this.owners.set(socket, owner(socket));
     this.hash(socket, byConnect);
     this.stats.activeOpens++;
-    socket.connect(iss);
+    socket.connect(reuse);
     return { ok: true, socket };
   }
 
@@ -449,11 +452,15 @@ export class TcpTable implements TcpHost {
     }
     this.stats.inSegs++;
     const socket = this.find(ip.dstAddr, tcp.dstPort, ip.srcAddr, tcp.srcPort);
-    const listener = this.listenerFor(ip.dstAddr, tcp.dstPort, ip.srcAddr, tcp.srcPort);
     // A SYN to a connection in TIME_WAIT opens a new one when a listener takes it (tcp_v4_rcv's
     // TCP_TW_SYN: inet_twsk_deschedule_put, silently); without a listener the TIME_WAIT answers it.
-    const newSyn = tcp.syn && !tcp.ack;
-    if (socket !== undefined && !(socket.state === 'TIME_WAIT' && newSyn && listener !== undefined)) {
+    const timeWaitSyn = socket !== undefined && socket.state === 'TIME_WAIT' && tcp.syn && !tcp.ack;
+    if (socket !== undefined && !timeWaitSyn) {
+      socket.receive(tcp, pkt);
+      return;
+    }
+    const listener = this.listenerFor(ip.dstAddr, tcp.dstPort, ip.srcAddr, tcp.srcPort);
+    if (socket !== undefined && listener === undefined) {
       socket.receive(tcp, pkt);
       return;
     }
