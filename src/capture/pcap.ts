@@ -141,7 +141,11 @@ export class PcapWriter {
     this.reserve(PCAP_RECORD_HEADER_LEN + inclLen);
     const at = this.used;
     this.view.setUint32(at + TS_SEC, seconds, true);
-    this.view.setUint32(at + TS_FRAC, this.resolution === 'nano' ? nanos : Math.floor(nanos / NS_PER_US), true);
+    this.view.setUint32(
+      at + TS_FRAC,
+      this.resolution === 'nano' ? nanos : Math.floor(nanos / NS_PER_US),
+      true,
+    );
     this.view.setUint32(at + INCL_LEN, inclLen, true);
     this.view.setUint32(at + ORIG_LEN, origLen, true);
     this.chunk.set(

@@ -141,7 +141,7 @@ describe('tcpdump -r on broken files, as the real tcpdump reports them', () => {
     it(`says what tcpdump says of a file ${name}`, (ctx) => {
       if (!requireTool('tcpdump', ctx)) return;
       const path = join(dir, `${name.replaceAll(' ', '-')}.pcap`);
-      execFileSync('dd', ['of=' + path, 'status=none'], { input: bytes() });
+      execFileSync('dd', [`of=${path}`, 'status=none'], { input: bytes() });
       expectSameAsReal(path, []);
     });
   }

@@ -3,7 +3,7 @@
 import { formatIpv4 } from '../../wire/address.ts';
 import { pseudoHeaderSum } from '../../wire/checksum.ts';
 import { IPPROTO_UDP } from './ipproto.ts';
-import { type Dissector, hex4, type IpContext, inCksum, inCksumShouldbe, TRUNCATED } from './netdissect.ts';
+import { type Dissector, hex4, type IpContext, inCksum, inCksumShouldbe } from './netdissect.ts';
 import { otvPrint } from './otv.ts';
 import { vxlanPrint } from './vxlan.ts';
 
