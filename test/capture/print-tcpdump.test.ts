@@ -19,9 +19,11 @@ import {
   formatTimestamp,
   formatTimestampAt,
   type LineOptions,
+  type PacketDump,
   type PrintLinkType,
   TcpdumpPrinter,
   TcpSeqTable,
+  type TimestampFormat,
 } from '../../src/capture/print.ts';
 import { millis, seconds } from '../../src/core/scheduler.ts';
 import { internetChecksum } from '../../src/wire/checksum.ts';
@@ -498,6 +500,45 @@ describe('formatFrame on random bytes', () => {
           const options = { linkType, showLinkLayer, wireLength: bytes.length + extra, verbose, quiet };
           const text = formatFrame(bytes, options);
           expect(typeof text).toBe('string');
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('never throws through the whole line: every link type, verbosity, dump, -q, -e, -# and timestamp format', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 200 }),
+        fc.constantFrom<PrintLinkType>(LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL, LINKTYPE_LINUX_SLL2),
+        fc.record({
+          verbose: fc.nat(3),
+          quiet: fc.boolean(),
+          showLinkLayer: fc.boolean(),
+          packetNumbers: fc.boolean(),
+          timestamp: fc.constantFrom<TimestampFormat>(
+            'clock',
+            'none',
+            'epoch',
+            'delta',
+            'date',
+            'since-first',
+          ),
+          dump: fc.option(
+            fc.record({
+              style: fc.constantFrom<PacketDump['style']>('hex', 'hex-ascii', 'ascii'),
+              withLinkHeader: fc.boolean(),
+            }),
+            { nil: undefined },
+          ),
+        }),
+        fc.nat(64),
+        fc.nat(4_000_000_000),
+        (bytes, linkType, flags, extra, seconds) => {
+          const { dump, ...rest } = flags;
+          const printer = new TcpdumpPrinter({ linkType, ...rest, ...(dump === undefined ? {} : { dump }) });
+          const line = printer.formatRecord(seconds, 999_999_999, bytes, bytes.length + extra);
+          expect(typeof line).toBe('string');
         },
       ),
       { numRuns: 2000 },
