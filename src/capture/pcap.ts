@@ -118,17 +118,34 @@ export class PcapWriter {
     if (!Number.isSafeInteger(timeNs) || timeNs < 0) {
       throw new RangeError(`PcapWriter.write: time must be a non-negative integer of ns, got ${timeNs}`);
     }
+    const seconds = Math.floor(timeNs / NS_PER_SEC);
+    this.writeAt(seconds, timeNs - seconds * NS_PER_SEC, frame, origLen);
+  }
+
+  /**
+   * Appends one record stamped `seconds` and `nanos` as a capture file holds them (a real
+   * capture's date, which one number of nanoseconds cannot carry exactly). A microsecond
+   * file keeps the microseconds, truncated.
+   */
+  writeAt(seconds: number, nanos: number, frame: Uint8Array, origLen: number = frame.length): void {
+    if (!Number.isInteger(seconds) || seconds < 0 || seconds > 0xffff_ffff) {
+      throw new RangeError(`PcapWriter.write: bad seconds ${seconds}`);
+    }
+    if (!Number.isInteger(nanos) || nanos < 0 || nanos > 0xffff_ffff) {
+      throw new RangeError(`PcapWriter.write: bad nanoseconds ${nanos}`);
+    }
     if (!Number.isInteger(origLen) || origLen < frame.length || origLen > 0xffff_ffff) {
       throw new RangeError(`PcapWriter.write: orig_len ${origLen} below the frame's ${frame.length} bytes`);
     }
     const inclLen = Math.min(frame.length, this.snapLen);
     this.reserve(PCAP_RECORD_HEADER_LEN + inclLen);
     const at = this.used;
-    const seconds = Math.floor(timeNs / NS_PER_SEC);
     this.view.setUint32(at + TS_SEC, seconds, true);
-    const fractionNs = timeNs - seconds * NS_PER_SEC;
-    const fraction = this.resolution === 'nano' ? fractionNs : Math.floor(fractionNs / NS_PER_US);
-    this.view.setUint32(at + TS_FRAC, fraction, true);
+    this.view.setUint32(
+      at + TS_FRAC,
+      this.resolution === 'nano' ? nanos : Math.floor(nanos / NS_PER_US),
+      true,
+    );
     this.view.setUint32(at + INCL_LEN, inclLen, true);
     this.view.setUint32(at + ORIG_LEN, origLen, true);
     this.chunk.set(

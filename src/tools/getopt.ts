@@ -23,6 +23,8 @@ export class Getopt {
   optind = 1;
   /** The argument of the option next() just returned, or null. */
   optarg: string | null = null;
+  /** The short option character next() just looked at (glibc's optopt), for "invalid option -- 'k'". */
+  optopt = '';
   /** The long options; the caller may replace them between calls (conntrack merges protocol options). */
   longopts: readonly LongOption[];
 
@@ -69,6 +71,7 @@ export class Getopt {
     }
 
     const c = this.nextchar[0]!;
+    this.optopt = c;
     this.nextchar = this.nextchar.slice(1);
     if (this.nextchar === '') this.optind++;
     const at = this.optstring.indexOf(c);

@@ -1,10 +1,20 @@
-// `tcpdump` on a namespace's devices: taps one interface (Ethernet) or `any` (Linux cooked v2), filters with the
-// pcap-filter language, prints tcpdump 4.99's lines or writes a pcap file into the simulation's file store.
-// Options: -i -n -nn -e -c -w -t -tt --nano -S -l -q(ignored) ; no -v decoding, no -X, no -r.
+// `tcpdump` on a namespace's devices or on a capture file: taps one interface (Ethernet) or `any` (Linux cooked v2,
+// or v1 with -y LINUX_SLL), or reads `-r FILE` from the simulation's file store; filters with the pcap-filter
+// language, prints tcpdump 4.99.3's lines or writes a pcap file. Options: -i -r -w -c -s -y -n -nn -e -q -v[v[v]]
+// -x[x] -X[X] -A[A] -# -t[t[t[t[t]]]] -S -l -p -U --nano --micro --time-stamp-precision --number --print;
+// any other option answers "not supported". Names are never resolved (every run behaves as -nn).
+//
+// Time: a live capture stamps frames with the simulation's virtual time, whose 0 is 1970-01-01 00:00:00 UTC
+// (so -tttt prints 1970-01-01 dates); a file read with -r keeps its own dates, exact to the nanosecond.
 
 import { compileFilter, type FilterPredicate } from '../capture/filter/index.ts';
-import { PcapWriter } from '../capture/pcap.ts';
-import { TcpdumpPrinter, type TimestampFormat } from '../capture/print.ts';
+import { PCAP_DEFAULT_SNAPLEN, PcapWriter, readPcap } from '../capture/pcap.ts';
+import {
+  type PacketDump,
+  type PrintLinkType,
+  TcpdumpPrinter,
+  type TimestampFormat,
+} from '../capture/print.ts';
 import { type Packet, PacketType } from '../core/packet.ts';
 import type { NetDevice, Tap } from '../link/device.ts';
 import type { Namespace } from '../netns/namespace.ts';
@@ -12,22 +22,49 @@ import { readMac, writeMac } from '../wire/address.ts';
 import { readU16, writeU16, writeU32 } from '../wire/bytes.ts';
 import { ETHERNET_HEADER_LEN } from '../wire/ethernet.ts';
 import { ARPHRD_ETHER, ARPHRD_LOOPBACK, SLL2_HEADER_LEN } from '../wire/sll2.ts';
-import { type CommandResult, fail } from './result.ts';
+import { GETOPT_END, GETOPT_MISSING, GETOPT_UNKNOWN, Getopt, type LongOption } from './getopt.ts';
+import { type CommandResult, fail, unsupported } from './result.ts';
 
 const LINKTYPE_ETHERNET = 1;
+const LINKTYPE_LINUX_SLL = 113;
 const LINKTYPE_LINUX_SLL2 = 276;
-const SNAPLEN = 262144;
+const SLL_HEADER_LEN = 16;
+
+/** The names `-y` takes and the banner prints (pcap_datalink_val_to_name and _description). */
+const LINK_TYPE_NAMES = new Map<number, { name: string; description: string }>([
+  [LINKTYPE_ETHERNET, { name: 'EN10MB', description: 'Ethernet' }],
+  [LINKTYPE_LINUX_SLL, { name: 'LINUX_SLL', description: 'Linux cooked v1' }],
+  [LINKTYPE_LINUX_SLL2, { name: 'LINUX_SLL2', description: 'Linux cooked v2' }],
+]);
+
+function linkTypeText(linkType: number): string {
+  const known = LINK_TYPE_NAMES.get(linkType);
+  return known === undefined ? `${linkType}` : `${known.name} (${known.description})`;
+}
 
 interface TcpdumpOptions {
   iface: string | undefined;
-  count: number;
+  readFile: string | undefined;
   writeFile: string | undefined;
+  /** `--print`: print the packets even while writing them with -w. */
+  print: boolean;
+  count: number;
+  snapLen: number;
+  /** `-y NAME`: the link type asked for, or undefined for the device's default. */
+  linkType: number | undefined;
   linkLayer: boolean;
-  timestamp: TimestampFormat;
+  /** How many times -t was given (0 to 5). */
+  tflag: number;
   nano: boolean;
   absoluteSeq: boolean;
   /** False with -p: the capture does not put the interface in promiscuous mode. */
   promiscuous: boolean;
+  verbose: number;
+  quiet: boolean;
+  xflag: number;
+  Xflag: number;
+  Aflag: number;
+  packetNumbers: boolean;
   filter: string;
 }
 
@@ -41,83 +78,256 @@ export interface Capture {
   stop(): CommandResult;
 }
 
-function parseOptions(args: string[]): TcpdumpOptions | string {
+// tcpdump 4.99.3's SHORTOPTS (with -B, -D, -I, -j, -J, -Q and -U compiled in) and its long options.
+const OPTSTRING = 'aAbB:c:C:dDeE:fF:G:hHi:Ij:JKlLm:M:nNOpqQ:r:s:StT:uUvV:w:W:xXy:Yz:Z:#';
+const OPTION_TSTAMP_PRECISION = 1000;
+const OPTION_TSTAMP_MICRO = 1001;
+const OPTION_TSTAMP_NANO = 1002;
+const OPTION_PRINT = 1003;
+const OPTION_OTHER = 1004;
+const LONG_OPTIONS: readonly LongOption[] = [
+  { name: 'buffer-size', hasArg: 1, val: 'B'.charCodeAt(0) },
+  { name: 'list-interfaces', hasArg: 0, val: 'D'.charCodeAt(0) },
+  { name: 'help', hasArg: 0, val: 'h'.charCodeAt(0) },
+  { name: 'interface', hasArg: 1, val: 'i'.charCodeAt(0) },
+  { name: 'monitor-mode', hasArg: 0, val: 'I'.charCodeAt(0) },
+  { name: 'time-stamp-type', hasArg: 1, val: 'j'.charCodeAt(0) },
+  { name: 'list-time-stamp-types', hasArg: 0, val: 'J'.charCodeAt(0) },
+  { name: 'micro', hasArg: 0, val: OPTION_TSTAMP_MICRO },
+  { name: 'nano', hasArg: 0, val: OPTION_TSTAMP_NANO },
+  { name: 'time-stamp-precision', hasArg: 1, val: OPTION_TSTAMP_PRECISION },
+  { name: 'dont-verify-checksums', hasArg: 0, val: 'K'.charCodeAt(0) },
+  { name: 'list-data-link-types', hasArg: 0, val: 'L'.charCodeAt(0) },
+  { name: 'no-optimize', hasArg: 0, val: 'O'.charCodeAt(0) },
+  { name: 'no-promiscuous-mode', hasArg: 0, val: 'p'.charCodeAt(0) },
+  { name: 'direction', hasArg: 1, val: 'Q'.charCodeAt(0) },
+  { name: 'snapshot-length', hasArg: 1, val: 's'.charCodeAt(0) },
+  { name: 'absolute-tcp-sequence-numbers', hasArg: 0, val: 'S'.charCodeAt(0) },
+  { name: 'packet-buffered', hasArg: 0, val: 'U'.charCodeAt(0) },
+  { name: 'linktype', hasArg: 1, val: 'y'.charCodeAt(0) },
+  { name: 'immediate-mode', hasArg: 0, val: OPTION_OTHER },
+  { name: 'debug-filter-parser', hasArg: 0, val: 'Y'.charCodeAt(0) },
+  { name: 'relinquish-privileges', hasArg: 1, val: 'Z'.charCodeAt(0) },
+  { name: 'count', hasArg: 0, val: OPTION_OTHER },
+  { name: 'fp-type', hasArg: 0, val: OPTION_OTHER },
+  { name: 'number', hasArg: 0, val: '#'.charCodeAt(0) },
+  { name: 'print', hasArg: 0, val: OPTION_PRINT },
+  { name: 'print-sampling', hasArg: 1, val: OPTION_OTHER },
+  { name: 'lengths', hasArg: 0, val: OPTION_OTHER },
+  { name: 'version', hasArg: 0, val: OPTION_OTHER },
+];
+
+/** What tcpdump prints after a getopt error (print_usage): its version, then the usage. */
+const USAGE = `tcpdump version 4.99.3
+libpcap version 1.10.3 (with TPACKET_V3)
+OpenSSL 3.0.19 27 Jan 2026
+Usage: tcpdump [-AbdDefhHIJKlLnNOpqStuUvxX#] [ -B size ] [ -c count ] [--count]
+\t\t[ -C file_size ] [ -E algo:secret ] [ -F file ] [ -G seconds ]
+\t\t[ -i interface ] [ --immediate-mode ] [ -j tstamptype ]
+\t\t[ -M secret ] [ --number ] [ --print ] [ -Q in|out|inout ]
+\t\t[ -r file ] [ -s snaplen ] [ -T type ] [ --version ]
+\t\t[ -V file ] [ -w file ] [ -W filecount ] [ -y datalinktype ]
+\t\t[ --time-stamp-precision precision ] [ --micro ] [ --nano ]
+\t\t[ -z postrotate-command ] [ -Z user ] [ expression ]
+`;
+
+/** A whole decimal number as strtol with base 0 would read it for these flags; undefined when it is not one. */
+function parseNumber(text: string): number | undefined {
+  return /^[+-]?\d+$/.test(text) ? Number(text) : undefined;
+}
+
+function parseOptions(args: readonly string[]): TcpdumpOptions | CommandResult {
   const options: TcpdumpOptions = {
     iface: undefined,
-    count: Number.POSITIVE_INFINITY,
+    readFile: undefined,
     writeFile: undefined,
+    print: false,
+    count: Number.POSITIVE_INFINITY,
+    snapLen: PCAP_DEFAULT_SNAPLEN,
+    linkType: undefined,
     linkLayer: false,
-    timestamp: 'clock',
+    tflag: 0,
     nano: false,
     absoluteSeq: false,
     promiscuous: true,
+    verbose: 0,
+    quiet: false,
+    xflag: 0,
+    Xflag: 0,
+    Aflag: 0,
+    packetNumbers: false,
     filter: '',
   };
-  const expression: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--nano' || arg === '--time-stamp-precision=nano') {
-      options.nano = true;
-      continue;
+  const getopt = new Getopt(['tcpdump', ...args], OPTSTRING, LONG_OPTIONS);
+  for (;;) {
+    const c = getopt.next();
+    if (c === GETOPT_END) break;
+    const value = getopt.optarg ?? '';
+    const word = getopt.argv[getopt.optind - 1] ?? '';
+    if (c === GETOPT_UNKNOWN) {
+      const text = word.startsWith('--')
+        ? `tcpdump: unrecognized option '${word.split('=')[0]}'\n`
+        : `tcpdump: invalid option -- '${getopt.optopt}'\n`;
+      return fail(`${text}${USAGE}`, 1);
     }
-    if (!arg.startsWith('-') || arg === '-') {
-      expression.push(arg);
-      continue;
+    if (c === GETOPT_MISSING) {
+      const text = word.startsWith('--')
+        ? `tcpdump: option '${word}' requires an argument\n`
+        : `tcpdump: option requires an argument -- '${getopt.optopt}'\n`;
+      return fail(`${text}${USAGE}`, 1);
     }
-    const flags = arg.slice(1);
-    for (let j = 0; j < flags.length; j++) {
-      const flag = flags[j]!;
-      const takesValue = flag === 'i' || flag === 'c' || flag === 'w';
-      const value = takesValue ? (j + 1 < flags.length ? flags.slice(j + 1) : args[++i]) : undefined;
-      switch (flag) {
-        case 'i':
-          options.iface = value;
-          break;
-        case 'c': {
-          const count = Number(value);
-          if (!Number.isInteger(count) || count <= 0) return `tcpdump: invalid packet count ${value}`;
-          options.count = count;
-          break;
-        }
-        case 'w':
-          options.writeFile = value;
-          break;
-        case 'e':
-          options.linkLayer = true;
-          break;
-        case 't':
-          options.timestamp = options.timestamp === 'none' ? 'epoch' : 'none';
-          break;
-        case 'S':
-          options.absoluteSeq = true;
-          break;
-        case 'p':
-          options.promiscuous = false;
-          break;
-        case 'n':
-        case 'l':
-        case 'q':
-          break;
-        default:
-          return `tcpdump: invalid option -- '${flag}'`;
-      }
-      if (takesValue) {
-        if (value === undefined) return `tcpdump: option requires an argument -- '${flag}'`;
+    switch (c) {
+      case OPTION_TSTAMP_NANO:
+        options.nano = true;
+        continue;
+      case OPTION_TSTAMP_MICRO:
+        options.nano = false;
+        continue;
+      case OPTION_TSTAMP_PRECISION:
+        if (value !== 'nano' && value !== 'micro')
+          return fail('tcpdump: unsupported time stamp precision\n', 1);
+        options.nano = value === 'nano';
+        continue;
+      case OPTION_PRINT:
+        options.print = true;
+        continue;
+      case OPTION_OTHER:
+        return unsupported('tcpdump', word.split('=')[0]!);
+      default:
+        break;
+    }
+    const flag = String.fromCharCode(c);
+    switch (flag) {
+      case 'i':
+        options.iface = value;
+        break;
+      case 'r':
+        options.readFile = value;
+        break;
+      case 'w':
+        options.writeFile = value;
+        break;
+      case 'c': {
+        const count = parseNumber(value);
+        if (count === undefined || count <= 0) return fail(`tcpdump: invalid packet count ${value}\n`, 1);
+        options.count = count;
         break;
       }
+      case 's': {
+        const snapLen = parseNumber(value);
+        if (snapLen === undefined || snapLen < 0 || snapLen > PCAP_DEFAULT_SNAPLEN) {
+          return fail(`tcpdump: invalid snaplen ${value} (must be >= 0 and <= ${PCAP_DEFAULT_SNAPLEN})\n`, 1);
+        }
+        // pcap_set_snaplen: 0 means the default.
+        options.snapLen = snapLen === 0 ? PCAP_DEFAULT_SNAPLEN : snapLen;
+        break;
+      }
+      case 'y': {
+        const known = [...LINK_TYPE_NAMES].find(([, names]) => names.name === value.toUpperCase());
+        if (known === undefined) return fail(`tcpdump: invalid data link type ${value}\n`, 1);
+        options.linkType = known[0];
+        break;
+      }
+      case 'e':
+        options.linkLayer = true;
+        break;
+      case 't':
+        options.tflag++;
+        break;
+      case 'S':
+        options.absoluteSeq = true;
+        break;
+      case 'p':
+        options.promiscuous = false;
+        break;
+      case 'v':
+        options.verbose++;
+        break;
+      case 'q':
+        options.quiet = true;
+        break;
+      case 'x':
+        options.xflag++;
+        break;
+      case 'X':
+        options.Xflag++;
+        break;
+      case 'A':
+        options.Aflag++;
+        break;
+      case '#':
+        options.packetNumbers = true;
+        break;
+      case 'n':
+      case 'l':
+      case 'U':
+        break;
+      default:
+        return unsupported('tcpdump', `-${flag}`);
     }
   }
-  options.filter = expression.join(' ');
+  if (options.tflag > 5) return fail('tcpdump: only -t, -tt, -ttt, -tttt and -ttttt are supported\n', 1);
+  options.filter = getopt.argv.slice(getopt.optind).join(' ');
   return options;
+}
+
+const TIMESTAMP_FORMATS: readonly TimestampFormat[] = [
+  'clock',
+  'none',
+  'epoch',
+  'delta',
+  'date',
+  'since-first',
+];
+
+/** -X wins over -x, which wins over -A (pretty_print_packet's order); doubled, the link header is dumped too. */
+function packetDump(options: TcpdumpOptions): PacketDump | undefined {
+  if (options.Xflag > 0) return { style: 'hex-ascii', withLinkHeader: options.Xflag > 1 };
+  if (options.xflag > 0) return { style: 'hex', withLinkHeader: options.xflag > 1 };
+  if (options.Aflag > 0) return { style: 'ascii', withLinkHeader: options.Aflag > 1 };
+  return undefined;
+}
+
+function makePrinter(ns: Namespace, options: TcpdumpOptions, linkType: PrintLinkType): TcpdumpPrinter {
+  const dump = packetDump(options);
+  return new TcpdumpPrinter({
+    linkType,
+    showLinkLayer: options.linkLayer,
+    timestamp: TIMESTAMP_FORMATS[options.tflag]!,
+    nano: options.nano,
+    absoluteSeq: options.absoluteSeq,
+    verbose: options.verbose,
+    quiet: options.quiet,
+    packetNumbers: options.packetNumbers,
+    ...(dump === undefined ? {} : { dump }),
+    ifName: (ifindex) => ns.byIndex(ifindex)?.name,
+  });
+}
+
+/** The frame filter; a cooked v1 capture takes no expression (the filter compiler has no LINUX_SLL). */
+function filterFor(options: TcpdumpOptions, linkType: PrintLinkType): FilterPredicate | CommandResult {
+  if (linkType === LINKTYPE_LINUX_SLL) {
+    if (options.filter.trim() !== '')
+      return unsupported('tcpdump', 'filter expressions on LINUX_SLL captures');
+    return () => true;
+  }
+  const compiled = compileFilter(options.filter, { linkType });
+  if (!compiled.ok) return fail(`tcpdump: ${compiled.message}\n`, 1);
+  return compiled.match;
 }
 
 /**
  * Starts tcpdump in `ns`; the capture runs while the simulation does. A bad option,
- * interface or filter fails at once, as the real tool does, and captures nothing.
+ * interface or filter fails at once, as the real tool does, and captures nothing. With -r
+ * the file is read at once and the returned capture is already done.
  */
 export function startTcpdump(ns: Namespace, args: string[]): Capture | CommandResult {
   const options = parseOptions(args);
-  if (typeof options === 'string') return fail(`${options}\n`, 1);
+  if (!('filter' in options)) return options;
+  if (options.readFile !== undefined) {
+    const result = readCapture(ns, options.readFile, options);
+    return { done: true, stdout: result.stdout, stop: () => result };
+  }
   const ifaceName =
     options.iface ?? ns.all().find((dev) => dev.kind !== 'loopback' && dev.adminUp)?.name ?? 'lo';
   const any = ifaceName === 'any';
@@ -127,10 +337,55 @@ export function startTcpdump(ns: Namespace, args: string[]): Capture | CommandRe
   if (devices.length === 0)
     return fail(`tcpdump: ${ifaceName}: No such device exists\n(No such device exists)\n`, 1);
   if (!any && !devices[0]!.adminUp) return fail(`tcpdump: ${ifaceName}: That device is not up\n`, 1);
-  const linkType = any ? LINKTYPE_LINUX_SLL2 : LINKTYPE_ETHERNET;
-  const compiled = compileFilter(options.filter, { linkType });
-  if (!compiled.ok) return fail(`tcpdump: ${compiled.message}\n`, 1);
-  return new RunningCapture(ns, devices, options, linkType, compiled.match, ifaceName);
+  const linkType = options.linkType ?? (any ? LINKTYPE_LINUX_SLL2 : LINKTYPE_ETHERNET);
+  const offered = any ? [LINKTYPE_LINUX_SLL2, LINKTYPE_LINUX_SLL] : [LINKTYPE_ETHERNET];
+  if (!offered.includes(linkType)) {
+    return unsupported('tcpdump', `-y ${LINK_TYPE_NAMES.get(linkType)!.name} on ${ifaceName}`);
+  }
+  const printLinkType = linkType as PrintLinkType;
+  const match = filterFor(options, printLinkType);
+  if (typeof match !== 'function') return match;
+  return new RunningCapture(ns, devices, options, printLinkType, match, ifaceName);
+}
+
+/** `tcpdump -r FILE`: the file's records through the filter and the printer (or into -w's file). */
+function readCapture(ns: Namespace, path: string, options: TcpdumpOptions): CommandResult {
+  const bytes = ns.sim.files.get(path);
+  if (bytes === undefined) return fail(`tcpdump: ${path}: No such file or directory\n`, 1);
+  const read = readPcap(bytes);
+  const header = read.ok ? read.file : read.header;
+  if (header === undefined) return fail(`tcpdump: ${read.ok ? '' : read.message}\n`, 1);
+  let stderr = `reading from file ${path}, link-type ${linkTypeText(header.linkType)}, snapshot length ${header.snapLen}\n`;
+  if (header.linkType === LINKTYPE_LINUX_SLL2) stderr += 'Warning: interface names might be incorrect\n';
+  if (!LINK_TYPE_NAMES.has(header.linkType)) {
+    return unsupported('tcpdump', `-r of a link-type ${header.linkType} capture`);
+  }
+  const linkType = header.linkType as PrintLinkType;
+  const match = filterFor(options, linkType);
+  if (typeof match !== 'function') return { ...match, stderr: `${stderr}${match.stderr}` };
+  const records = read.ok ? read.file.records : read.records;
+  const printing = options.writeFile === undefined || options.print;
+  const printer = printing ? makePrinter(ns, options, linkType) : undefined;
+  const writer =
+    options.writeFile === undefined
+      ? undefined
+      : new PcapWriter({ linkType, snapLen: header.snapLen, resolution: options.nano ? 'nano' : 'micro' });
+  let stdout = '';
+  let seen = 0;
+  for (const record of records) {
+    if (seen >= options.count) break;
+    if (!match(record.data, linkType as 1 | 276, record.origLen)) continue;
+    seen++;
+    writer?.writeAt(record.seconds, record.nanos, record.data, Math.max(record.origLen, record.data.length));
+    if (printer !== undefined) {
+      stdout += `${printer.formatRecord(record.seconds, record.nanos, record.data, record.origLen)}\n`;
+    }
+  }
+  if (writer !== undefined && options.writeFile !== undefined)
+    ns.sim.files.set(options.writeFile, writer.bytes());
+  if (!read.ok && seen < options.count)
+    return fail(`${stderr}tcpdump: pcap_loop: ${read.message}\n`, 1, stdout);
+  return { stdout, stderr, exitCode: 0 };
 }
 
 class RunningCapture implements Capture {
@@ -138,34 +393,30 @@ class RunningCapture implements Capture {
   stdout = '';
   private captured = 0;
   private readonly banner: string;
-  private readonly printer: TcpdumpPrinter;
+  private readonly printer: TcpdumpPrinter | undefined;
   private readonly writer: PcapWriter | undefined;
   private readonly tap: Tap;
+  private readonly promiscuous: boolean;
 
   constructor(
     private readonly ns: Namespace,
     private readonly devices: NetDevice[],
     private readonly options: TcpdumpOptions,
-    private readonly linkType: 1 | 276,
+    private readonly linkType: PrintLinkType,
     private readonly match: FilterPredicate,
     ifaceName: string,
   ) {
-    const linkName = linkType === LINKTYPE_LINUX_SLL2 ? 'LINUX_SLL2 (Linux cooked v2)' : 'EN10MB (Ethernet)';
-    const listening = `listening on ${ifaceName}, link-type ${linkName}, snapshot length ${SNAPLEN} bytes\n`;
+    const listening = `listening on ${ifaceName}, link-type ${linkTypeText(linkType)}, snapshot length ${options.snapLen} bytes\n`;
     this.banner =
-      options.writeFile !== undefined
+      options.writeFile !== undefined || options.verbose > 0
         ? `tcpdump: ${listening}`
         : `tcpdump: verbose output suppressed, use -v[v]... for full protocol decode\n${listening}`;
-    this.printer = new TcpdumpPrinter({
-      linkType,
-      showLinkLayer: options.linkLayer,
-      timestamp: options.timestamp,
-      nano: options.nano,
-      absoluteSeq: options.absoluteSeq,
-      ifName: (ifindex) => ns.byIndex(ifindex)?.name,
-    });
+    this.printer =
+      options.writeFile === undefined || options.print ? makePrinter(ns, options, linkType) : undefined;
     this.writer =
-      options.writeFile !== undefined ? new PcapWriter({ linkType, snapLen: SNAPLEN }) : undefined;
+      options.writeFile !== undefined
+        ? new PcapWriter({ linkType, snapLen: options.snapLen, resolution: options.nano ? 'nano' : 'micro' })
+        : undefined;
     this.tap = (dev, pkt, direction) => this.onFrame(dev, pkt, direction);
     for (const dev of devices) dev.taps.push(this.tap);
     // pcap_activate's PACKET_MR_PROMISC (dev_set_promiscuity); `-i any` cannot be promiscuous.
@@ -173,18 +424,25 @@ class RunningCapture implements Capture {
     if (this.promiscuous) for (const dev of devices) dev.promiscuity++;
   }
 
-  private readonly promiscuous: boolean;
-
   private onFrame(dev: NetDevice, pkt: Packet, direction: 'rx' | 'tx'): void {
     if (this.done) return;
     // libpcap drops the outgoing copy of every frame on lo (pcap-linux.c): it comes back as incoming.
     if (direction === 'tx' && dev.kind === 'loopback') return;
-    const frame = this.linkType === LINKTYPE_LINUX_SLL2 ? cooked(dev, pkt, direction) : pkt.frame();
-    if (!this.match(frame, this.linkType)) return;
+    const frame =
+      this.linkType === LINKTYPE_LINUX_SLL2
+        ? cooked(dev, pkt, direction)
+        : this.linkType === LINKTYPE_LINUX_SLL
+          ? cookedV1(dev, pkt, direction)
+          : pkt.frame();
+    if (!this.match(frame, this.linkType as 1 | 276)) return;
     this.captured++;
     const now = this.ns.sim.now;
-    if (this.writer !== undefined) this.writer.write(now, frame);
-    else this.stdout += `${this.printer.formatLine(now, frame)}\n`;
+    this.writer?.write(now, frame);
+    if (this.printer !== undefined) {
+      // The snapshot length cuts what is printed; the wire length stays the frame's.
+      const kept = frame.length > this.options.snapLen ? frame.subarray(0, this.options.snapLen) : frame;
+      this.stdout += `${this.printer.formatLine(now, kept, frame.length)}\n`;
+    }
     if (this.captured >= this.options.count) this.finish();
   }
 
@@ -223,7 +481,25 @@ function cooked(dev: NetDevice, pkt: Packet, direction: 'rx' | 'tx'): Uint8Array
   return out;
 }
 
-/** `tcpdump` run in the foreground: captures while the simulation runs until `-c` packets or until it is idle. */
+/**
+ * The 16-byte SLL (v1) header of `tcpdump -y LINUX_SLL -i any` (libpcap's sll_header): packet
+ * type, ARPHRD type, address length, the address padded to 8 bytes, then the protocol.
+ */
+function cookedV1(dev: NetDevice, pkt: Packet, direction: 'rx' | 'tx'): Uint8Array {
+  const frame = pkt.frame();
+  const payload =
+    frame.length >= ETHERNET_HEADER_LEN ? frame.subarray(ETHERNET_HEADER_LEN) : new Uint8Array(0);
+  const out = new Uint8Array(SLL_HEADER_LEN + payload.length);
+  writeU16(out, 0, direction === 'tx' ? PacketType.Outgoing : pkt.pktType);
+  writeU16(out, 2, dev.kind === 'loopback' ? ARPHRD_LOOPBACK : ARPHRD_ETHER);
+  writeU16(out, 4, 6);
+  if (frame.length >= 12) writeMac(out, 6, direction === 'tx' ? dev.mac : readMac(frame, 6));
+  writeU16(out, 14, frame.length >= ETHERNET_HEADER_LEN ? readU16(frame, 12) : 0);
+  out.set(payload, SLL_HEADER_LEN);
+  return out;
+}
+
+/** `tcpdump` run in the foreground: captures while the simulation runs until `-c` packets or until it is idle; with -r it reads the file. */
 export function tcpdump(ns: Namespace, args: string[]): CommandResult {
   const capture = startTcpdump(ns, args);
   if (!('stop' in capture)) return capture;

@@ -7,15 +7,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL2, PcapWriter } from '../../src/capture/pcap.ts';
+import {
+  LINKTYPE_ETHERNET,
+  LINKTYPE_LINUX_SLL,
+  LINKTYPE_LINUX_SLL2,
+  PcapWriter,
+} from '../../src/capture/pcap.ts';
 import {
   formatFrame,
   formatTcpdumpLine,
   formatTimestamp,
+  formatTimestampAt,
   type LineOptions,
+  type PacketDump,
   type PrintLinkType,
   TcpdumpPrinter,
   TcpSeqTable,
+  type TimestampFormat,
 } from '../../src/capture/print.ts';
 import { millis, seconds } from '../../src/core/scheduler.ts';
 import { internetChecksum } from '../../src/wire/checksum.ts';
@@ -47,10 +55,38 @@ interface Record {
 
 const samples = sampleFrames();
 
+/**
+ * The LINKTYPE_LINUX_SLL (v1) form of an SLL2 frame: packet type, ARPHRD type, address
+ * length, 8 address bytes, protocol (16 bytes), as `tcpdump -y LINUX_SLL -i any` stores it.
+ */
+function toSll1(sll2: Uint8Array): Uint8Array {
+  const out = new Uint8Array(16 + sll2.length - 20);
+  out[1] = sll2[10]!;
+  out.set(sll2.subarray(8, 10), 2);
+  out[5] = sll2[11]!;
+  out.set(sll2.subarray(12, 20), 6);
+  out.set(sll2.subarray(0, 2), 14);
+  out.set(sll2.subarray(20), 16);
+  return out;
+}
+
+function linkFrame(sample: (typeof samples)[number], linkType: PrintLinkType): Uint8Array {
+  switch (linkType) {
+    case LINKTYPE_ETHERNET:
+      return sample.frame;
+    case LINKTYPE_LINUX_SLL:
+      return toSll1(toSll2(sample.frame, sample.sll2));
+    case LINKTYPE_LINUX_SLL2:
+      return toSll2(sample.frame, sample.sll2);
+    default:
+      return linkType satisfies never;
+  }
+}
+
 /** The sample frames one per second, with sub-microsecond digits tcpdump must truncate. */
 function sampleRecords(linkType: PrintLinkType): Record[] {
   return samples.map((sample, i) => {
-    const frame = linkType === LINKTYPE_ETHERNET ? sample.frame : toSll2(sample.frame, sample.sll2);
+    const frame = linkFrame(sample, linkType);
     return { timeNs: seconds(i) + millis(250) + 999, frame, wireLength: frame.length, label: sample.name };
   });
 }
@@ -226,7 +262,59 @@ function verboseExtras(): Record[] {
 const LINK_TYPES: readonly { name: string; linkType: PrintLinkType }[] = [
   { name: 'Ethernet', linkType: LINKTYPE_ETHERNET },
   { name: 'SLL2 (-i any)', linkType: LINKTYPE_LINUX_SLL2 },
+  { name: 'SLL v1 (-y LINUX_SLL -i any)', linkType: LINKTYPE_LINUX_SLL },
 ];
+
+/** The flags beside -v that change a packet's text, each with the options packetlab takes for it. */
+const OUTPUT_FLAGS: readonly { flags: string[]; options: Omit<LineOptions, 'linkType'> }[] = [
+  { flags: ['-q'], options: { quiet: true } },
+  { flags: ['-q', '-e'], options: { quiet: true, showLinkLayer: true } },
+  { flags: ['-x'], options: { dump: { style: 'hex', withLinkHeader: false } } },
+  { flags: ['-xx'], options: { dump: { style: 'hex', withLinkHeader: true } } },
+  { flags: ['-X'], options: { dump: { style: 'hex-ascii', withLinkHeader: false } } },
+  {
+    flags: ['-XX', '-e'],
+    options: { dump: { style: 'hex-ascii', withLinkHeader: true }, showLinkLayer: true },
+  },
+  { flags: ['-A'], options: { dump: { style: 'ascii', withLinkHeader: false } } },
+  { flags: ['-AA'], options: { dump: { style: 'ascii', withLinkHeader: true } } },
+  { flags: ['-#'], options: { packetNumbers: true } },
+  { flags: ['-t'], options: { timestamp: 'none' } },
+  { flags: ['-tt'], options: { timestamp: 'epoch' } },
+  { flags: ['-ttt'], options: { timestamp: 'delta' } },
+  { flags: ['-tttt'], options: { timestamp: 'date' } },
+  { flags: ['-ttttt', '--nano'], options: { timestamp: 'since-first', nano: true } },
+];
+
+/** tcpdump's output split per packet when the lines do not start with a clock timestamp. */
+function tcpdumpText(path: string, flags: readonly string[]): string {
+  return execFileSync('tcpdump', ['-nn', ...flags, '-r', path], {
+    encoding: 'utf8',
+    env: { ...process.env, TZ: 'UTC' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
+
+describe('tcpdump -q, -x, -X, -A, -# and -t... against the real tcpdump -r', () => {
+  for (const { flags, options } of OUTPUT_FLAGS) {
+    for (const { name, linkType } of LINK_TYPES) {
+      it(`prints every frame type, whole and cut, as tcpdump ${flags.join(' ')} does: ${name}`, (ctx) => {
+        if (!requireTool('tcpdump', ctx)) return;
+        // Out of order once, so -ttt and -ttttt print a negative offset.
+        const records = [
+          ...sampleRecords(linkType),
+          ...truncatedRecords(linkType).filter((_, i) => i % 7 === 0),
+        ];
+        [records[1], records[2]] = [records[2]!, records[1]!];
+        const path = writeCapture(`flags-${linkType}.pcap`, linkType, records);
+        const printer = new TcpdumpPrinter({ linkType, ifName, ...options });
+        const ours = records.map((r) => `${printer.formatLine(r.timeNs, r.frame, r.wireLength)}\n`).join('');
+        expect(ours).toBe(tcpdumpText(path, flags));
+      });
+    }
+  }
+});
 
 describe('formatTcpdumpLine against the real tcpdump -nn -r', () => {
   for (const { name, linkType } of LINK_TYPES) {
@@ -366,7 +454,15 @@ describe('formatFrame goldens', () => {
     expect(formatFrame(syn.subarray(0, 63), cut)).toBe(
       'IP 10.244.1.5.41234 > 10.96.40.12.80: Flags [S], seq 1, win 64240, options [mss 1460,sackOK,TS [|tcp]>',
     );
-    expect(formatFrame(new Uint8Array(0), ethernet)).toBe('[Invalid header: caplen==0]');
+    // pretty_print_packet's sanity checks, as tcpdump -r prints them for such records.
+    expect(formatFrame(new Uint8Array(0), { ...ethernet, wireLength: 60 })).toBe(
+      '[Invalid header: caplen==0]',
+    );
+    expect(formatFrame(new Uint8Array(0), ethernet)).toBe('[Invalid header: caplen==0, len==0]');
+    expect(formatFrame(syn.subarray(0, 3), { ...ethernet, wireLength: 2 })).toBe(
+      '[Invalid header: len(2) < caplen(3)]',
+    );
+    expect(formatFrame(syn.subarray(0, 3), { ...ethernet, wireLength: 0 })).toBe('[Invalid header: len==0]');
   });
 
   it('formats the timestamps tcpdump prints from virtual time 0 = 00:00:00 UTC', () => {
@@ -376,6 +472,14 @@ describe('formatFrame goldens', () => {
     expect(formatTimestamp(seconds(2) + 5, 'clock', true)).toBe('00:00:02.000000005');
     expect(formatTimestamp(seconds(86_400) + 1_000, 'epoch')).toBe('86400.000001');
     expect(formatTimestamp(1, 'none')).toBe('');
+    // Real dates, from seconds and nanoseconds kept apart (as one float of ns they would round).
+    expect(formatTimestampAt(1_700_000_000, 123_456_789, 'date', true)).toBe('2023-11-14 22:13:20.123456789');
+    expect(formatTimestampAt(951_782_400, 999_999_999, 'date', false)).toBe('2000-02-29 00:00:00.999999');
+    expect(formatTimestampAt(4_102_444_799, 0, 'epoch', false)).toBe('4102444799.000000');
+    const printer = new TcpdumpPrinter({ ...ethernet, timestamp: 'date', epochSeconds: 1_700_000_000 });
+    expect(printer.formatLine(millis(1500), frame('ARP request'))).toBe(
+      '2023-11-14 22:13:21.500000 ARP, Request who-has 10.244.1.1 tell 10.244.1.5, length 28',
+    );
     expect(formatTcpdumpLine(millis(1500), frame('ARP request'), ethernet)).toBe(
       '00:00:01.500000 ARP, Request who-has 10.244.1.1 tell 10.244.1.5, length 28',
     );
@@ -396,6 +500,45 @@ describe('formatFrame on random bytes', () => {
           const options = { linkType, showLinkLayer, wireLength: bytes.length + extra, verbose, quiet };
           const text = formatFrame(bytes, options);
           expect(typeof text).toBe('string');
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('never throws through the whole line: every link type, verbosity, dump, -q, -e, -# and timestamp format', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 200 }),
+        fc.constantFrom<PrintLinkType>(LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL, LINKTYPE_LINUX_SLL2),
+        fc.record({
+          verbose: fc.nat(3),
+          quiet: fc.boolean(),
+          showLinkLayer: fc.boolean(),
+          packetNumbers: fc.boolean(),
+          timestamp: fc.constantFrom<TimestampFormat>(
+            'clock',
+            'none',
+            'epoch',
+            'delta',
+            'date',
+            'since-first',
+          ),
+          dump: fc.option(
+            fc.record({
+              style: fc.constantFrom<PacketDump['style']>('hex', 'hex-ascii', 'ascii'),
+              withLinkHeader: fc.boolean(),
+            }),
+            { nil: undefined },
+          ),
+        }),
+        fc.nat(64),
+        fc.nat(4_000_000_000),
+        (bytes, linkType, flags, extra, seconds) => {
+          const { dump, ...rest } = flags;
+          const printer = new TcpdumpPrinter({ linkType, ...rest, ...(dump === undefined ? {} : { dump }) });
+          const line = printer.formatRecord(seconds, 999_999_999, bytes, bytes.length + extra);
+          expect(typeof line).toBe('string');
         },
       ),
       { numRuns: 2000 },

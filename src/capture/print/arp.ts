@@ -41,10 +41,8 @@ export function arpPrint(d: Dissector, at: number, length: number): void {
   const spa = sha + hlen;
   const tha = spa + plen;
   const tpa = tha + hlen;
-  if (!d.has(tpa, plen)) {
-    d.printTrunc();
-    return;
-  }
+  // A cut ARP packet ends the whole walk (the -x dump then shows the link header too).
+  d.need(tpa, plen);
   if (!d.eflag) d.print('ARP, ');
   const decodable = (proto === ETHERTYPE_IPV4 || proto === 0x1000) && plen === 4 && hlen !== 0;
   if (!decodable || d.vflag > 0) {

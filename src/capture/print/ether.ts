@@ -85,7 +85,10 @@ export function etherPrint(d: Dissector, at: number, length: number, caplen: num
     return;
   }
   const end = at + caplen;
+  // The capture's own link header (at 0, not a tunnel's inner frame) is what -x leaves out.
+  const outermost = at === 0;
   if (caplen < ETHER_HEADER_LEN || length < ETHER_HEADER_LEN) {
+    if (outermost) d.llHdrLen = caplen;
     d.printTrunc();
     return;
   }
@@ -95,8 +98,11 @@ export function etherPrint(d: Dissector, at: number, length: number, caplen: num
   let cursor = at + ETHER_HEADER_LEN;
   let remaining = length - ETHER_HEADER_LEN;
   let first = true;
-  const typeText = (t: number) =>
-    t <= MAX_ETHERNET_LENGTH_VAL ? '802.3' : `ethertype ${ethertypeName(t)} (0x${hex4(t)})`;
+  const typeText = (t: number) => {
+    if (t <= MAX_ETHERNET_LENGTH_VAL) return '802.3';
+    if (d.qflag) return ETHERTYPE_NAMES.get(t) ?? `Unknown Ethertype (0x${hex4(t)})`;
+    return `ethertype ${ethertypeName(t)} (0x${hex4(t)})`;
+  };
   const printType = (t: number) => {
     d.print(`${typeText(t)}${first ? `, length ${length}: ` : ', '}`);
     first = false;
@@ -109,6 +115,7 @@ export function etherPrint(d: Dissector, at: number, length: number, caplen: num
     type === ETHERTYPE_8021Q9200
   ) {
     if (end - cursor < 4 || remaining < 4) {
+      if (outermost) d.llHdrLen = caplen;
       d.protocol = 'vlan';
       d.printTrunc();
       return;
@@ -120,6 +127,7 @@ export function etherPrint(d: Dissector, at: number, length: number, caplen: num
     cursor += 4;
     remaining -= 4;
   }
+  if (outermost) d.llHdrLen = cursor;
   if (d.eflag) printType(type);
   if (type <= MAX_ETHERNET_LENGTH_VAL || !ethertypePrint(d, type, cursor, remaining)) {
     // An 802.3 length field (LLC, not decoded here) or an EtherType not decoded: raw bytes.

@@ -2,7 +2,7 @@
 
 import { ipPrint } from './ip.ts';
 import { IPPROTO_TCP, IPPROTO_UDP } from './ipproto.ts';
-import { type Dissector, hex4, inCksum, inCksumShouldbe } from './netdissect.ts';
+import { type Dissector, hex4, inCksum, inCksumShouldbe, Truncated } from './netdissect.ts';
 
 const ICMP_UNREACH_TEXT: readonly ((dst: string) => string)[] = [
   (dst) => `net ${dst} unreachable`,
@@ -36,8 +36,42 @@ const ICMP_TYPE_NAMES = new Map<number, string>([
 /** ICMP (print-icmp.c's icmp_print): the type's summary, the ICMP length, and -v's detail. */
 export function icmpPrint(d: Dissector, at: number, length: number, fragmented: boolean): void {
   d.protocol = 'icmp';
+  // The type and code are read with GET_U_1, which ends the whole walk.
   const type = d.u8(at);
   const code = d.u8(at + 1);
+  let text: string;
+  try {
+    text = icmpSummary(d, at, type, code);
+  } catch (error) {
+    // Port unreachable and time exceeded check the quoted header with ND_TCHECK (this line
+    // ends, -x leaves out the link header); every other read is a GET_, which ends the walk.
+    if (error !== ICMP_TRUNCATED) throw error;
+    d.printTrunc();
+    return;
+  }
+  d.print(`ICMP ${text}, length ${length}`);
+  if (d.vflag === 0) return;
+  if (!fragmented && d.has(at, length)) {
+    const sum = inCksum(d.bytes, at, at + length);
+    if (sum !== 0) {
+      const field = d.u16(at + 2);
+      d.print(` (wrong icmp cksum ${field.toString(16)} (->${inCksumShouldbe(field, sum).toString(16)})!)`);
+    }
+  }
+  if (ICMP_ERROR_TYPES.has(type)) {
+    // The quoted datagram, decoded as a packet of its own on the next line.
+    d.print('\n\t');
+    const quoted = at + 8;
+    const snapEnd = d.snapEnd;
+    ipPrint(d, quoted, d.u16(quoted + 2));
+    d.snapEnd = snapEnd;
+  }
+  d.protocol = 'icmp';
+  if (length > ICMP_EXTD_MINLEN && ICMP_MPLS_EXT_TYPES.has(type)) mplsExtensionPrint(d, at, length);
+}
+
+/** The type's summary, `echo request, id 1, seq 1`; a read past the capture throws. */
+function icmpSummary(d: Dissector, at: number, type: number, code: number): string {
   const quotedDst = () => d.ipv4At(at + 8 + 16);
   let text: string;
   switch (type) {
@@ -72,7 +106,7 @@ export function icmpPrint(d: Dissector, at: number, length: number, fragmented: 
       text = icmpRouterAdvertText(d, at);
       break;
     case 11:
-      d.need(at + 8 + 16, 4);
+      if (!d.has(at + 8 + 16, 4)) throw ICMP_TRUNCATED;
       text =
         code === 0
           ? 'time exceeded in-transit'
@@ -101,27 +135,11 @@ export function icmpPrint(d: Dissector, at: number, length: number, fragmented: 
     default:
       text = ICMP_TYPE_NAMES.get(type) ?? `type-#${type}`;
   }
-  d.print(`ICMP ${text}, length ${length}`);
-  if (d.vflag === 0) return;
-  if (!fragmented && d.has(at, length)) {
-    const sum = inCksum(d.bytes, at, at + length);
-    if (sum !== 0) {
-      const field = d.u16(at + 2);
-      d.print(` (wrong icmp cksum ${field.toString(16)} (->${inCksumShouldbe(field, sum).toString(16)})!)`);
-    }
-  }
-  if (ICMP_ERROR_TYPES.has(type)) {
-    // The quoted datagram, decoded as a packet of its own on the next line.
-    d.print('\n\t');
-    const quoted = at + 8;
-    const snapEnd = d.snapEnd;
-    ipPrint(d, quoted, d.u16(quoted + 2));
-    d.snapEnd = snapEnd;
-  }
-  d.protocol = 'icmp';
-  if (length > ICMP_EXTD_MINLEN && ICMP_MPLS_EXT_TYPES.has(type)) mplsExtensionPrint(d, at, length);
+  return text;
 }
 
+/** What icmp_print's ND_TCHECKs of a quoted header throw: the line ends, the walk does not (its `trunc:`). */
+const ICMP_TRUNCATED = new Truncated();
 /** The ICMP errors that quote a datagram (ICMP_ERRTYPE). */
 const ICMP_ERROR_TYPES = new Set([3, 4, 5, 11, 12]);
 /** The ICMP errors that may carry RFC 4884 extensions (ICMP_MPLS_EXT_TYPE). */
@@ -164,7 +182,7 @@ function icmpUnreachableText(d: Dissector, at: number, code: number, quotedDst: 
     case 2:
       return `${quotedDst()} protocol ${d.u8(quoted + 9)} unreachable`;
     case 3: {
-      d.need(quoted + 9, 1);
+      if (!d.has(quoted + 9, 1)) throw ICMP_TRUNCATED;
       const hlen = (d.u8(quoted) & 0x0f) * 4;
       const port = d.u16(quoted + hlen + 2);
       const proto = d.u8(quoted + 9);

@@ -27,7 +27,11 @@ export function ipPrint(d: Dissector, at: number, length: number): void {
     return;
   }
   if (!d.eflag) d.print('IP ');
-  d.need(at, 20);
+  // A header cut short ends this line only (ip_print's `trunc:`), not the walk: -x still leaves out the link header.
+  if (!d.has(at, 20)) {
+    d.printTrunc();
+    return;
+  }
   const hlen = (versionIhl & 0x0f) * 4;
   if (hlen < 20) {
     d.print(`bad-hlen ${hlen}`);

@@ -21,4 +21,6 @@ export interface PrintOptions {
   readonly verbose?: number;
   /** `-q`: the quiet, shorter protocol lines (ndo_qflag). */
   readonly quiet?: boolean;
+  /** No hex dump of undecoded bytes (tcpdump's choice with -x and -X, which dump the whole packet). */
+  readonly suppressDefaultPrint?: boolean;
 }

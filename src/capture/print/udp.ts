@@ -3,7 +3,7 @@
 import { formatIpv4 } from '../../wire/address.ts';
 import { pseudoHeaderSum } from '../../wire/checksum.ts';
 import { IPPROTO_UDP } from './ipproto.ts';
-import { type Dissector, hex4, type IpContext, inCksum, inCksumShouldbe, TRUNCATED } from './netdissect.ts';
+import { type Dissector, hex4, type IpContext, inCksum, inCksumShouldbe } from './netdissect.ts';
 import { otvPrint } from './otv.ts';
 import { vxlanPrint } from './vxlan.ts';
 
@@ -11,13 +11,15 @@ const VXLAN_PORT = 4789;
 const OTV_PORT = 8472;
 
 /** UDP (print-udp.c's udp_print): addresses and ports, then VXLAN/OTV or `UDP, length N`. */
+// Its truncations end this line only (udp_print's `trunc:`), as in tcpdump: -x still leaves out the link header.
 export function udpPrint(d: Dissector, at: number, length: number, ip: IpContext): void {
   d.protocol = 'udp';
   const src = formatIpv4(ip.src);
   const dst = formatIpv4(ip.dst);
   if (!d.has(at + 2, 2)) {
     d.print(`${src} > ${dst}: `);
-    throw TRUNCATED;
+    d.printTrunc();
+    return;
   }
   const srcPort = d.u16(at);
   const dstPort = d.u16(at + 2);
@@ -28,7 +30,8 @@ export function udpPrint(d: Dissector, at: number, length: number, ip: IpContext
   }
   if (!d.has(at + 4, 2)) {
     d.print(addresses);
-    throw TRUNCATED;
+    d.printTrunc();
+    return;
   }
   let ulen = d.u16(at + 4);
   if (ulen < 8) {
@@ -41,7 +44,8 @@ export function udpPrint(d: Dissector, at: number, length: number, ip: IpContext
   const data = at + 8;
   if (data > d.snapEnd) {
     d.print(addresses);
-    throw TRUNCATED;
+    d.printTrunc();
+    return;
   }
   d.print(addresses);
   if (d.vflag > 1 && !ip.fragmented) {
