@@ -3,9 +3,11 @@
 import type { Namespace } from '../netns/namespace.ts';
 import { bridge } from './bridge.ts';
 import { conntrack, startConntrack } from './conntrack.ts';
+import { dmesg } from './dmesg.ts';
 import { ip } from './ip/ip.ts';
 import { iptables, iptablesRestore, iptablesSave, startXtablesMonitor, xtablesMonitor } from './iptables.ts';
 import { nft, startNft } from './nft.ts';
+import { nstat } from './nstat.ts';
 import { ping } from './ping.ts';
 import { type CommandResult, fail } from './result.ts';
 import { shellWords } from './shell-words.ts';
@@ -21,11 +23,13 @@ type Command = (ns: Namespace, args: string[], stdin: string) => CommandResult;
 const COMMANDS: Record<string, Command> = {
   bridge,
   conntrack,
+  dmesg,
   ip,
   iptables,
   'iptables-restore': iptablesRestore,
   'iptables-save': iptablesSave,
   nft,
+  nstat,
   ping,
   ss,
   sysctl,
