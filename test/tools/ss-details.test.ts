@@ -159,7 +159,7 @@ describe('one connection with -o/-e/-i/-m, from the handshake to the end of TIME
         '\n',
     );
     // With a table option the listing follows the summary.
-    expect(exec(b, 'ss -s -tln').stdout).toMatch(/^Total: 1\n[^]*\n\nState {2}Recv-Q .*\nLISTEN 0 {6}511 /);
+    expect(exec(b, 'ss -s -tln').stdout).toMatch(/^Total: 1\n[\s\S]*\n\nState {2}Recv-Q .*\nLISTEN 0 {6}511 /);
   });
 });
 
