@@ -1,7 +1,9 @@
 // nstat compared with iproute2's nstat in real namespaces: the counters packetlab models (filtered from the real
-// list, in its order), zero in a fresh namespace, then after a ping and a UDP datagram to a closed port; -a -s so the
-// machine's history file (/tmp/.nstat.u0, shared with whoever else runs nstat as root) is neither read nor written.
+// list, in its order), zero in a fresh namespace, after a ping and a UDP datagram to a closed port, then after a TCP
+// echo closed by the client; -a -s so the machine's history file (/tmp/.nstat.u0, shared with whoever else runs nstat
+// as root) is neither read nor written.
 
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
@@ -85,6 +87,51 @@ describe('nstat against iproute2 6.1.0', () => {
       const mine = exec(ns, 'nstat -as').stdout;
       expect(mine).toContain('IpInReceives');
       expect(onlyOurs(real.exec(name, 'nstat', ['-as']).stdout, mine)).toBe(mine);
+    }
+  });
+
+  it('after a TCP echo the client closes: Tcp* on both sides', async () => {
+    if (ours === undefined) return;
+    const { a, b, sim } = ours;
+    // The kernel's side: a Python server that echoes once and closes after the client's FIN, and its client.
+    const server = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        real.name('b'),
+        'python3',
+        '-c',
+        "import socket\ns=socket.socket()\ns.bind(('0.0.0.0',8080))\ns.listen()\nprint('ready',flush=True)\n" +
+          'c,_=s.accept()\nc.send(c.recv(100))\nc.recv(100)\nc.close()\n',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((resolve) => server.stdout.once('data', () => resolve()));
+    const client = real.exec('a', 'python3', [
+      '-c',
+      "import socket,time\ns=socket.socket()\ns.bind(('10.0.0.1',40000))\ns.connect(('10.0.0.2',8080))\n" +
+        "s.send(b'hello')\ns.recv(100)\ns.close()\ntime.sleep(0.5)\n",
+    ]);
+    expect(client.exitCode).toBe(0);
+    await new Promise<void>((resolve) => server.once('exit', () => resolve()));
+
+    b.tcp.listen(0, 8080, (socket) => {
+      socket.onData = (s, data) => s.write(data);
+      socket.onEnd = (s) => s.end();
+    });
+    const connected = a.tcp.connect({ dst: parseIpv4('10.0.0.2')!, dstPort: 8080, srcPort: 40000 });
+    if (!connected.ok) throw new Error(connected.error);
+    connected.socket.onConnect = (s) => s.write(new TextEncoder().encode('hello'));
+    connected.socket.onData = (s) => s.end();
+    sim.run(1_000_000_000);
+    for (const [name, ns] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
+      const mine = exec(ns, 'nstat -asz Tcp*').stdout;
+      expect(mine).toContain('TcpOutSegs');
+      expect(onlyOurs(real.exec(name, 'nstat', ['-asz', 'Tcp*']).stdout, mine)).toBe(mine);
     }
   });
 });
