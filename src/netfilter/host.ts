@@ -34,4 +34,6 @@ export interface NetfilterHost {
   reject(pkt: Packet, how: RejectWith, hook: string): void;
   /** The kernel log (dmesg): LOG target lines and conntrack's "table full". */
   log(line: string): void;
+  /** The namespace's inode number (net->ns.inum), which conntrack's "table full" names. */
+  readonly netnsInum: number;
 }

@@ -175,7 +175,8 @@ export class Netfilter {
       this.host.now(),
     );
     if (verdict === 'accept') return undefined;
-    this.host.log('nf_conntrack: nf_conntrack: table full, dropping packet');
+    // __nf_conntrack_alloc (6.17+): a namespace other than init_net is named by its inode number; pr_fmt adds the prefix.
+    this.host.log(`nf_conntrack: nf_conntrack: table full in netns ${this.host.netnsInum}, dropping packet`);
     return 'CONNTRACK_TABLE_FULL';
   }
 

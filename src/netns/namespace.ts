@@ -44,6 +44,8 @@ export interface VxlanOptions extends Partial<Omit<VxlanConfig, 'vni'>> {
 export class Namespace implements DeviceOwner, Interfaces {
   readonly name: string;
   readonly sim: Simulation;
+  /** The namespace's inode number (`ls -L /proc/self/ns/net`, net->ns.inum), from the simulation's counter. */
+  readonly inum: number;
   readonly sysctls = new Sysctls();
   readonly fib: Fib;
   readonly ipv4: Ipv4Stack;
@@ -57,6 +59,7 @@ export class Namespace implements DeviceOwner, Interfaces {
   constructor(sim: Simulation, name: string) {
     this.name = name;
     this.sim = sim;
+    this.inum = sim.allocateNetnsInum();
     this.rng = sim.rng.fork(`netns:${name}`);
     // br_netfilter is loaded on Kubernetes nodes; a new namespace then starts with the switch on.
     this.sysctls.define(BRIDGE_NF_CALL_IPTABLES, { defaultValue: '1', min: 0, max: 1 });
@@ -118,7 +121,8 @@ export class Namespace implements DeviceOwner, Interfaces {
         if (iif === 0) return 0x7f00_0001;
         return this.ipv4.addresses.onDevice(iif).find((ifa) => ifa.primary)?.addr;
       },
-      log: (line) => this.sim.kernelLog.push(line),
+      log: (line) => this.sim.printk(line),
+      netnsInum: this.inum,
     };
   }
 

@@ -24,6 +24,10 @@ export class Simulation {
   readonly files = new Map<string, Uint8Array>();
   /** The kernel log (what `dmesg` shows): LOG target lines, conntrack's "table full". Shared by every namespace, as in Linux. */
   readonly kernelLog: string[] = [];
+  /** When each kernelLog line was logged (virtual ns since the simulation, the machine, started). */
+  readonly kernelLogTimes: number[] = [];
+  /** proc_alloc_inum's next number for a namespace: PROC_DYNAMIC_FIRST (0xf0000000) plus room for the host's own. */
+  private nextNetnsInum = 0xf000_0000 + 256;
 
   constructor(options: SimulationOptions = {}) {
     this.rng = new Rng(options.seed ?? 'packetlab');
@@ -32,6 +36,17 @@ export class Simulation {
 
   get now(): number {
     return this.scheduler.now;
+  }
+
+  /** printk: a line in the kernel log, stamped with the virtual time. */
+  printk(line: string): void {
+    this.kernelLog.push(line);
+    this.kernelLogTimes.push(this.scheduler.now);
+  }
+
+  /** The inode number of a new network namespace (proc_alloc_inum), one counter per simulation. */
+  allocateNetnsInum(): number {
+    return this.nextNetnsInum++;
   }
 
   /** `ip netns add NAME`: a new namespace with `lo` (down, as Linux creates it). */

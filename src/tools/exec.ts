@@ -4,10 +4,12 @@ import type { Namespace } from '../netns/namespace.ts';
 import { bridge } from './bridge.ts';
 import { conntrack, startConntrack } from './conntrack.ts';
 import { curl } from './curl.ts';
+import { dmesg } from './dmesg.ts';
 import { ip } from './ip/ip.ts';
 import { iptables, iptablesRestore, iptablesSave, startXtablesMonitor, xtablesMonitor } from './iptables.ts';
 import { nc, startNc } from './nc/nc.ts';
 import { nft, startNft } from './nft.ts';
+import { nstat } from './nstat.ts';
 import { ping } from './ping.ts';
 import { type CommandResult, fail } from './result.ts';
 import { shellWords } from './shell-words.ts';
@@ -25,12 +27,14 @@ const COMMANDS: Record<string, Command> = {
   bridge,
   conntrack,
   curl,
+  dmesg,
   ip,
   iptables,
   'iptables-restore': iptablesRestore,
   'iptables-save': iptablesSave,
   nc,
   nft,
+  nstat,
   ping,
   ss,
   sysctl,

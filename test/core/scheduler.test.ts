@@ -283,3 +283,24 @@ describe('scheduler', () => {
     expect(log).toEqual([2]);
   });
 });
+
+describe('dueTime', () => {
+  it('the absolute time of a pending timer; undefined once it ran or was cancelled, or for a stale id', () => {
+    const s = new Scheduler();
+    const a = s.schedule(500, () => {});
+    const b = s.schedule(200, () => {});
+    s.runFor(100);
+    expect(s.dueTime(a)).toBe(500);
+    expect(s.dueTime(b)).toBe(200);
+    s.cancel(a);
+    expect(s.dueTime(a)).toBeUndefined();
+    s.runFor(150);
+    expect(s.dueTime(b)).toBeUndefined();
+    // b's slot is reused by c: b's id stays stale.
+    const c = s.schedule(10, () => {});
+    expect(s.dueTime(c)).toBe(260);
+    expect(s.dueTime(b)).toBeUndefined();
+    expect(s.dueTime(-1)).toBeUndefined();
+    expect(s.dueTime(1.5)).toBeUndefined();
+  });
+});

@@ -89,6 +89,34 @@ describe('ss against iproute2 6.1.0 in real namespaces', () => {
     }).toEqual({ ...theirs, stdout: canonical(theirs.stdout, options) });
   });
 
+  // -i: the deterministic tcp_info fields of every connection, row by row (timings, the congestion module's own
+  // fields and rcv_ssthresh, which packetlab's window model does not grow as Linux does, are left out).
+  it.each(['a', 'b'] as const)('%s: ss -tnoi: the tcp_info fields packetlab keeps', (ns) => {
+    if (ours === undefined) return;
+    const compared =
+      /^(ts|sack|wscale|ato|mss|pmtu|rcvmss|advmss|cwnd|ssthresh|bytes_\w+|segs_\w+|data_segs_\w+|rcv_space|snd_wnd|unacked|retrans|backoff)$/;
+    const byTuple = (text: string): Map<string, Map<string, string>> => {
+      const rows = new Map<string, Map<string, string>>();
+      const lines = text.split('\n');
+      for (let i = 1; i + 1 < lines.length; i += 2) {
+        const [, , local, peer] = lines[i]!.split(/\s+/);
+        const fields = new Map<string, string>();
+        for (const word of lines[i + 1]!.trim().split(' ')) {
+          const [key, value = ''] = word.split(':');
+          if (compared.test(key!)) fields.set(key!, value);
+        }
+        rows.set(`${local} ${peer}`, fields);
+      }
+      return rows;
+    };
+    const theirs = byTuple(real.exec(ns, 'ss', ['-tnoi', 'state', 'established']).stdout);
+    const mine = byTuple(exec(ours[ns], 'ss -tnoi state established').stdout);
+    expect(mine.size).toBeGreaterThan(0);
+    expect([...mine.keys()].sort()).toEqual([...theirs.keys()].sort());
+    for (const [tuple, fields] of mine)
+      expect({ tuple, fields }).toEqual({ tuple, fields: theirs.get(tuple) });
+  });
+
   it.each(OTHER_COMMANDS)('%s', (cmd) => {
     if (ours === undefined) return;
     const mine = exec(ours.a, cmd);

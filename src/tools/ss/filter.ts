@@ -9,7 +9,7 @@
 // address is reported before a later syntax error, as the lexer does.
 
 import { parsePort } from '../../netfilter/iptables/names.ts';
-import { type Ipv4Addr, parseIpv4 } from '../../wire/address.ts';
+import type { Ipv4Addr } from '../../wire/address.ts';
 
 /** What a filter looks at in a socket. */
 export interface FilterSocket {
@@ -96,6 +96,20 @@ function parseInteger(text: string): number | undefined {
   return value;
 }
 
+/** get_addr_ipv4: up to four dot-separated numbers (strtoul base 0, each at most 255), missing bytes 0 ("10.1" is 10.1.0.0). */
+function addressOf(text: string): Ipv4Addr | undefined {
+  const parts = text.split('.');
+  if (parts.length > 4) return undefined;
+  const bytes = [0, 0, 0, 0];
+  for (let i = 0; i < parts.length; i++) {
+    const n = parseInteger(parts[i]!);
+    if (n === undefined || n < 0 || n > 255 || parts[i]!.startsWith('-') || parts[i]!.startsWith('+'))
+      return undefined;
+    bytes[i] = n;
+  }
+  return ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0;
+}
+
 /** parse_hostcond for an inet address: [ADDR][/PREFIX][:PORT], `*` for any, or just a port for dport/sport. */
 function parseHostCond(word: string, isPort: boolean, dbs: { tcp: boolean; udp: boolean }): HostCond {
   let addr = word;
@@ -153,7 +167,7 @@ function parseHostCond(word: string, isPort: boolean, dbs: { tcp: boolean; udp: 
   if (addr === '' || addr === '*') return { addr: 0, bits: 0, port: portNumber };
   if (addr.includes(':')) throw new Unsupported('IPv6 addresses in filters');
   const slash = addr.indexOf('/');
-  const ip = parseIpv4(slash >= 0 ? addr.slice(0, slash) : addr);
+  const ip = addressOf(slash >= 0 ? addr.slice(0, slash) : addr);
   const bits = slash >= 0 ? Number(addr.slice(slash + 1)) : 32;
   if (
     ip === undefined ||

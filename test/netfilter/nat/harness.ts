@@ -22,6 +22,7 @@ export const SEC = 1_000_000_000;
 export class FakeHost implements NetfilterHost {
   readonly rng: Rng;
   readonly logs: string[] = [];
+  readonly netnsInum = 4026532096;
   /** oif → MASQUERADE address. */
   readonly masquerade = new Map<number, number>();
   /** iif → primary address (REDIRECT). */
