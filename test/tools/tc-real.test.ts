@@ -78,6 +78,37 @@ const COMMANDS: string[] = [
   'qdisc add dev va root netem delay 10ms distribution normal',
   'qdisc add dev va root netem delay 10ms 1ms distribution uniform',
   'qdisc add dev va root netem delay 10ms 2ms distribution bogus',
+  'qdisc add dev va root handle 1: tbf rate 1mbit burst 10k latency 1ms',
+  'qdisc add dev va root handle 1: tbf rate 1mbit burst 10k latency 1ms',
+  'qdisc change dev va root handle 2: tbf rate 1mbit burst 10k latency 1ms',
+  'qdisc add dev va root handle 3: tbf rate 1mbit burst 10k latency 1ms',
+  'qdisc replace dev va root handle 2: tbf rate 2mbit burst 10k latency 1ms',
+  'qdisc show dev va',
+  'qdisc del dev va root tbf',
+  'qdisc del dev va root handle 2:',
+  'qdisc del dev va root foo',
+  'qdisc add dev va root root tbf rate 1mbit burst 10k latency 1ms',
+  'qdisc add dev vc clsact',
+  'qdisc add dev va clsact',
+  'qdisc show dev va',
+  '-s qdisc show dev va',
+  'qdisc add dev va clsact',
+  'qdisc add dev va ingress',
+  'qdisc replace dev va clsact',
+  'qdisc replace dev va ingress',
+  'qdisc change dev va ingress',
+  'qdisc del dev va ingress',
+  'qdisc del dev va clsact',
+  'qdisc del dev va clsact',
+  'qdisc change dev va clsact',
+  'qdisc replace dev va ingress',
+  'qdisc add dev va root clsact',
+  'qdisc add dev va clsact root',
+  'qdisc add dev va ingress foo',
+  'qdisc',
+  '-s qdisc',
+  'qdisc del dev va ingress',
+  'qdisc del dev vc clsact',
   'qdisc frob',
   'frob',
   'qdisc show dev va',
@@ -90,6 +121,13 @@ describe('tc against the real iproute2 tc', () => {
   beforeAll(() => {
     if (!requireNetns() || !requireTool('tc')) return;
     real.add('a');
+    // No IPv6: its router solicitations and MLD reports would count in a qdisc's Sent.
+    real.exec('a', 'sysctl', [
+      '-q',
+      '-w',
+      'net.ipv6.conf.all.disable_ipv6=1',
+      'net.ipv6.conf.default.disable_ipv6=1',
+    ]);
     real.ip('a', 'link', 'add', 'va', 'type', 'veth', 'peer', 'name', 'vb');
     real.ip('a', 'link', 'add', 'vc', 'type', 'veth', 'peer', 'name', 'vd');
     real.ip('a', 'link', 'set', 'va', 'up');

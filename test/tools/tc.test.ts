@@ -61,19 +61,28 @@ describe('tc qdisc show for netem', () => {
     expect(run(a, 'tc qdisc show dev va')).toBe(`qdisc netem 8001: root refcnt 2 ${shown}\n`);
   });
 
-  it('changes a netem in place, keeping its handle, and replaces it with another kind under a new one', () => {
+  it('changes a netem in place, keeping its handle; another kind grafts a new qdisc (Linux 6.18)', () => {
     run(a, 'tc qdisc add dev va root netem delay 10ms');
     run(a, 'tc qdisc change dev va root netem delay 20ms loss 1%');
     expect(run(a, 'tc qdisc show dev va')).toBe(
       'qdisc netem 8001: root refcnt 2 limit 1000 delay 20ms loss 1%\n',
     );
-    expect(exec(a, 'tc qdisc change dev va root tbf rate 1mbit burst 10k latency 1ms')).toMatchObject({
-      stderr: 'Error: Invalid qdisc name.\n',
+    expect(exec(a, 'tc qdisc add dev va root netem delay 5ms')).toMatchObject({
+      stderr: 'Error: Exclusivity flag on, cannot modify.\n',
       exitCode: 2,
     });
-    run(a, 'tc qdisc replace dev va root tbf rate 1mbit burst 10k latency 1ms');
+    run(a, 'tc qdisc change dev va root tbf rate 1mbit burst 10k latency 1ms');
     expect(run(a, 'tc qdisc show dev va')).toBe(
       'qdisc tbf 8002: root refcnt 2 rate 1Mbit burst 10Kb lat 1ms \n',
+    );
+    expect(exec(a, 'tc qdisc del dev va root netem')).toMatchObject({
+      stderr: 'Error: Invalid qdisc name: must match existing qdisc.\n',
+      exitCode: 2,
+    });
+    run(a, 'tc qdisc replace dev va root handle 5: netem delay 1ms');
+    expect(run(a, 'tc qdisc show dev va')).toBe('qdisc netem 5: root refcnt 2 limit 1000 delay 1ms\n');
+    expect(exec(a, 'tc qdisc change dev va root handle 6: netem delay 1ms').stderr).toBe(
+      'Error: NLM_F_REPLACE needed to override.\n',
     );
   });
 
