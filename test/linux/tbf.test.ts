@@ -1,5 +1,5 @@
-// A tbf qdisc on the kernel and on packetlab: a burst of crafted frames larger than the bucket leaves the veth paced
-// at the rate (every frame captured on both ends, in order), and `tc qdisc show` / `tc -s qdisc show` afterwards.
+// A tbf qdisc on the kernel and on packetlab: a burst of crafted frames larger than the bucket leaves a veth (and a
+// bridge) paced at the rate, every frame captured in order and on time, then `tc -s qdisc show` and `ip -s link`.
 //
 // The frames go through dev_queue_xmit as a packet socket sends them (tcpreplay on the kernel,
 // packetSend in packetlab), so they meet the root qdisc. The FIFO's limit is large enough that
@@ -12,6 +12,7 @@ import { ETHERTYPE_IPV4 } from '../../src/wire/ethernet.ts';
 import { ethernet, icmp, ip, mac } from '../support/frames.ts';
 import type { KnownDifference } from './compare.ts';
 import { differential } from './harness.ts';
+import { ScenarioBuilder } from './scenario.ts';
 import { twoHosts } from './topologies.ts';
 
 /**
@@ -92,5 +93,56 @@ describe('differential: tbf', () => {
     expect(linux.length).toBe(expected.length);
     for (const [i, gap] of linux.entries())
       expect(Math.abs(gap - expected[i]!), `frame ${i + 1} at ${gap} ms`).toBeLessThan(2);
+  });
+
+  it('the same burst from a bridge, a single-queue device: refcnt and overlimits match the kernel too', async (ctx) => {
+    // a's br0 has veth-a as its port; frames sent on br0 are flooded out of veth-a to b.
+    const builder = new ScenarioBuilder('tbf-bridge')
+      .namespace('a')
+      .namespace('b')
+      .veth('a', 'veth-a', 'b', 'veth-b')
+      .bridge('a', 'br0')
+      .master('a', 'veth-a', 'br0')
+      .addr('b', '10.0.0.2/24', 'veth-b')
+      .up('a', 'veth-a', 'br0')
+      .up('b', 'veth-b');
+    const macBridge = mac(builder.macOf('a', 'br0'));
+    const macB = mac(builder.macOf('b', 'veth-b'));
+    builder.run(
+      'a',
+      'tc',
+      'qdisc',
+      'add',
+      'dev',
+      'br0',
+      'root',
+      'handle',
+      '1:',
+      'tbf',
+      'rate',
+      '1mbit',
+      'burst',
+      '4kb',
+      'latency',
+      '1s',
+    );
+    builder.capture('b', 'veth-b');
+    const reply = (seqNo: number): Uint8Array =>
+      ethernet(
+        { dst: macB, src: macBridge, ethertype: ETHERTYPE_IPV4 },
+        icmp(
+          { src: ip('10.0.0.1'), dst: ip('10.0.0.2'), ident: seqNo },
+          { kind: 'echo-reply', ident: 0x7062, seqNo, data: new Uint8Array(958).fill(seqNo) },
+        ),
+      );
+    builder.frames(
+      'a',
+      'br0',
+      Array.from({ length: 10 }, (_, i) => reply(i + 1)),
+    );
+    builder.wait(300);
+    builder.observe('a', 'tc', '-s', 'qdisc', 'show', 'dev', 'br0');
+    builder.observe('a', 'ip', '-s', 'link', 'show', 'dev', 'br0');
+    await differential(ctx, builder.build());
   });
 });
