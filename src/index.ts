@@ -5,7 +5,7 @@ export type { DropReason } from './core/drop-reason.ts';
 export { Packet } from './core/packet.ts';
 export { TraceBus } from './core/trace.ts';
 export { Namespace } from './netns/namespace.ts';
-export { Segment } from './netns/segment.ts';
+export { Segment, type SegmentImpairments } from './netns/segment.ts';
 export { Simulation, type SimulationOptions } from './netns/simulation.ts';
 export type { TcpError, TcpSocket, TcpState } from './socket/tcp/socket.ts';
 export type { ConnectOptions, ConnectResult, TcpListener } from './socket/tcp/table.ts';

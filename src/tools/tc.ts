@@ -1,10 +1,13 @@
 // `tc` as iproute2 6.1 runs it for root qdiscs: `tc [-s] [-d] qdisc add|change|replace|delete|show` with netem and
-// tbf, printed as tc prints them; no classes, filters, actions, parents, ingress/clsact, JSON or batch mode.
+// tbf, and the ingress/clsact placeholders, printed as tc prints them; no classes, filters, actions, parents, JSON or
+// batch mode.
 //
 // Written from iproute2's tc/tc.c, tc_qdisc.c, q_netem.c, q_tbf.c and tc_util.c (6.1), and from
 // the kernel's tc_modify_qdisc / tc_get_qdisc (net/sched/sch_api.c) for which request does what:
-// `add` creates and refuses an existing root ("Exclusivity flag on"), `change` changes an existing
-// one of the same kind, `replace` changes one of the same kind or grafts a new one. Userspace
+// `add` refuses an existing root of the same kind ("Exclusivity flag on"), the same kind is changed
+// in place by `change` and `replace`, another kind is grafted anew by all three (Linux 6.18), and a
+// handle naming another qdisc needs `replace`. `ingress` and `clsact` share the ingress slot; they
+// are listed and counted (zeros) but hold no filters. Userspace
 // parse errors exit 1 with tc's texts; kernel refusals print `Error: MSG.` and exit 2. A device
 // without a root qdisc shows `noqueue` once it has been up, as Linux's virtual devices do.
 // Handles are allocated from 8001: upward per simulation (the kernel's counter is global to the
@@ -71,7 +74,6 @@ const UNMODELLED_KINDS = new Set([
   'cake',
   'cbs',
   'choke',
-  'clsact',
   'codel',
   'drr',
   'etf',
@@ -83,7 +85,6 @@ const UNMODELLED_KINDS = new Set([
   'hfsc',
   'hhf',
   'htb',
-  'ingress',
   'mq',
   'mqprio',
   'multiq',
@@ -156,12 +157,20 @@ type Verb = 'add' | 'change' | 'replace' | 'delete';
 type QdiscSpec =
   | { readonly kind: 'netem'; readonly config: NetemConfig }
   | { readonly kind: 'tbf'; readonly config: TbfConfig }
-  | { readonly kind: 'none' };
+  | { readonly kind: 'none' }
+  /** A kind neither tc nor packetlab knows: the kernel refuses to create it, and it matches no qdisc. */
+  | { readonly kind: 'unknown'; readonly name: string };
 
-/** tc_qdisc_modify: `dev`, `root`, `handle`, then the kind and its options. */
+/** Where a request points: the root, or the ingress slot that `ingress` and `clsact` share (ffff:fff1). */
+type Parent = 'none' | 'root' | IngressKind;
+
+/** The qdiscs of the ingress slot: placeholders here, since packetlab has no tc filters to hang on them. */
+type IngressKind = 'ingress' | 'clsact';
+
+/** tc_qdisc_modify: `dev`, `root` / `ingress` / `clsact`, `handle`, then the kind and its options. */
 function modifyQdisc(ns: Namespace, verb: Verb, args: string[]): CommandResult {
   let devName = '';
-  let root = false;
+  let parent: Parent = 'none';
   let handle = 0;
   let spec: QdiscSpec = { kind: 'none' };
   for (let i = 0; i < args.length; i++) {
@@ -179,9 +188,15 @@ function modifyQdisc(ns: Namespace, verb: Verb, args: string[]): CommandResult {
       if (parsed === undefined) return fail(`Error: argument "${value}" is wrong: invalid qdisc ID\n`, 255);
       handle = parsed;
     } else if (arg === 'root') {
-      if (root) return fail('Error: "root" is duplicate parent ID\n', 1);
-      root = true;
-    } else if (arg === 'parent' || arg === 'ingress' || arg === 'clsact' || arg === 'ingress_block') {
+      if (parent !== 'none') return fail('Error: "root" is duplicate parent ID\n', 255);
+      parent = 'root';
+    } else if (arg === 'ingress' || arg === 'clsact') {
+      if (parent !== 'none') return fail(`Error: "${arg}" is a duplicate parent ID\n`, 255);
+      parent = arg;
+      const rest = args[i + 1];
+      if (rest !== undefined) return fail(`What is "${rest}"?\nUsage: ... ${arg}\n`, 1);
+      break;
+    } else if (arg === 'parent' || arg === 'ingress_block' || arg === 'egress_block') {
       return unsupported('tc', `qdisc ${arg}`);
     } else if (matches(arg, 'estimator') || matches(arg, 'stab')) {
       return unsupported('tc', `qdisc ${arg}`);
@@ -195,9 +210,31 @@ function modifyQdisc(ns: Namespace, verb: Verb, args: string[]): CommandResult {
   if (devName === '') return fail('RTNETLINK answers: No such device\n', 2);
   const dev = ns.byName(devName);
   if (dev === undefined) return fail(`Cannot find device "${devName}"\n`, 1);
-  if (!root) return unsupported('tc', 'qdisc without root');
+  if (parent === 'ingress' || parent === 'clsact') return graftIngress(dev, verb, parent);
+  if (parent === 'none') return unsupported('tc', 'qdisc without root');
   if (verb === 'delete') return deleteRoot(dev, handle, spec);
   return graftRoot(ns, dev, verb, handle, spec);
+}
+
+const ingressQdiscs = new WeakMap<NetDevice, IngressKind>();
+
+/** The ingress slot as tc_modify_qdisc / tc_get_qdisc treat it: one qdisc, ingress or clsact, handle ffff:. */
+function graftIngress(dev: NetDevice, verb: Verb, kind: IngressKind): CommandResult {
+  const current = ingressQdiscs.get(dev);
+  if (verb === 'delete') {
+    if (current === undefined) return kernelError('Invalid handle');
+    if (current !== kind) return kernelError(KIND_MISMATCH);
+    ingressQdiscs.delete(dev);
+    return ok('');
+  }
+  if (current !== undefined) {
+    if (verb === 'add') return kernelError('Exclusivity flag on, cannot modify');
+    if (current !== kind) return kernelError(KIND_MISMATCH);
+    return ok('');
+  }
+  if (verb === 'change') return kernelError('Qdisc not found. To create specify NLM_F_CREATE flag');
+  ingressQdiscs.set(dev, kind);
+  return ok('');
 }
 
 function incomplete(): CommandResult {
@@ -218,10 +255,16 @@ function parseKind(kind: string, args: string[]): QdiscSpec | CommandResult {
   if (kind === 'tbf') return parseTbf(args);
   if (UNMODELLED_KINDS.has(kind)) return unsupported('tc', `qdisc ${kind}`);
   if (args.length > 0) return fail(`Unknown qdisc "${kind}", hence option "${args[0]}" is unparsable\n`, 1);
-  return fail('Error: Specified qdisc kind is unknown.\n', 2);
+  return { kind: 'unknown', name: kind };
 }
 
-/** The kernel's decisions for a root request (tc_modify_qdisc with add / change / replace flags). */
+const KIND_MISMATCH = 'Invalid qdisc name: must match existing qdisc';
+
+/**
+ * The kernel's decisions for a root request (tc_modify_qdisc of Linux 6.18 with add / change /
+ * replace flags): a handle naming another qdisc needs replace; without a handle, another kind
+ * grafts a new qdisc (create_n_graft2) and the same kind changes it in place, except for add.
+ */
 function graftRoot(
   ns: Namespace,
   dev: NetDevice,
@@ -230,23 +273,28 @@ function graftRoot(
   spec: QdiscSpec,
 ): CommandResult {
   if (spec.kind === 'none') return unsupported('tc', `qdisc ${verb} without a kind`);
-  const current = dev.qdisc;
-  if (current !== null && (handle === 0 || current.handle === handle)) {
-    if (verb === 'add') return kernelError('Exclusivity flag on, cannot modify');
-    if (current.kind === spec.kind) {
-      changeInPlace(current, spec);
-      return ok('');
-    }
-    if (verb === 'change') return kernelError('Invalid qdisc name');
-  } else if (current !== null) {
-    // A handle naming another qdisc than the root.
-    if (verb !== 'replace') return kernelError('Exclusivity flag on, cannot override');
-  }
-  if (verb === 'change') return kernelError('Qdisc not found. To create specify NLM_F_CREATE flag');
+  if (spec.kind === 'unknown') return kernelError('Specified qdisc kind is unknown');
   if (spec.kind === 'tbf') {
     const refused = checkTbf(spec.config);
     if (refused !== undefined) return refused;
   }
+  const current = dev.qdisc;
+  if (current !== null && handle !== 0 && current.handle !== handle) {
+    if (verb !== 'replace') return kernelError('NLM_F_REPLACE needed to override');
+    return graftNew(ns, dev, handle, spec);
+  }
+  if (current !== null && handle === 0 && current.kind !== spec.kind) return graftNew(ns, dev, 0, spec);
+  if (current !== null) {
+    if (verb === 'add') return kernelError('Exclusivity flag on, cannot modify');
+    if (current.kind !== spec.kind) return kernelError(KIND_MISMATCH);
+    changeInPlace(current, spec);
+    return ok('');
+  }
+  if (verb === 'change') return kernelError('Qdisc not found. To create specify NLM_F_CREATE flag');
+  return graftNew(ns, dev, handle, spec);
+}
+
+function graftNew(ns: Namespace, dev: NetDevice, handle: number, spec: QdiscSpec): CommandResult {
   const major = handle !== 0 ? handle : allocateHandle(ns.sim);
   dev.setQdisc(createQdisc(ns, dev, major, spec));
   return ok('');
@@ -277,6 +325,7 @@ function createQdisc(ns: Namespace, dev: NetDevice, major: number, spec: QdiscSp
     case 'tbf':
       return new Tbf(major, spec.config);
     case 'none':
+    case 'unknown':
       throw new Error('tc: no qdisc to create');
     default: {
       const never: never = spec;
@@ -299,9 +348,10 @@ function deleteRoot(dev: NetDevice, handle: number, spec: QdiscSpec): CommandRes
   const current = dev.qdisc;
   if (current !== null && handle !== 0 && current.handle !== handle) return kernelError('Invalid handle');
   if (current !== null && spec.kind !== 'none' && spec.kind !== current.kind)
-    return kernelError('Invalid qdisc name');
+    return kernelError(KIND_MISMATCH);
   if (current === null) {
-    if (spec.kind !== 'none') return kernelError('Invalid qdisc name');
+    // The root is then noqueue, whose handle is 0; a kind named must match it first.
+    if (spec.kind !== 'none') return kernelError(KIND_MISMATCH);
     return kernelError('Cannot delete qdisc with handle of zero');
   }
   dev.setQdisc(null);
@@ -598,12 +648,19 @@ function showQdiscs(ns: Namespace, args: string[], options: TcOptions): CommandR
   let out = '';
   for (const dev of devices) {
     const qdisc = dev.qdisc;
-    if (qdisc === null && !dev.adminUp) continue;
     const where = devName === undefined ? `dev ${dev.name} ` : '';
-    if (qdisc === null) out += `qdisc noqueue 0: ${where}root refcnt 2 \n`;
-    else
-      out += `qdisc ${qdisc.kind} ${qdisc.handle.toString(16)}: ${where}root refcnt 2 ${describe(qdisc, options)}\n`;
-    if (options.stats) out += statsLines(qdisc);
+    if (qdisc !== null || dev.adminUp) {
+      if (qdisc === null) out += `qdisc noqueue 0: ${where}root refcnt 2 \n`;
+      else
+        out += `qdisc ${qdisc.kind} ${qdisc.handle.toString(16)}: ${where}root refcnt 2 ${describe(qdisc, options)}\n`;
+      if (options.stats) out += statsLines(qdisc);
+    }
+    const ingress = ingressQdiscs.get(dev);
+    if (ingress !== undefined) {
+      // q_ingress.c prints a row of dashes; q_clsact.c prints nothing.
+      out += `qdisc ${ingress} ffff: ${where}parent ffff:fff1 ${ingress === 'ingress' ? '---------------- ' : ''}\n`;
+      if (options.stats) out += statsLines(null);
+    }
   }
   return ok(out);
 }

@@ -426,6 +426,7 @@ class LinuxRun {
           label,
           linkType: read.file.linkType,
           frames: read.file.records.map((record) => record.data),
+          timesNs: read.file.records.map((record) => record.timeNs),
         });
     }
 

@@ -16,6 +16,8 @@ export interface CaptureResult {
   /** The pcap link type (1 for an interface). */
   readonly linkType: number;
   readonly frames: readonly Uint8Array[];
+  /** Each frame's capture time in nanoseconds (not compared: real and virtual clocks; a case may check gaps). */
+  readonly timesNs?: readonly number[];
   /** Set when the capture could not start or its file could not be read. */
   readonly error?: string;
 }

@@ -112,7 +112,12 @@ export function runPacketlab(scenario: Scenario, options: { seed?: string } = {}
     if (bytes === undefined) return { label, linkType: 0, frames: [], error: 'tcpdump wrote no file' };
     const read = readPcap(bytes);
     if (!read.ok) return { label, linkType: 0, frames: [], error: read.error };
-    return { label, linkType: read.file.linkType, frames: read.file.records.map((record) => record.data) };
+    return {
+      label,
+      linkType: read.file.linkType,
+      frames: read.file.records.map((record) => record.data),
+      timesNs: read.file.records.map((record) => record.timeNs),
+    };
   });
 
   const monitored: CommandOutput[] = monitors.map(({ command, process }) => ({

@@ -182,6 +182,7 @@ export const ALLOWED_PROGRAMS = [
   'ping',
   'conntrack',
   'ss',
+  'tc',
 ] as const;
 
 const NAME = /^[a-z][a-z0-9]{0,7}$/;
@@ -561,6 +562,8 @@ export class ScenarioBuilder {
       }
       if (program === 'ss' && i > 0 && ssLeavesSandbox(word))
         throw new Error(`scenario ${this.name}: ss ${word} reaches outside the scenario`);
+      if (program === 'tc' && i > 0 && tcLeavesSandbox(word))
+        throw new Error(`scenario ${this.name}: tc ${word} reaches outside the scenario`);
       if (program !== 'ip' || i === 0) return;
       // `ip netns ...` and `ip -n NS` could reach any namespace; `netns NAME` must be a { ns } word.
       const previous = command.argv[i - 1];
@@ -596,6 +599,13 @@ function ssLeavesSandbox(word: string): boolean {
     return name !== '' && ['net', 'kill', 'diag', 'filter'].some((long) => long.startsWith(name));
   }
   return word.startsWith('-') && /[NKDF]/.test(word.slice(1));
+}
+
+/** tc's -n[etns] (another namespace) and -b[atch] / -cf / -conf (files) leave the sandbox. */
+function tcLeavesSandbox(word: string): boolean {
+  if (!word.startsWith('-') || word.length < 2) return false;
+  const name = word.replace(/^--?/, '');
+  return ['netns', 'batch', 'cf', 'conf'].some((long) => long.startsWith(name)) || name === 'force';
 }
 
 function hex(byte: number): string {

@@ -19,7 +19,7 @@ const INT32_MAX = 0x7fff_ffff;
 
 /** What `tc qdisc add ... netem` gives the kernel, in the kernel's units (probabilities scaled to 2^32 - 1). */
 export interface NetemConfig {
-  /** Packets the tfifo holds (default 1000). */
+  /** Packets the qdisc holds (default 1000). */
   readonly limit: number;
   readonly latencyNs: number;
   readonly jitterNs: number;
@@ -146,11 +146,6 @@ export class Netem extends Qdisc {
     this.corruptCor = new CorrelatedRandom(this.rng, config.corruptCorrelation);
   }
 
-  /** Frames in the tfifo (q->t_len), what `limit` bounds. */
-  private get tfifoLength(): number {
-    return this.list.length + this.tree.length;
-  }
-
   enqueue(pkt: Packet): void {
     const q = this.config;
     let count = 1;
@@ -165,7 +160,8 @@ export class Netem extends Qdisc {
       const at = pkt.start + this.corruptRng.int(pkt.length);
       pkt.buf[at]! ^= 1 << this.corruptRng.int(8);
     }
-    if (this.tfifoLength >= q.limit) {
+    // sch->q.qlen >= sch->limit: every queued frame counts, the tfifo's and those sent at once.
+    if (this.stats.qlen >= q.limit) {
       this.drop(pkt);
       if (duplicate !== null) this.discard(duplicate);
       return;

@@ -120,6 +120,10 @@ export class Tbf extends Qdisc {
       if (this.fifoHead === this.fifo.length) {
         this.fifo.length = 0;
         this.fifoHead = 0;
+      } else if (this.fifoHead >= 1024 && this.fifoHead * 2 >= this.fifo.length) {
+        // A queue that never empties: drop the sent slots in front now and then.
+        this.fifo.splice(0, this.fifoHead);
+        this.fifoHead = 0;
       }
       this.checkpoint = now;
       this.tokens = toks;

@@ -98,7 +98,7 @@ export function linkHeadline(ns: Namespace, dev: NetDevice, withMode: boolean): 
   const master = masterOf(ns, dev);
   return (
     `${dev.ifindex}: ${name}: ${linkFlags(dev, mDown)} mtu ${dev.mtu} ` +
-    `qdisc ${dev.adminUp ? 'noqueue' : 'noop'} ` +
+    `qdisc ${dev.qdisc?.kind ?? (dev.adminUp ? 'noqueue' : 'noop')} ` +
     (master !== undefined ? `master ${master.name} ` : '') +
     `state ${operState(dev)} ` +
     (withMode ? 'mode DEFAULT ' : '') +
