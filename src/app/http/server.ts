@@ -469,16 +469,17 @@ class ServerConnection {
     else if (request.minor === 0) head.push('Connection: keep-alive');
     if (chunked && !noBody) head.push('Transfer-Encoding: chunked');
     const sendBody = request.method !== 'HEAD' && !noBody;
-    this.socket.write(latin1Bytes(`${head.join('\r\n')}\r\n\r\n`));
+    // One write for the whole answer, as Go's buffered writer flushes a handler's response: two writes would
+    // leave the second behind Nagle until the client's delayed ACK.
+    const pieces: Uint8Array[] = [latin1Bytes(`${head.join('\r\n')}\r\n\r\n`)];
     if (sendBody && chunked) {
       for (let at = 0; at < body.length; at += chunkBytes) {
         const piece = body.subarray(at, Math.min(at + chunkBytes, body.length));
-        this.socket.write(latin1Bytes(`${piece.length.toString(16)}\r\n`));
-        this.socket.write(piece);
-        this.socket.write(latin1Bytes('\r\n'));
+        pieces.push(latin1Bytes(`${piece.length.toString(16)}\r\n`), piece, latin1Bytes('\r\n'));
       }
-      this.socket.write(latin1Bytes('0\r\n\r\n'));
-    } else if (sendBody && body.length > 0) this.socket.write(body);
+      pieces.push(latin1Bytes('0\r\n\r\n'));
+    } else if (sendBody) pieces.push(body);
+    this.socket.write(concat(pieces));
     this.count(status);
     const forwardedFor = fieldValue(request.fields, 'X-Forwarded-For');
     const firstForwarded = forwardedFor?.split(',')[0]?.trim();
@@ -553,6 +554,18 @@ class ServerConnection {
     this.timer = -1;
     this.input.clear();
   }
+}
+
+function concat(pieces: readonly Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const piece of pieces) {
+    bytes.set(piece, at);
+    at += piece.length;
+  }
+  return bytes;
 }
 
 const PROXY_SIGNATURE = [0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a];
