@@ -5,6 +5,7 @@ export {
   type HttpResult,
   type HttpRoute,
   type HttpServer,
+  httpGet,
   httpRequest,
   httpServer,
   type LoadGenerator,
