@@ -143,7 +143,7 @@ export function parseContentLength(text: string): number | undefined {
 }
 
 /** Why a chunked body is malformed. */
-export type ChunkError = 'bad-size' | 'empty-size' | 'bad-crlf' | 'line-too-long';
+export type ChunkError = 'bad-size' | 'bad-crlf' | 'line-too-long';
 
 /** What a chunked decoder did with one feed. */
 export type ChunkStep =
@@ -186,9 +186,9 @@ export class ChunkedDecoder {
             break;
           }
           const sizeText = line.split(';')[0]!.trim();
-          if (sizeText === '') return { kind: 'error', error: 'empty-size' };
-          if (!/^[0-9a-fA-F]{1,15}$/.test(sizeText)) return { kind: 'error', error: 'bad-size' };
-          this.remaining = Number.parseInt(sizeText, 16);
+          // An empty size reads as 0, the last chunk, as Go 1.19's parseHexUint has it (later Go refuses it).
+          if (!/^[0-9a-fA-F]{0,15}$/.test(sizeText)) return { kind: 'error', error: 'bad-size' };
+          this.remaining = sizeText === '' ? 0 : Number.parseInt(sizeText, 16);
           this.state = this.remaining === 0 ? 'trailer' : 'data';
           break;
         }

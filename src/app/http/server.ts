@@ -1,6 +1,6 @@
-// An HTTP/1.1 server on a namespace's TCP sockets that answers as Go's net/http server does (server.go: conn.serve,
+// An HTTP/1.1 server on a namespace's TCP sockets that answers as Go 1.19's net/http server does (server.go: conn.serve,
 // readRequest, chunkWriter.writeHeader): fixed routes of chosen status and size, keep-alive, Content-Length or
-// chunked bodies, Go's exact error answers (400, 431, 501), an optional PROXY v2 header (as Traefik's
+// chunked bodies, Go's exact error answers (400, 431, 501, 505), an optional PROXY v2 header (as Traefik's
 // go-proxyproto listener reads it) and X-Forwarded-For, a Common Log Format access log, and a health route that
 // answers 503 on demand. Not supported: request trailers, Expect: 100-continue, upgrades, TLS, HTTP/2, handlers.
 
@@ -161,7 +161,6 @@ function httpError(status: number, text: string): Reply {
 /** The errors Go's chunked reader (internal.chunkedReader) returns, by the decoder's defect. */
 const CHUNK_ERROR_TEXT: Readonly<Record<ChunkError, string>> = {
   'bad-size': 'invalid byte in chunk length',
-  'empty-size': 'empty hex number for chunk length',
   'bad-crlf': 'malformed chunked encoding',
   'line-too-long': 'header line too long',
 };
