@@ -1,5 +1,17 @@
 // packetlab's public API: build a simulation of namespaces and devices, drive it with commands, watch its packets.
 
+export {
+  formatLoadReport,
+  type HttpResult,
+  type HttpRoute,
+  type HttpServer,
+  httpGet,
+  httpRequest,
+  httpServer,
+  type LoadGenerator,
+  type LoadReport,
+  loadGenerator,
+} from './app/index.ts';
 export { attachPathTrace } from './capture/path-trace.ts';
 export type { DropReason } from './core/drop-reason.ts';
 export { Packet } from './core/packet.ts';

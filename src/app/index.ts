@@ -6,6 +6,7 @@ export {
   type HttpRequestOptions,
   type HttpResult,
   type HttpTrace,
+  httpGet,
   httpRequest,
 } from './http/client.ts';
 export { curlErrorText, curlExitCode } from './http/failure.ts';

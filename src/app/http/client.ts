@@ -5,7 +5,7 @@
 
 import type { Namespace } from '../../netns/namespace.ts';
 import type { TcpError, TcpSocket } from '../../socket/tcp/socket.ts';
-import { formatIpv4, type Ipv4Addr } from '../../wire/address.ts';
+import { formatIpv4, type Ipv4Addr, parseIpv4 } from '../../wire/address.ts';
 import {
   ByteQueue,
   ChunkedDecoder,
@@ -72,7 +72,7 @@ export interface HttpRequestOptions {
   readonly connectTimeoutMs?: number;
   /** Give up the whole exchange after this long (curl --max-time); default none. */
   readonly maxTimeMs?: number;
-  /** Keep the body in the result (default true; a load generator only counts it). */
+  /** Keep the body in the result (default true; a load generator only counts it: `body` is then empty). */
   readonly keepBody?: boolean;
   readonly trace?: HttpTrace;
 }
@@ -133,6 +133,23 @@ export function httpRequest(
   onDone: (result: HttpResult) => void,
 ): HttpExchange {
   return new Exchange(ns, options, onDone);
+}
+
+/**
+ * A GET of `[http://]ADDR[:PORT][/path]`: `httpGet(ns, 'http://10.96.40.12/sante', (result) => ...)`.
+ * Throws on a target that is not an address (names need DNS, which the client does not do).
+ */
+export function httpGet(
+  ns: Namespace,
+  target: string,
+  onDone: (result: HttpResult) => void,
+  options: Omit<HttpRequestOptions, 'dst' | 'port' | 'path'> = {},
+): HttpExchange {
+  const match = /^(?:http:\/\/)?(\d+\.\d+\.\d+\.\d+)(?::(\d+))?(\/.*)?$/.exec(target);
+  const dst = match === null ? undefined : parseIpv4(match[1]!);
+  if (match === null || dst === undefined)
+    throw new Error(`httpGet: not an http://ADDR[:PORT]/path target: ${target}`);
+  return new Exchange(ns, { ...options, dst, port: Number(match[2] ?? 80), path: match[3] ?? '/' }, onDone);
 }
 
 class Exchange implements HttpExchange {
@@ -385,7 +402,7 @@ class Exchange implements HttpExchange {
       socket.onConnect = undefined;
       if (!keepAlive) socket.destroy();
     }
-    const body = new Uint8Array(this.bodyBytes);
+    const body = new Uint8Array(this.options.keepBody === false ? 0 : this.bodyBytes);
     let at = 0;
     for (const part of this.bodyParts) {
       body.set(part, at);

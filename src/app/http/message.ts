@@ -142,11 +142,14 @@ export function parseContentLength(text: string): number | undefined {
   return Number(text);
 }
 
+/** Why a chunked body is malformed. */
+export type ChunkError = 'bad-size' | 'bad-crlf' | 'line-too-long';
+
 /** What a chunked decoder did with one feed. */
 export type ChunkStep =
   | { readonly kind: 'more'; readonly consumed: number }
   | { readonly kind: 'done'; readonly consumed: number }
-  | { readonly kind: 'error' };
+  | { readonly kind: 'error'; readonly error: ChunkError };
 
 type ChunkState = 'size' | 'data' | 'data-crlf' | 'trailer';
 
@@ -173,7 +176,7 @@ export class ChunkedDecoder {
           const c = bytes[i++]!;
           if (c !== LF) {
             this.line += String.fromCharCode(c);
-            if (this.line.length > ChunkedDecoder.MAX_LINE) return { kind: 'error' };
+            if (this.line.length > ChunkedDecoder.MAX_LINE) return { kind: 'error', error: 'line-too-long' };
             break;
           }
           const line = this.line.endsWith('\r') ? this.line.slice(0, -1) : this.line;
@@ -183,8 +186,9 @@ export class ChunkedDecoder {
             break;
           }
           const sizeText = line.split(';')[0]!.trim();
-          if (!/^[0-9a-fA-F]{1,15}$/.test(sizeText)) return { kind: 'error' };
-          this.remaining = Number.parseInt(sizeText, 16);
+          // An empty size reads as 0, the last chunk, as Go 1.19's parseHexUint has it (later Go refuses it).
+          if (!/^[0-9a-fA-F]{0,15}$/.test(sizeText)) return { kind: 'error', error: 'bad-size' };
+          this.remaining = sizeText === '' ? 0 : Number.parseInt(sizeText, 16);
           this.state = this.remaining === 0 ? 'trailer' : 'data';
           break;
         }
@@ -197,12 +201,10 @@ export class ChunkedDecoder {
           break;
         }
         case 'data-crlf': {
-          const c = bytes[i++]!;
-          if (c === CR && this.line === '') {
-            this.line = '\r';
-            break;
-          }
-          if (c !== LF) return { kind: 'error' };
+          // Go reads the two bytes after a chunk's data together and wants exactly CRLF.
+          this.line += String.fromCharCode(bytes[i++]!);
+          if (this.line.length < 2) break;
+          if (this.line !== '\r\n') return { kind: 'error', error: 'bad-crlf' };
           this.line = '';
           this.state = 'size';
           break;

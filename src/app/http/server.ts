@@ -1,6 +1,6 @@
-// An HTTP/1.1 server on a namespace's TCP sockets that answers as Go's net/http server does (server.go: conn.serve,
+// An HTTP/1.1 server on a namespace's TCP sockets that answers as Go 1.19's net/http server does (server.go: conn.serve,
 // readRequest, chunkWriter.writeHeader): fixed routes of chosen status and size, keep-alive, Content-Length or
-// chunked bodies, Go's exact error answers (400, 431, 501), an optional PROXY v2 header (as Traefik's
+// chunked bodies, Go's exact error answers (400, 431, 501, 505), an optional PROXY v2 header (as Traefik's
 // go-proxyproto listener reads it) and X-Forwarded-For, a Common Log Format access log, and a health route that
 // answers 503 on demand. Not supported: request trailers, Expect: 100-continue, upgrades, TLS, HTTP/2, handlers.
 
@@ -13,6 +13,7 @@ import { PROXY_V2_HEADER_LEN, ProxyV2View, parseProxyV2 } from '../../wire/proxy
 import { clfDate, httpDate } from './date.ts';
 import {
   ByteQueue,
+  type ChunkError,
   ChunkedDecoder,
   fieldHasToken,
   fieldValue,
@@ -36,9 +37,13 @@ export interface HttpRoute {
   readonly bodyBytes?: number;
   /** Default: Go's sniffed `text/plain; charset=utf-8` for a non-empty body, none for an empty one. */
   readonly contentType?: string;
-  /** Send the body with Transfer-Encoding: chunked instead of Content-Length. */
+  /**
+   * How the body is framed. Absent: as Go frames a handler's single Write (Content-Length up to 2048 bytes,
+   * chunked beyond, in one chunk). true: the handler flushes, so chunked whatever the size. false: the handler
+   * sets Content-Length itself (a field it wrote, so it comes first).
+   */
   readonly chunked?: boolean;
-  /** Bytes per chunk (default: the whole body in one chunk, as Go writes one handler Write). */
+  /** Bytes per chunk when chunked (default: the whole body in one chunk). */
   readonly chunkBytes?: number;
   /** Extra response fields, written sorted by name before Date as Go writes a handler's header map. */
   readonly headers?: Readonly<Record<string, string>>;
@@ -124,6 +129,41 @@ const MS = 1_000_000;
 
 /** The head Go writes before its error texts (server.go: errorHeaders). */
 const ERROR_HEADERS = '\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n';
+
+/** Go's bufferBeforeChunkingSize: a body that fits is sent with Content-Length, a bigger one chunked. */
+const GO_BUFFER_BEFORE_CHUNKING = 2048;
+
+/** What a handler answers and how its body is framed: Go decides (`auto`), the handler flushed, or set Content-Length. */
+interface Reply {
+  readonly status: number;
+  readonly fields: readonly [string, string][];
+  readonly body: Uint8Array;
+  readonly framing: 'auto' | 'flushed' | 'length';
+  readonly chunkBytes: number;
+  readonly close: boolean;
+}
+
+/** http.Error (and http.NotFound): the text and a newline, as text/plain with nosniff. */
+function httpError(status: number, text: string): Reply {
+  return {
+    status,
+    fields: [
+      ['Content-Type', 'text/plain; charset=utf-8'],
+      ['X-Content-Type-Options', 'nosniff'],
+    ],
+    body: latin1Bytes(`${text}\n`),
+    framing: 'auto',
+    chunkBytes: 0,
+    close: false,
+  };
+}
+
+/** The errors Go's chunked reader (internal.chunkedReader) returns, by the decoder's defect. */
+const CHUNK_ERROR_TEXT: Readonly<Record<ChunkError, string>> = {
+  'bad-size': 'invalid byte in chunk length',
+  'bad-crlf': 'malformed chunked encoding',
+  'line-too-long': 'header line too long',
+};
 
 /** Filler for `bodyBytes` bodies: a 64-byte line repeated. */
 const FILLER = latin1Bytes('packetlab filler: 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHI\n');
@@ -321,11 +361,6 @@ class ServerConnection {
 
   /** readRequest: the head within Go's read limit, the request line, the fields, the body's framing. */
   private readHead(): boolean {
-    // Go skips empty lines before a request line (RFC 9112 section 2.2).
-    let skip = 0;
-    const received = this.input.bytes();
-    while (skip < received.length && (received[skip] === 0x0d || received[skip] === 0x0a)) skip++;
-    this.input.consume(skip);
     const bytes = this.input.bytes();
     if (bytes.length === 0) return false;
     const end = headEnd(bytes.length > this.limit ? bytes.subarray(0, this.limit) : bytes);
@@ -404,8 +439,11 @@ class ServerConnection {
     if (this.chunked !== undefined) {
       const step = this.chunked.feed(this.input.bytes());
       if (step.kind === 'error') {
+        // The handler's io.ReadAll fails: http.Error(w, err.Error(), 400), and Go closes after a body error.
         this.ctx.stats.badChunk++;
-        this.answerError(400, '');
+        this.state = 'answering';
+        this.input.clear();
+        this.answer(this.request!, { ...httpError(400, CHUNK_ERROR_TEXT[step.error]), close: true });
         return false;
       }
       this.input.consume(step.consumed);
@@ -420,66 +458,93 @@ class ServerConnection {
     const request = this.request!;
     const route = this.ctx.options.routes[request.target.split('?')[0]!];
     const delayMs = route?.delayMs ?? 0;
-    if (delayMs <= 0) return this.answer(request, route);
+    if (delayMs <= 0) return this.answer(request, this.reply(request, route));
     this.timer = this.ctx.ns.sim.scheduler.schedule(Math.round(delayMs * MS), () => {
       this.timer = -1;
-      if (this.answer(request, route)) this.process();
+      if (this.answer(request, this.reply(request, route))) this.process();
     });
     return false;
   }
 
-  /** The handler's answer and finishRequest: true when the connection waits for the next request, false when closed. */
-  private answer(request: Request, route: HttpRoute | undefined): boolean {
+  /** The route's reply: the handler's status, fields and body, and how it frames them. */
+  private reply(request: Request, route: HttpRoute | undefined): Reply {
+    if (route === undefined) return httpError(404, '404 page not found');
+    if (route.health && !this.ctx.healthy()) return httpError(503, 'Service Unavailable');
+    const fields: [string, string][] = Object.entries(route.headers ?? {});
+    if (route.contentType !== undefined) fields.push(['Content-Type', route.contentType]);
+    const body = this.ctx.bodies.get(request.target.split('?')[0]!)!;
+    const framing = route.chunked === true ? 'flushed' : route.chunked === false ? 'length' : 'auto';
+    if (framing === 'length') fields.push(['Content-Length', String(body.length)]);
+    return {
+      status: route.status ?? 200,
+      fields,
+      body,
+      framing,
+      chunkBytes: route.chunkBytes ?? body.length,
+      close: false,
+    };
+  }
+
+  /**
+   * The handler's answer as Go's chunkWriter.writeHeader frames it, then finishRequest: true when the
+   * connection waits for the next request, false when it closed. Fields the handler set come first, sorted;
+   * then Date; Content-Length when Go knows it (the whole body fit its 2048-byte buffer); a sniffed
+   * Content-Type; Connection; Transfer-Encoding when the body is chunked (flushed, or too big to buffer).
+   */
+  private answer(request: Request, reply: Reply): boolean {
     if (this.state === 'closed') return false;
-    const wantsClose =
-      fieldHasToken(request.fields, 'Connection', 'close') ||
-      (request.minor === 0 && !fieldHasToken(request.fields, 'Connection', 'keep-alive'));
-    let status: number;
-    let body: Uint8Array;
-    let handlerFields: [string, string][];
-    let sniffedType: string | undefined;
+    const http11 = request.minor >= 1;
+    const head = request.method === 'HEAD';
+    const { status, body } = reply;
+    const bodyAllowed = status !== 204 && status !== 304 && !(status >= 100 && status < 200);
+    const fields = [...reply.fields].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    let contentLength = false;
     let chunked = false;
-    let chunkBytes = 0;
-    if (route === undefined || (route.health && !this.ctx.healthy())) {
-      // http.NotFound / http.Error: the message, a newline, text/plain and nosniff.
-      status = route === undefined ? 404 : 503;
-      body = latin1Bytes(route === undefined ? '404 page not found\n' : 'Service Unavailable\n');
-      handlerFields = [
-        ['Content-Type', 'text/plain; charset=utf-8'],
-        ['X-Content-Type-Options', 'nosniff'],
-      ];
-    } else {
-      status = route.status ?? 200;
-      body = this.ctx.bodies.get(request.target.split('?')[0]!)!;
-      handlerFields = Object.entries(route.headers ?? {});
-      if (route.contentType !== undefined) handlerFields.push(['Content-Type', route.contentType]);
-      else if (body.length > 0) sniffedType = 'text/plain; charset=utf-8';
-      chunked = route.chunked === true && request.minor >= 1;
-      chunkBytes = route.chunkBytes ?? body.length;
-    }
-    handlerFields.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    const head = [`HTTP/1.${request.minor >= 1 ? 1 : 0} ${status} ${reasonPhrase(status)}`];
-    for (const [name, value] of handlerFields) head.push(`${name}: ${value}`);
+    if (bodyAllowed && reply.framing === 'auto' && body.length <= GO_BUFFER_BEFORE_CHUNKING)
+      contentLength = true;
+    else if (bodyAllowed && !head && reply.framing !== 'length' && http11) chunked = true;
+    const delimited = !bodyAllowed || head || reply.framing === 'length' || contentLength || chunked;
+    let close =
+      reply.close ||
+      fieldHasToken(request.fields, 'Connection', 'close') ||
+      (!http11 && !fieldHasToken(request.fields, 'Connection', 'keep-alive'));
+    const keepAlive10 = !http11 && !close && delimited;
+    if (!delimited) close = true;
+    const lines = [`HTTP/1.${http11 ? 1 : 0} ${status} ${reasonPhrase(status)}`];
+    for (const [name, value] of fields) lines.push(`${name}: ${value}`);
     const epochMs = this.ctx.options.epochMs ?? 0;
-    head.push(`Date: ${httpDate(epochMs + Math.floor(this.ctx.ns.sim.now / MS))}`);
-    const noBody = status === 204 || status === 304 || (status >= 100 && status < 200);
-    if (!chunked && !noBody) head.push(`Content-Length: ${body.length}`);
-    if (sniffedType !== undefined) head.push(`Content-Type: ${sniffedType}`);
-    if (wantsClose) head.push('Connection: close');
-    else if (request.minor === 0) head.push('Connection: keep-alive');
-    if (chunked && !noBody) head.push('Transfer-Encoding: chunked');
-    const sendBody = request.method !== 'HEAD' && !noBody;
-    this.socket.write(latin1Bytes(`${head.join('\r\n')}\r\n\r\n`));
+    lines.push(`Date: ${httpDate(epochMs + Math.floor(this.ctx.ns.sim.now / MS))}`);
+    if (contentLength) lines.push(`Content-Length: ${body.length}`);
+    const typed = fields.some(([name]) => name.toLowerCase() === 'content-type');
+    if (!typed && bodyAllowed && body.length > 0) lines.push('Content-Type: text/plain; charset=utf-8');
+    if (close && http11) lines.push('Connection: close');
+    else if (keepAlive10) lines.push('Connection: keep-alive');
+    if (chunked) lines.push('Transfer-Encoding: chunked');
+    const sendBody = bodyAllowed && !head;
+    // One write for the whole answer, as Go's buffered writer flushes a handler's response: two writes would
+    // leave the second behind Nagle until the client's delayed ACK.
+    const pieces: Uint8Array[] = [latin1Bytes(`${lines.join('\r\n')}\r\n\r\n`)];
     if (sendBody && chunked) {
-      for (let at = 0; at < body.length; at += chunkBytes) {
-        const piece = body.subarray(at, Math.min(at + chunkBytes, body.length));
-        this.socket.write(latin1Bytes(`${piece.length.toString(16)}\r\n`));
-        this.socket.write(piece);
-        this.socket.write(latin1Bytes('\r\n'));
+      const size = Math.max(1, reply.chunkBytes);
+      for (let at = 0; at < body.length; at += size) {
+        const piece = body.subarray(at, Math.min(at + size, body.length));
+        pieces.push(latin1Bytes(`${piece.length.toString(16)}\r\n`), piece, latin1Bytes('\r\n'));
       }
-      this.socket.write(latin1Bytes('0\r\n\r\n'));
-    } else if (sendBody && body.length > 0) this.socket.write(body);
+      pieces.push(latin1Bytes('0\r\n\r\n'));
+    } else if (sendBody) pieces.push(body);
+    this.socket.write(concat(pieces));
     this.count(status);
+    this.logRequest(request, status, sendBody ? body.length : 0);
+    if (close || this.peerEnded) {
+      this.close();
+      return false;
+    }
+    this.state = 'head';
+    this.request = undefined;
+    return true;
+  }
+
+  private logRequest(request: Request, status: number, bodyBytes: number): void {
     const forwardedFor = fieldValue(request.fields, 'X-Forwarded-For');
     const firstForwarded = forwardedFor?.split(',')[0]?.trim();
     const peer = this.proxiedAddr ?? this.socket.remoteAddr;
@@ -498,15 +563,8 @@ class ServerConnection {
       target: request.target,
       proto: request.proto,
       status,
-      bodyBytes: sendBody ? body.length : 0,
+      bodyBytes,
     });
-    if (wantsClose || this.peerEnded) {
-      this.close();
-      return false;
-    }
-    this.state = 'head';
-    this.request = undefined;
-    return true;
   }
 
   /**
@@ -553,6 +611,18 @@ class ServerConnection {
     this.timer = -1;
     this.input.clear();
   }
+}
+
+function concat(pieces: readonly Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const piece of pieces) {
+    bytes.set(piece, at);
+    at += piece.length;
+  }
+  return bytes;
 }
 
 const PROXY_SIGNATURE = [0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a];
