@@ -148,6 +148,7 @@ export const ALLOWED_PROGRAMS = [
   'ping',
   'conntrack',
   'ss',
+  'nc',
 ] as const;
 
 const NAME = /^[a-z][a-z0-9]{0,7}$/;
