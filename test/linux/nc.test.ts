@@ -15,10 +15,13 @@ describe('differential: nc', () => {
       .act('a', 'nc', '-zv', '10.0.0.2', '8000')
       .act('a', 'nc', '-z', '10.0.0.2', '8000-8002')
       .act('a', 'nc', '-zvn', '10.0.0.2', '80')
-      .act('a', 'nc', '-zv', '-w', '1', '10.0.0.2', '9')
+      // -w 2: the SYN is retransmitted after 1 s and nc gives up before the next (at 3 s). At -w 1 the
+      // retransmission and nc's timeout race on Linux (both at 1 s): either capture happens.
+      .act('a', 'nc', '-zv', '-w', '2', '10.0.0.2', '9')
       .act('a', 'nc', '-zv', '10.9.0.9', '80')
       .act('a', 'nc', '-u', '-w', '1', '10.0.0.2', '9000')
       .act('a', 'nc', '-zuv', '-w', '1', '10.0.0.2', '9000')
+      .act('a', 'nc', '-zu', '-w', '1', '10.0.0.2', '9000')
       .act('a', 'nc', '-zv', '-s', '10.0.0.9', '10.0.0.2', '80')
       .act('a', 'nc', '10.0.0.2')
       .act('a', 'nc', '-w', 'x', '10.0.0.2', '80')
@@ -32,6 +35,6 @@ describe('differential: nc', () => {
     expect(outputOf(result.linux, 'a: nc -zv 10.0.0.2 8000')).toContain(
       'nc: connect to 10.0.0.2 port 8000 (tcp) failed: Connection refused',
     );
-    expect(outputOf(result.linux, 'a: nc -zv -w 1')).toContain('timed out: Operation now in progress');
+    expect(outputOf(result.linux, 'a: nc -zv -w 2')).toContain('timed out: Operation now in progress');
   });
 });

@@ -139,15 +139,16 @@ class NcListener implements NcListenerHandle {
     else this.quitTimer = this.ns.sim.scheduler.schedule(seconds * 1e9, () => this.exit());
   }
 
-  /** recvfrom's first caller (connect() to it without -k); with -k every sender, reported when it changes. */
+  /** recvfrom's first caller (connect() to it without -k); with -k every sender is heard. */
   private datagram(datagram: UdpDatagram): void {
     if (this.done) return;
     const peer = this.udpPeer;
     if (peer === undefined || peer.addr !== datagram.srcAddr || peer.port !== datagram.srcPort) {
       if (peer !== undefined && !this.options.keepListening) return;
       this.udpPeer = { addr: datagram.srcAddr, port: datagram.srcPort };
-      this.report('Connection received on', datagram.srcAddr, datagram.srcPort);
       if (!this.options.keepListening) {
+        // 1.219 reports the caller only when it connects to it (not with -k, checked on Debian 12).
+        this.report('Connection received on', datagram.srcAddr, datagram.srcPort);
         // connect(): from now on only this peer reaches the socket.
         this.ns.udp.unbind(this.addr, this.port);
         this.ns.udp.bind(this.addr, this.port, (d) => this.datagram(d), undefined, this.udpPeer);
