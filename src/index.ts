@@ -1,5 +1,20 @@
 // packetlab's public API: build a simulation of namespaces and devices, drive it with commands, watch its packets.
 
+export {
+  type Lookup,
+  type LookupError,
+  type LookupResult,
+  lookupHost,
+  type ResolverOptions,
+  type SentQuery,
+} from './app/dns/resolver.ts';
+export {
+  type DnsServer,
+  type DnsServerOptions,
+  type DnsServerStats,
+  dnsServer,
+} from './app/dns/server.ts';
+export { type UdpEchoOptions, type UdpEchoServer, type UdpEchoStats, udpEcho } from './app/echo/udp-echo.ts';
 export { attachPathTrace } from './capture/path-trace.ts';
 export type { DropReason } from './core/drop-reason.ts';
 export { Packet } from './core/packet.ts';
