@@ -6,6 +6,7 @@ import type { Namespace } from '../../src/netns/namespace.ts';
 import { exec, spawn } from '../../src/tools/exec.ts';
 import { NC_USAGE } from '../../src/tools/nc/options.ts';
 import type { Capture } from '../../src/tools/tcpdump.ts';
+import { parseIpv4 } from '../../src/wire/address.ts';
 import { run, twoHosts } from '../app/lab.ts';
 
 function background(ns: Namespace, line: string): Capture {
@@ -193,6 +194,21 @@ describe('nc over TCP', () => {
     });
     expect(sim.scheduler.now - start).toBe(1e9);
     expect(server.stop().stdout).toBe('hi\nagain\n');
+  });
+
+  it('stop() closes the connection being served with a FIN, as a killed nc does', () => {
+    const { a, b, sim } = twoHosts('nc');
+    const server = background(b, 'nc -l 8000');
+    const connected = a.tcp.connect({ dst: parseIpv4('10.0.0.2')!, dstPort: 8000 });
+    if (!connected.ok) throw new Error(connected.error);
+    const events: string[] = [];
+    connected.socket.onEnd = () => events.push('end');
+    connected.socket.onClose = (_s, error) => events.push(`close ${error ?? ''}`);
+    connected.socket.onConnect = (s) => s.write(new TextEncoder().encode('partial'));
+    sim.run(1e9);
+    expect(server.stop().stdout).toBe('partial');
+    sim.run(1e9);
+    expect(events).toEqual(['end']);
   });
 
   it("prints what the peer sends until the peer's FIN", () => {

@@ -163,10 +163,13 @@ class NcListener implements NcListenerHandle {
     if (this.quitTimer !== -1) this.ns.sim.scheduler.cancel(this.quitTimer);
     this.tcp?.close();
     this.tcp = undefined;
-    for (const served of this.queue) {
+    // The connection being served is closed (FIN); those still in the accept queue are reset when
+    // the listener closes (inet_csk_listen_stop).
+    this.queue.forEach((served, i) => {
       if (served.idleTimer !== -1) this.ns.sim.scheduler.cancel(served.idleTimer);
-      served.socket.abort();
-    }
+      if (i === 0) served.socket.destroy();
+      else served.socket.abort();
+    });
     this.queue.length = 0;
     if (this.udpBound) this.ns.udp.unbind(this.addr, this.port);
     this.udpBound = false;
