@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lookupHost } from '../../src/app/dns/resolver.ts';
 import { dnsServer } from '../../src/app/dns/server.ts';
@@ -83,6 +87,39 @@ describe('dnsServer', () => {
     a.udp.send({ dst: parseIpv4('10.0.0.2')!, dstPort: 53, srcPort: 40000, payload: hex('0001 01') });
     sim.run(1e9);
     expect(server.stats).toMatchObject({ queries: 0, malformed: 1 });
+  });
+});
+
+describe('the exchange as the real tcpdump reads it', () => {
+  it('prints what it printed for glibc and a CoreDNS-shaped server on the kernel', (ctx) => {
+    if (!requireTool('tcpdump', ctx)) return;
+    const { a, b, sim } = twoHosts('dns');
+    dnsServer(b, { port: 53, records: RECORDS });
+    const capture = spawn(a, 'tcpdump -i eth0 -w /dns.pcap udp port 53');
+    lookupHost(a, NAME, NAMESERVER);
+    sim.run(1e9);
+    if (!('stop' in capture)) throw new Error(capture.stderr);
+    capture.stop();
+    const dir = mkdtempSync(join(tmpdir(), 'packetlab-dns-'));
+    try {
+      const path = join(dir, 'dns.pcap');
+      writeFileSync(path, a.sim.files.get('/dns.pcap')!);
+      const out = spawnSync('tcpdump', ['-nn', '-t', '-r', path], { encoding: 'utf8' });
+      // The kernel run (getent ahosts, 2026-12-01) printed these shapes, ids and ports aside.
+      expect(
+        out.stdout.replace(/\b\d{4,5}\b(?=[+*])/g, 'ID').replace(/10\.0\.0\.1\.\d+/g, '10.0.0.1.P'),
+      ).toBe(
+        [
+          'IP 10.0.0.1.P > 10.0.0.2.53: ID+ A? signalements.default.svc.cluster.local. (56)',
+          'IP 10.0.0.1.P > 10.0.0.2.53: ID+ AAAA? signalements.default.svc.cluster.local. (56)',
+          'IP 10.0.0.2.53 > 10.0.0.1.P: ID*- 1/0/0 A 10.96.40.12 (72)',
+          'IP 10.0.0.2.53 > 10.0.0.1.P: ID*- 0/1/0 (110)',
+          '',
+        ].join('\n'),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
