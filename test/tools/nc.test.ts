@@ -130,6 +130,19 @@ describe('nc -z: port probes', () => {
     expect(again.stop().stdout.trim().split('\n')).toHaveLength(2);
   });
 
+  it('without -w the kernel gives up on the SYN: Connection timed out', () => {
+    const { a, b, sim } = twoHosts('nc');
+    run(b, 'nft add table inet probe');
+    run(b, "nft add chain inet probe in '{ type filter hook input priority 0; }'");
+    run(b, 'nft add rule inet probe in tcp dport 9 drop');
+    const start = sim.scheduler.now;
+    expect(exec(a, 'nc -zv 10.0.0.2 9')).toEqual(
+      fail('nc: connect to 10.0.0.2 port 9 (tcp) failed: Connection timed out\n'),
+    );
+    // tcp_syn_retries (6) retransmissions with a doubling RTO; Linux took 133 s in the live check.
+    expect(sim.scheduler.now - start).toBeGreaterThan(120e9);
+  });
+
   it('no route: Network is unreachable at once', () => {
     const { a } = twoHosts('nc');
     expect(exec(a, 'nc -zv 10.9.0.9 80')).toEqual(
