@@ -37,4 +37,21 @@ describe('differential: nc', () => {
     );
     expect(outputOf(result.linux, 'a: nc -zv -w 2')).toContain('timed out: Operation now in progress');
   });
+
+  it('nc -N sends stdin over TCP to an echo server and prints the echo until its FIN', async (ctx) => {
+    // The step's server accepts one connection: nc's, made while it listens. The step's own client
+    // then finds the port closed, on both sides. No capture: on Linux nc's FIN (its next poll round)
+    // and the echo server's ACK and reply race, so the frames' order differs from run to run.
+    const scenario = twoHosts('nctcp')
+      .tcp({
+        client: { ns: 'a', bind: '10.0.0.1', port: 40000 },
+        server: { ns: 'b', bind: '0.0.0.0', port: 8080 },
+        dst: '10.0.0.2',
+        whileListening: [{ ns: 'a', argv: ['nc', '-N', '10.0.0.2', '8080'], stdin: 'hello\n' }],
+      })
+      .build();
+    const result = await differential(ctx, scenario, { natPorts: [8080, 40000] });
+    if (result === undefined) return;
+    expect(outputOf(result.linux, 'a: nc -N')).toBe('hello\n');
+  });
 });

@@ -406,7 +406,11 @@ export class ScenarioBuilder {
    */
   tcp(
     options: ExchangeOptions & {
-      readonly whileListening?: readonly { readonly ns: string; readonly argv: readonly string[] }[];
+      readonly whileListening?: readonly {
+        readonly ns: string;
+        readonly argv: readonly string[];
+        readonly stdin?: string;
+      }[];
     },
   ): this {
     this.requireNs(options.client.ns);
