@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lookupHost } from '../../src/app/dns/resolver.ts';
 import { dnsServer } from '../../src/app/dns/server.ts';
-import { spawn } from '../../src/tools/exec.ts';
+import { exec, spawn } from '../../src/tools/exec.ts';
 import { parseIpv4 } from '../../src/wire/address.ts';
 import { DNS_TYPE_A, DNS_TYPE_AAAA, DnsView, parseDns } from '../../src/wire/dns.ts';
 import { hex, toHex } from '../support/bytes.ts';
@@ -210,6 +210,18 @@ describe('lookupHost (glibc getaddrinfo over UDP)', () => {
     ]);
   });
 
+  it('no route to the nameserver: each try fails at once (EAI_AGAIN)', () => {
+    const { a, sim } = twoHosts('dns');
+    const start = sim.scheduler.now;
+    let doneAt = -1;
+    const lookup = lookupHost(a, NAME, { nameserver: '10.96.0.10' }, () => {
+      doneAt = sim.scheduler.now;
+    });
+    sim.run(1e9);
+    expect(lookup.result).toEqual({ ok: false, error: 'EAI_AGAIN' });
+    expect(doneAt).toBe(start);
+  });
+
   it('a closed port (ICMP port unreachable) fails each try at once, on a new socket each time', () => {
     const { a, sim } = twoHosts('dns');
     const start = sim.scheduler.now;
@@ -220,6 +232,23 @@ describe('lookupHost (glibc getaddrinfo over UDP)', () => {
     expect(lookup.sent).toHaveLength(4);
     expect(lookup.sent[0]!.srcPort).toBe(lookup.sent[1]!.srcPort);
     expect(lookup.sent[2]!.srcPort).not.toBe(lookup.sent[0]!.srcPort);
+  });
+
+  it('through a ClusterIP DNAT both queries share one conntrack entry, and the answers come back from the ClusterIP', () => {
+    const { a, b, sim } = twoHosts('dns');
+    dnsServer(b, { port: 53, records: RECORDS });
+    run(a, 'ip route add default via 10.0.0.2');
+    run(
+      a,
+      'iptables -t nat -A OUTPUT -d 10.96.0.10/32 -p udp --dport 53 -j DNAT --to-destination 10.0.0.2:53',
+    );
+    const lookup = lookupHost(a, NAME, { nameserver: '10.96.0.10' });
+    sim.run(1e9);
+    expect(lookup.result).toEqual({ ok: true, addresses: ['10.96.40.12'] });
+    const entries = exec(a, 'conntrack -L -p udp').stdout.trim().split('\n');
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toContain(`src=10.0.0.1 dst=10.96.0.10 sport=${lookup.sent[0]!.srcPort} dport=53`);
+    expect(entries[0]).toContain('src=10.0.0.2 dst=10.0.0.1 sport=53');
   });
 
   it('a capture of the exchange dissects in tshark with nothing malformed', (ctx) => {
