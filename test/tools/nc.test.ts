@@ -301,6 +301,18 @@ describe('nc -u', () => {
     expect(every.stop()).toEqual({ stdout: 'one\ntwo\n', stderr: 'Bound on 0.0.0.0 9000\n', exitCode: 0 });
   });
 
+  it('a UDP listener with -w exits once its caller was quiet that long', () => {
+    const { a, b, sim } = twoHosts('nc');
+    const server = background(b, 'nc -lu -w 2 9000');
+    exec(a, 'nc -u -q 0 10.0.0.2 9000', { stdin: 'one\n' });
+    sim.run(1.5e9);
+    expect(server.done).toBe(false);
+    sim.run(1e9);
+    expect(server.done).toBe(true);
+    expect(server.stop().stdout).toBe('one\n');
+    expect(b.udp.isBound(9000)).toBe(false);
+  });
+
   it('a port already bound cannot be listened on (no SO_REUSEPORT sharing)', () => {
     const { b } = twoHosts('nc');
     const first = background(b, 'nc -lu 9000');

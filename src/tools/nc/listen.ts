@@ -155,6 +155,12 @@ class NcListener implements NcListenerHandle {
       }
     }
     this.stdout += this.decoder.decode(datagram.payload, { stream: true });
+    // readwrite's poll timeout (-w) ends a UDP listener without -k once its caller goes quiet.
+    if (this.options.timeoutMs >= 0 && !this.options.keepListening) {
+      const scheduler = this.ns.sim.scheduler;
+      if (this.quitTimer !== -1) scheduler.cancel(this.quitTimer);
+      this.quitTimer = scheduler.schedule(this.options.timeoutMs * 1e6, () => this.exit());
+    }
   }
 
   private exit(): void {
