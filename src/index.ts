@@ -12,6 +12,21 @@ export {
   type LoadReport,
   loadGenerator,
 } from './app/index.ts';
+export {
+  type Lookup,
+  type LookupError,
+  type LookupResult,
+  lookupHost,
+  type ResolverOptions,
+  type SentQuery,
+} from './app/dns/resolver.ts';
+export {
+  type DnsServer,
+  type DnsServerOptions,
+  type DnsServerStats,
+  dnsServer,
+} from './app/dns/server.ts';
+export { type UdpEchoOptions, type UdpEchoServer, type UdpEchoStats, udpEcho } from './app/echo/udp-echo.ts';
 export { attachPathTrace } from './capture/path-trace.ts';
 export type { DropReason } from './core/drop-reason.ts';
 export { Packet } from './core/packet.ts';

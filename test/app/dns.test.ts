@@ -1,7 +1,11 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lookupHost } from '../../src/app/dns/resolver.ts';
 import { dnsServer } from '../../src/app/dns/server.ts';
-import { spawn } from '../../src/tools/exec.ts';
+import { exec, spawn } from '../../src/tools/exec.ts';
 import { parseIpv4 } from '../../src/wire/address.ts';
 import { DNS_TYPE_A, DNS_TYPE_AAAA, DnsView, parseDns } from '../../src/wire/dns.ts';
 import { hex, toHex } from '../support/bytes.ts';
@@ -83,6 +87,39 @@ describe('dnsServer', () => {
     a.udp.send({ dst: parseIpv4('10.0.0.2')!, dstPort: 53, srcPort: 40000, payload: hex('0001 01') });
     sim.run(1e9);
     expect(server.stats).toMatchObject({ queries: 0, malformed: 1 });
+  });
+});
+
+describe('the exchange as the real tcpdump reads it', () => {
+  it('prints what it printed for glibc and a CoreDNS-shaped server on the kernel', (ctx) => {
+    if (!requireTool('tcpdump', ctx)) return;
+    const { a, b, sim } = twoHosts('dns');
+    dnsServer(b, { port: 53, records: RECORDS });
+    const capture = spawn(a, 'tcpdump -i eth0 -w /dns.pcap udp port 53');
+    lookupHost(a, NAME, NAMESERVER);
+    sim.run(1e9);
+    if (!('stop' in capture)) throw new Error(capture.stderr);
+    capture.stop();
+    const dir = mkdtempSync(join(tmpdir(), 'packetlab-dns-'));
+    try {
+      const path = join(dir, 'dns.pcap');
+      writeFileSync(path, a.sim.files.get('/dns.pcap')!);
+      const out = spawnSync('tcpdump', ['-nn', '-t', '-r', path], { encoding: 'utf8' });
+      // The kernel run (getent ahosts, 2026-12-01) printed these shapes, ids and ports aside.
+      expect(
+        out.stdout.replace(/\b\d{4,5}\b(?=[+*])/g, 'ID').replace(/10\.0\.0\.1\.\d+/g, '10.0.0.1.P'),
+      ).toBe(
+        [
+          'IP 10.0.0.1.P > 10.0.0.2.53: ID+ A? signalements.default.svc.cluster.local. (56)',
+          'IP 10.0.0.1.P > 10.0.0.2.53: ID+ AAAA? signalements.default.svc.cluster.local. (56)',
+          'IP 10.0.0.2.53 > 10.0.0.1.P: ID*- 1/0/0 A 10.96.40.12 (72)',
+          'IP 10.0.0.2.53 > 10.0.0.1.P: ID*- 0/1/0 (110)',
+          '',
+        ].join('\n'),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -173,6 +210,18 @@ describe('lookupHost (glibc getaddrinfo over UDP)', () => {
     ]);
   });
 
+  it('no route to the nameserver: each try fails at once (EAI_AGAIN)', () => {
+    const { a, sim } = twoHosts('dns');
+    const start = sim.scheduler.now;
+    let doneAt = -1;
+    const lookup = lookupHost(a, NAME, { nameserver: '10.96.0.10' }, () => {
+      doneAt = sim.scheduler.now;
+    });
+    sim.run(1e9);
+    expect(lookup.result).toEqual({ ok: false, error: 'EAI_AGAIN' });
+    expect(doneAt).toBe(start);
+  });
+
   it('a closed port (ICMP port unreachable) fails each try at once, on a new socket each time', () => {
     const { a, sim } = twoHosts('dns');
     const start = sim.scheduler.now;
@@ -183,6 +232,23 @@ describe('lookupHost (glibc getaddrinfo over UDP)', () => {
     expect(lookup.sent).toHaveLength(4);
     expect(lookup.sent[0]!.srcPort).toBe(lookup.sent[1]!.srcPort);
     expect(lookup.sent[2]!.srcPort).not.toBe(lookup.sent[0]!.srcPort);
+  });
+
+  it('through a ClusterIP DNAT both queries share one conntrack entry, and the answers come back from the ClusterIP', () => {
+    const { a, b, sim } = twoHosts('dns');
+    dnsServer(b, { port: 53, records: RECORDS });
+    run(a, 'ip route add default via 10.0.0.2');
+    run(
+      a,
+      'iptables -t nat -A OUTPUT -d 10.96.0.10/32 -p udp --dport 53 -j DNAT --to-destination 10.0.0.2:53',
+    );
+    const lookup = lookupHost(a, NAME, { nameserver: '10.96.0.10' });
+    sim.run(1e9);
+    expect(lookup.result).toEqual({ ok: true, addresses: ['10.96.40.12'] });
+    const entries = exec(a, 'conntrack -L -p udp').stdout.trim().split('\n');
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toContain(`src=10.0.0.1 dst=10.96.0.10 sport=${lookup.sent[0]!.srcPort} dport=53`);
+    expect(entries[0]).toContain('src=10.0.0.2 dst=10.0.0.1 sport=53');
   });
 
   it('a capture of the exchange dissects in tshark with nothing malformed', (ctx) => {

@@ -183,6 +183,7 @@ export const ALLOWED_PROGRAMS = [
   'conntrack',
   'ss',
   'tc',
+  'nc',
 ] as const;
 
 const NAME = /^[a-z][a-z0-9]{0,7}$/;
@@ -440,7 +441,11 @@ export class ScenarioBuilder {
    */
   tcp(
     options: ExchangeOptions & {
-      readonly whileListening?: readonly { readonly ns: string; readonly argv: readonly string[] }[];
+      readonly whileListening?: readonly {
+        readonly ns: string;
+        readonly argv: readonly string[];
+        readonly stdin?: string;
+      }[];
     },
   ): this {
     this.requireNs(options.client.ns);

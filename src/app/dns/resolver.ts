@@ -212,7 +212,8 @@ class StubResolver {
     this.socketPort = 0;
   }
 
-  private send(query: { bytes: Uint8Array; repr: DnsRepr }): void {
+  /** send(); false when the kernel refused it (no route, a netfilter drop on OUTPUT). */
+  private send(query: { bytes: Uint8Array; repr: DnsRepr }): boolean {
     const question = query.repr.questions[0]!;
     this.sent.push({
       at: this.ns.sim.scheduler.now,
@@ -221,12 +222,12 @@ class StubResolver {
       type: question.type,
       name: question.name,
     });
-    this.ns.udp.send({
+    return this.ns.udp.send({
       dst: this.server,
       dstPort: this.port,
       srcPort: this.socketPort,
       payload: query.bytes,
-    });
+    }).ok;
   }
 
   /**
@@ -265,8 +266,12 @@ class StubResolver {
       if (timer !== -1) scheduler.cancel(timer);
       timer = scheduler.schedule(this.timeoutNs, onTimeout);
       // sendmmsg of both, or (single-request) the first alone and the second once it is answered.
-      this.send(a);
-      if (!this.singleRequest) this.send(aaaa);
+      if (!this.send(a) || (!this.singleRequest && !this.send(aaaa))) sendFailed();
+    };
+    /** A failed send is close_and_return_error: the socket goes, the next try opens another. */
+    const sendFailed = (): void => {
+      this.close();
+      finish('retry');
     };
     const onTimeout = (): void => {
       timer = -1;
@@ -324,7 +329,7 @@ class StubResolver {
         finish(any ? { kind: 'answered', a: answerA, aaaa: answerAaaa } : 'retry');
         return;
       }
-      if (this.singleRequest && isA) this.send(aaaa);
+      if (this.singleRequest && isA && !this.send(aaaa)) sendFailed();
     };
     start();
   }

@@ -180,7 +180,12 @@ function tcpSession(attempt: Attempt): Outcome {
   };
   // connect_with_timeout: select() for writability, bounded by -w when it is above 0.
   const connectDeadline = options.timeoutMs > 0 ? ns.sim.scheduler.now + options.timeoutMs * 1e6 : undefined;
-  const waited = waitFor(ns, () => state !== 'connecting', connectDeadline);
+  const waited = waitFor(
+    ns,
+    () => state !== 'connecting',
+    connectDeadline,
+    () => socket.abort(),
+  );
   if (state === 'connecting') {
     socket.abort();
     connectFailed(attempt, 'tcp', waited === 'timeout', waited === 'timeout' ? 'EINPROGRESS' : 'ETIMEDOUT');
@@ -209,7 +214,12 @@ function tcpSession(attempt: Attempt): Outcome {
   for (;;) {
     const since = lastInput;
     const until = options.timeoutMs >= 0 ? since + options.timeoutMs * 1e6 : undefined;
-    const outcome = waitFor(ns, () => peerDone || lastInput !== since, until);
+    const outcome = waitFor(
+      ns,
+      () => peerDone || lastInput !== since,
+      until,
+      () => socket.destroy(),
+    );
     if (outcome !== 'done' || peerDone) break;
   }
   socket.destroy();
@@ -260,8 +270,9 @@ function udpSession(attempt: Attempt): Outcome {
     return sent.ok ? undefined : sent.error;
   };
 
-  if (options.verbose || options.zeroIo) {
-    // udptest: a few one-byte writes; a refused port shows as ECONNREFUSED on a later write.
+  if (options.verbose) {
+    // udptest (1.219 runs it for -v only): a few one-byte writes; a refused port shows as ECONNREFUSED
+    // on a later write. Without -v, `-zu` succeeds at once whatever is there.
     const x = Uint8Array.of(0x58);
     let failed = write(x) !== undefined;
     if (!failed) {
@@ -277,7 +288,7 @@ function udpSession(attempt: Attempt): Outcome {
       close();
       return 'udptest-failed';
     }
-    if (options.verbose) connectionInfo(attempt, 'udp');
+    connectionInfo(attempt, 'udp');
   }
   if (options.zeroIo) {
     close();
@@ -294,7 +305,7 @@ function udpSession(attempt: Attempt): Outcome {
     const since = lastInput;
     const until = options.timeoutMs >= 0 ? since + options.timeoutMs * 1e6 : undefined;
     // A pending error wakes poll with POLLERR: nc stops reading and, stdin being gone, returns.
-    const outcome = waitFor(ns, () => pendingError !== undefined || lastInput !== since, until);
+    const outcome = waitFor(ns, () => pendingError !== undefined || lastInput !== since, until, close);
     if (outcome !== 'done' || pendingError !== undefined) break;
   }
   close();

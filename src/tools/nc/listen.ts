@@ -139,21 +139,28 @@ class NcListener implements NcListenerHandle {
     else this.quitTimer = this.ns.sim.scheduler.schedule(seconds * 1e9, () => this.exit());
   }
 
-  /** recvfrom's first caller (connect() to it without -k); with -k every sender, reported when it changes. */
+  /** recvfrom's first caller (connect() to it without -k); with -k every sender is heard. */
   private datagram(datagram: UdpDatagram): void {
     if (this.done) return;
     const peer = this.udpPeer;
     if (peer === undefined || peer.addr !== datagram.srcAddr || peer.port !== datagram.srcPort) {
       if (peer !== undefined && !this.options.keepListening) return;
       this.udpPeer = { addr: datagram.srcAddr, port: datagram.srcPort };
-      this.report('Connection received on', datagram.srcAddr, datagram.srcPort);
       if (!this.options.keepListening) {
+        // 1.219 reports the caller only when it connects to it (not with -k, checked on Debian 12).
+        this.report('Connection received on', datagram.srcAddr, datagram.srcPort);
         // connect(): from now on only this peer reaches the socket.
         this.ns.udp.unbind(this.addr, this.port);
         this.ns.udp.bind(this.addr, this.port, (d) => this.datagram(d), undefined, this.udpPeer);
       }
     }
     this.stdout += this.decoder.decode(datagram.payload, { stream: true });
+    // readwrite's poll timeout (-w) ends a UDP listener without -k once its caller goes quiet.
+    if (this.options.timeoutMs >= 0 && !this.options.keepListening) {
+      const scheduler = this.ns.sim.scheduler;
+      if (this.quitTimer !== -1) scheduler.cancel(this.quitTimer);
+      this.quitTimer = scheduler.schedule(this.options.timeoutMs * 1e6, () => this.exit());
+    }
   }
 
   private exit(): void {
@@ -162,10 +169,13 @@ class NcListener implements NcListenerHandle {
     if (this.quitTimer !== -1) this.ns.sim.scheduler.cancel(this.quitTimer);
     this.tcp?.close();
     this.tcp = undefined;
-    for (const served of this.queue) {
+    // The connection being served is closed (FIN); those still in the accept queue are reset when
+    // the listener closes (inet_csk_listen_stop).
+    this.queue.forEach((served, i) => {
       if (served.idleTimer !== -1) this.ns.sim.scheduler.cancel(served.idleTimer);
-      served.socket.abort();
-    }
+      if (i === 0) served.socket.destroy();
+      else served.socket.abort();
+    });
     this.queue.length = 0;
     if (this.udpBound) this.ns.udp.unbind(this.addr, this.port);
     this.udpBound = false;

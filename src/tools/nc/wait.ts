@@ -11,19 +11,28 @@ export const FOREVER_NS = 3600e9;
 
 export type WaitOutcome = 'done' | 'timeout' | 'idle';
 
-/** Runs events until `done()` holds, `deadlineNs` (absolute; undefined for none) passes, or no event is pending. */
-export function waitFor(ns: Namespace, done: () => boolean, deadlineNs: number | undefined): WaitOutcome {
+/**
+ * Runs events until `done()` holds, `deadlineNs` (absolute; undefined for none) comes, or no event is
+ * pending. At the deadline nc gives up first: `onTimeout` (closing its socket) runs before the events
+ * due at that very instant, as poll()'s timeout beats a kernel timer set for the same moment (a SYN
+ * retransmission at exactly -w seconds is not sent).
+ */
+export function waitFor(
+  ns: Namespace,
+  done: () => boolean,
+  deadlineNs: number | undefined,
+  onTimeout?: () => void,
+): WaitOutcome {
   const scheduler = ns.sim.scheduler;
   const limit = deadlineNs ?? scheduler.now + FOREVER_NS;
   for (;;) {
     if (done()) return 'done';
     const next = scheduler.nextTime();
-    if (next === undefined) {
-      if (deadlineNs === undefined) return 'idle';
-      scheduler.runUntil(Math.max(limit, scheduler.now));
-      return 'timeout';
-    }
-    if (next > limit) {
+    if (next === undefined && deadlineNs === undefined) return 'idle';
+    if (next === undefined || next >= limit) {
+      if (limit > scheduler.now) scheduler.runUntil(limit - 1);
+      if (done()) return 'done';
+      onTimeout?.();
       scheduler.runUntil(Math.max(limit, scheduler.now));
       return deadlineNs === undefined ? 'idle' : 'timeout';
     }
