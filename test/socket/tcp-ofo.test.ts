@@ -70,7 +70,7 @@ describe('the receiver holds out-of-order data and announces it in SACK blocks',
     // Every later duplicate ACK widens the one block to the segment just received.
     const dupacks = lines.filter((line) => line.includes('sack 1 '));
     expect(dupacks.length).toBe(13);
-    dupacks.forEach((line, i) => expect(line).toContain(`sack 1 {10137:${11585 + 1448 * i}}`));
+    for (const [i, line] of dupacks.entries()) expect(line).toContain(`sack 1 {10137:${11585 + 1448 * i}}`);
     // The retransmission timer resends the hole; the queue drains and the ACK covers everything at once.
     expect(lines.slice(-2)).toEqual([
       'a > b: Flags [.], seq 8689:10137, length 1448',
