@@ -9,10 +9,7 @@ function run(ns: Namespace, line: string): void {
   if (result.exitCode !== 0) throw new Error(`${line}: ${result.stderr}`);
 }
 
-/**
- * a (10.0.0.1) sends `segments` full segments to b:8080; a drops its `dropped`-th TCP packet
- * (1: the SYN): xt_statistic's nth mode matches once the counter started at `packet` wraps.
- */
+/** a (10.0.0.1) sends `segments` full segments to b:8080; a's OUTPUT drops its TCP packet number `dropped` (0: the SYN). */
 function burst(segments: number, dropped: number, receiverSack = 1) {
   const sim = new Simulation({ seed: 'tcp-ofo' });
   const a = sim.addNamespace('a');
@@ -25,7 +22,7 @@ function burst(segments: number, dropped: number, receiverSack = 1) {
   run(b, `sysctl -w net.ipv4.tcp_sack=${receiverSack}`);
   run(
     a,
-    `iptables -A OUTPUT -p tcp --dport 8080 -m statistic --mode nth --every 100000 --packet ${100000 - dropped} -j DROP`,
+    `iptables -A OUTPUT -p tcp --dport 8080 -m statistic --mode nth --every 100000 --packet ${dropped} -j DROP`,
   );
   const capture = spawn(b, 'tcpdump -nn -i eth0 tcp');
   const received: Uint8Array[] = [];
@@ -55,9 +52,9 @@ function burst(segments: number, dropped: number, receiverSack = 1) {
 
 describe('the receiver holds out-of-order data and announces it in SACK blocks', () => {
   it('one lost segment of a 20-segment burst: SACKs grow until the hole fills, then all is delivered in order', () => {
-    const { dump, payload, joined, received } = burst(20, 9);
+    const { dump, payload, joined, received } = burst(20, 8);
     const lines = dump.map(shape);
-    // Packet 9 is the seventh data segment, [8689, 10137): the ones after it wait out of order.
+    // Packet 8 is the seventh data segment, [8689, 10137): the ones after it wait out of order.
     expect(lines.slice(13, 20)).toEqual([
       'a > b: Flags [.], seq 7241:8689, length 1448',
       'b > a: Flags [.], ack 8689, options [nop,nop,TS]',
@@ -83,7 +80,7 @@ describe('the receiver holds out-of-order data and announces it in SACK blocks',
   });
 
   it('without SACK (tcp_sack 0 at the receiver) the queue still holds the data; the duplicate ACKs carry no blocks', () => {
-    const { dump, payload, joined } = burst(20, 9, 0);
+    const { dump, payload, joined } = burst(20, 8, 0);
     const lines = dump.map(shape);
     expect(lines.some((line) => line.includes('sack '))).toBe(false);
     expect(lines.filter((line) => line === 'b > a: Flags [.], ack 8689, options [nop,nop,TS]').length).toBe(

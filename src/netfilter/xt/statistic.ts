@@ -5,7 +5,10 @@ import type { Rule, XtMatchOptions } from '../ir.ts';
 
 type Statistic = Extract<XtMatchOptions, { name: 'statistic' }>;
 
-/** Per-rule nth counters (the kernel's info->master->count), starting at --packet. */
+/**
+ * Per-rule nth counters (the kernel's info->master->count). libxt_statistic starts them at
+ * (every - 1) - packet, so the packet numbered `packet` from 0 is the first to match.
+ */
 const counters = new WeakMap<Rule, number>();
 
 export function statisticMatches(options: Statistic, rule: Rule, rng: Rng): boolean {
@@ -16,7 +19,7 @@ export function statisticMatches(options: Statistic, rule: Rule, rng: Rng): bool
   }
   // iptables stores every - 1; the count wraps to 0 on the matching packet.
   const every = options.every - 1;
-  const count = counters.get(rule) ?? options.packet;
+  const count = counters.get(rule) ?? every - options.packet;
   const next = count === every ? 0 : count + 1;
   counters.set(rule, next);
   return next === 0;
