@@ -9,7 +9,10 @@ function run(ns: Namespace, line: string): void {
   if (result.exitCode !== 0) throw new Error(`${line}: ${result.stderr}`);
 }
 
-/** a (10.0.0.1) sends `segments` full segments to b:8080; a's OUTPUT drops its TCP packet number `dropped` (0: the SYN). */
+/**
+ * a (10.0.0.1) sends `segments` full segments to b:8080; b's INPUT drops a's TCP packet number
+ * `dropped` (0: the SYN), after b's capture saw it: a loss on the path, not a local send error.
+ */
 function burst(segments: number, dropped: number, receiverSack = 1) {
   const sim = new Simulation({ seed: 'tcp-ofo' });
   const a = sim.addNamespace('a');
@@ -21,8 +24,8 @@ function burst(segments: number, dropped: number, receiverSack = 1) {
   run(b, 'ip link set eth0 up');
   run(b, `sysctl -w net.ipv4.tcp_sack=${receiverSack}`);
   run(
-    a,
-    `iptables -A OUTPUT -p tcp --dport 8080 -m statistic --mode nth --every 100000 --packet ${dropped} -j DROP`,
+    b,
+    `iptables -A INPUT -p tcp --dport 8080 -m statistic --mode nth --every 100000 --packet ${dropped} -j DROP`,
   );
   const capture = spawn(b, 'tcpdump -nn -i eth0 tcp');
   const received: Uint8Array[] = [];
@@ -55,9 +58,10 @@ describe('the receiver holds out-of-order data and announces it in SACK blocks',
     const { dump, payload, joined, received } = burst(20, 8);
     const lines = dump.map(shape);
     // Packet 8 is the seventh data segment, [8689, 10137): the ones after it wait out of order.
-    expect(lines.slice(13, 20)).toEqual([
+    expect(lines.slice(13, 21)).toEqual([
       'a > b: Flags [.], seq 7241:8689, length 1448',
       'b > a: Flags [.], ack 8689, options [nop,nop,TS]',
+      'a > b: Flags [.], seq 8689:10137, length 1448',
       'a > b: Flags [.], seq 10137:11585, length 1448',
       'b > a: Flags [.], ack 8689, options [nop,nop,TS,nop,nop,sack 1 {10137:11585}]',
       'a > b: Flags [.], seq 11585:13033, length 1448',
