@@ -95,6 +95,44 @@ describe('the receiver holds out-of-order data and announces it in SACK blocks',
   });
 });
 
+describe('D-SACK for a duplicate segment (tcp_send_dupack, tcp_dsack_set)', () => {
+  it("a's retransmission of data b already has is answered at once with a D-SACK block below the ACK", () => {
+    const sim = new Simulation({ seed: 'tcp-dsack' });
+    const a = sim.addNamespace('a');
+    const b = sim.addNamespace('b');
+    run(a, 'ip link add eth0 type veth peer name eth0 netns b');
+    run(a, 'ip addr add 10.0.0.1/24 dev eth0');
+    run(b, 'ip addr add 10.0.0.2/24 dev eth0');
+    run(a, 'ip link set eth0 up');
+    run(b, 'ip link set eth0 up');
+    // a loses b's ACK of the data (packet 1 from b: 0 is the SYN-ACK), so a's RTO resends it.
+    run(a, 'iptables -A INPUT -p tcp --sport 8080 -m statistic --mode nth --every 100000 --packet 1 -j DROP');
+    const capture = spawn(b, 'tcpdump -nn -i eth0 tcp');
+    const received: string[] = [];
+    const listener = b.tcp.listen(0, 8080, (socket) => {
+      socket.onData = (_s, data) => received.push(new TextDecoder().decode(data));
+    });
+    if (listener === 'EADDRINUSE') throw new Error('port taken');
+    const connected = a.tcp.connect({ dst: parseIpv4('10.0.0.2')!, dstPort: 8080, srcPort: 40000 });
+    if (!connected.ok) throw new Error(connected.error);
+    connected.socket.onConnect = (s) => s.write(new TextEncoder().encode('hello, sack'));
+    sim.run(3e9);
+    if (!('stop' in capture)) throw new Error(capture.stderr);
+    const lines = capture
+      .stop()
+      .stdout.split('\n')
+      .filter((line) => line !== '')
+      .map(shape);
+    expect(lines.slice(3)).toEqual([
+      'a > b: Flags [P.], seq 1:12, length 11',
+      'b > a: Flags [.], ack 12, options [nop,nop,TS]',
+      'a > b: Flags [P.], seq 1:12, length 11',
+      'b > a: Flags [.], ack 12, options [nop,nop,TS,nop,nop,sack 1 {1:12}]',
+    ]);
+    expect(received).toEqual(['hello, sack']);
+  });
+});
+
 /** tcpdump's line without time, addresses' prefix, window, ack on data segments and TS values. */
 function shape(line: string): string {
   return line
