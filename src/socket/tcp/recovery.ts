@@ -12,7 +12,6 @@ import {
   AckState,
   FLAG_ACKED,
   FLAG_CA_ALERT,
-  FLAG_DATA,
   FLAG_DATA_ACKED,
   FLAG_DATA_SACKED,
   FLAG_DSACK_TLP,
@@ -334,23 +333,18 @@ export class LossRecovery {
   }
 
   /** tcp_try_undo_partial: a partial ACK in recovery; true to stop processing this ACK. */
-  private tryUndoPartial(priorSndUna: number): { stop: boolean; doLost: boolean } {
+  private tryUndoPartial(priorSndUna: number): boolean {
     const sb = this.sb;
     if (sb.undoMarker !== 0 && this.packetDelayed(this.lastTsEcrMs)) {
       // The hole was filled by a delayed packet, not the retransmission: reordering.
       sb.checkSackReordering(priorSndUna);
-      if (sb.retransOut > 0) return { stop: true, doLost: false };
+      if (sb.retransOut > 0) return true;
       if (!sb.anyRetransDone()) sb.retransStampMs = 0;
       this.undoCwndReduction(true);
       this.tryKeepOpen();
-      return { stop: false, doLost: false };
     }
-    return { stop: false, doLost: this.forceFastRetransmit() };
-  }
-
-  /** tcp_force_fast_retransmit: SACKed more than `reordering` segments above snd_una. */
-  private forceFastRetransmit(): boolean {
-    return seqAfter(this.sb.highestSackSeq(), (this.sb.sndUna + this.sb.reordering * this.sb.mss) >>> 0);
+    // Otherwise RFC 6675's forced fast retransmit (do_lost), which only matters without RACK.
+    return false;
   }
 
   /** tcp_try_keep_open. */
@@ -470,8 +464,7 @@ export class LossRecovery {
         if (!(flag & FLAG_SND_UNA_ADVANCED)) {
           if (!this.host.sackOk) this.addRenoSack(numDupack);
         } else {
-          const partial = this.tryUndoPartial(priorSndUna);
-          if (partial.stop) return flag;
+          if (this.tryUndoPartial(priorSndUna)) return flag;
         }
         if (this.tryUndoDsack()) this.tryKeepOpen();
         flag = this.identifyPacketLoss(flag, nowUs);
@@ -647,6 +640,3 @@ export class LossRecovery {
     if (inCwndReduction(this.tp)) this.prrOut += count;
   }
 }
-
-/** Flags the socket sets on an AckInput: the segment carried data (FLAG_DATA). */
-export const ACK_CARRIED_DATA = FLAG_DATA;

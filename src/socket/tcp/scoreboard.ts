@@ -46,6 +46,13 @@ export const TCP_FASTRETRANS_THRESH = 3;
 /** net.ipv4.tcp_max_reordering. */
 const MAX_REORDERING = 300;
 
+/** Swaps entries j and j + 1. */
+function swap(array: Uint32Array | Uint8Array, j: number): void {
+  const t = array[j]!;
+  array[j] = array[j + 1]!;
+  array[j + 1] = t;
+}
+
 /** One sent segment in the retransmission queue. */
 export interface TxSegment {
   readonly seq: number;
@@ -145,6 +152,11 @@ export class Scoreboard {
   minRttUs = 0xffffffff;
   /** tcp_is_sack: without SACK, delivery is counted from duplicate ACKs (the recovery's NewReno path). */
   sackOk = true;
+
+  /** The valid blocks of the ACK being tagged, sorted (sp[] in tcp_sacktag_write_queue). */
+  private readonly blockStarts = new Uint32Array(4);
+  private readonly blockEnds = new Uint32Array(4);
+  private readonly blockDups = new Uint8Array(4);
 
   constructor(private readonly rack: Rack) {}
 
@@ -248,31 +260,33 @@ export class Scoreboard {
     // Eliminate too old ACKs.
     if (seqBefore(ackSeq, (priorSndUna - this.maxWindow) >>> 0)) return 0;
     if (this.packetsOut === 0) return state.flag;
-    const starts: number[] = [];
-    const ends: number[] = [];
-    const dups: boolean[] = [];
-    for (let i = 0; i < count; i++) {
+    const starts = this.blockStarts;
+    const ends = this.blockEnds;
+    const dups = this.blockDups;
+    let used = 0;
+    for (let i = 0; i < count && i < 4; i++) {
       const dup = i === 0 && foundDup;
       const start = edges[2 * i]! >>> 0;
       const end = edges[2 * i + 1]! >>> 0;
       if (!this.sackBlockValid(dup, start, end)) continue;
       // Ignore very old stuff early.
       if (!seqAfter(end, priorSndUna)) continue;
-      starts.push(start);
-      ends.push(end);
-      dups.push(dup);
+      starts[used] = start;
+      ends[used] = end;
+      dups[used] = dup ? 1 : 0;
+      used++;
     }
     // Order the blocks for an in-order walk of the queue.
-    for (let i = starts.length - 1; i > 0; i--) {
+    for (let i = used - 1; i > 0; i--) {
       for (let j = 0; j < i; j++) {
         if (seqAfter(starts[j]!, starts[j + 1]!)) {
-          [starts[j], starts[j + 1]] = [starts[j + 1]!, starts[j]!];
-          [ends[j], ends[j + 1]] = [ends[j + 1]!, ends[j]!];
-          [dups[j], dups[j + 1]] = [dups[j + 1]!, dups[j]!];
+          swap(starts, j);
+          swap(ends, j);
+          swap(dups, j);
         }
       }
     }
-    for (let i = 0; i < starts.length; i++) this.sacktagWalk(starts[i]!, ends[i]!, dups[i]!, nowUs, state);
+    for (let i = 0; i < used; i++) this.sacktagWalk(starts[i]!, ends[i]!, dups[i] === 1, nowUs, state);
     this.checkSackReordering(state.reord);
     return state.flag;
   }
