@@ -4,10 +4,10 @@
 // Modelled: Linux's SYN options and initial windows, window scaling, timestamps, the quick-ACK
 // and ping-pong (delayed ACK) engine, Nagle with Minshall's rule, PSH on the last segment of
 // the queued data, slow start from ten segments, retransmission with backoff, SYN and SYN-ACK
-// retries, TIME_WAIT (60 s), and the errors an application sees. Not modelled: out-of-order
-// queues and SACK blocks (a segment beyond rcv_nxt is dropped and answered with a duplicate
-// ACK), fast retransmit, congestion avoidance beyond slow start, receive-buffer pressure and
-// window growth, urgent data, keepalive. An application reads what arrives at once.
+// retries, TIME_WAIT (60 s), and the errors an application sees; the receiver's out-of-order
+// queue with SACK and D-SACK blocks (ofo-queue.ts, sack-blocks.ts). Not modelled: the sender's
+// SACK scoreboard and fast retransmit, congestion avoidance beyond slow start, receive-buffer
+// pressure and window growth, urgent data, keepalive. An application reads what arrives at once.
 
 import type { Packet } from '../../core/packet.ts';
 import type { Ipv4Stack } from '../../net/ipv4.ts';
@@ -16,7 +16,10 @@ import type { Ipv4Addr } from '../../wire/address.ts';
 import { IPPROTO_TCP } from '../../wire/ipv4.ts';
 import { TCP_HEADER_LEN, TcpView } from '../../wire/tcp.ts';
 import type { TcpInfo } from './info.ts';
+import { OfoQueue } from './ofo-queue.ts';
 import { type OutgoingOptions, optionsLength, ReceivedOptions, writeOptions } from './options.ts';
+import { SackBlocks } from './sack-blocks.ts';
+import { seqAfter, seqBefore } from './seq.ts';
 import { bufferSysctl } from './sysctl.ts';
 import {
   initBufferSpace,
@@ -197,6 +200,9 @@ export class TcpSocket implements TcpEndpoints {
   private tsOffset = 0;
   private tsRecent = 0;
   private readonly received = new ReceivedOptions();
+  /** The SACK blocks we announce and the out-of-order queue behind them. */
+  private readonly sack = new SackBlocks(false, () => this.sysctl('tcp_dsack') !== 0);
+  private readonly ofo = new OfoQueue(this.sack);
 
   // The delayed-ACK engine (icsk_ack).
   private ackPending = 0;
@@ -371,6 +377,7 @@ export class TcpSocket implements TcpEndpoints {
   /** tcp_finish_connect / tcp_init_transfer: both sides synchronized; sizes settle. */
   private establish(): void {
     this.state = 'ESTABLISHED';
+    this.sack.sackOk = this.sackOk;
     this.syncMss(this.pathMtu());
     initBufferSpace(this.window, this.fullSpace(), this.advmss, this.sysctl('tcp_app_win'));
     this.rcvMss = initialRcvMss(this.advmss, this.mss, this.window.rcvWnd);
@@ -486,7 +493,12 @@ export class TcpSocket implements TcpEndpoints {
       this.sendAck();
       return;
     }
-    if ((payloadLen > 0 || view.fin) && seq !== rcvNxt) {
+    if ((payloadLen > 0 || view.fin) && seq !== rcvNxt && !this.inReceiveWindow(seq, segEnd)) {
+      // tcp_send_dupack: an old segment is D-SACKed (up to rcv_nxt), in quick-ACK mode.
+      if (seqBefore(seq, rcvNxt)) {
+        this.enterQuickackMode();
+        this.sack.dsackSet(seq, seqAfter(segEnd, rcvNxt) ? rcvNxt : segEnd);
+      }
       this.sendAck();
       return;
     }
@@ -499,18 +511,36 @@ export class TcpSocket implements TcpEndpoints {
 
     let fin = false;
     let data: Uint8Array | undefined;
-    if (payloadLen > 0 && this.acceptsData()) {
-      this.window.rcvNxt = (this.window.rcvNxt + payloadLen) >>> 0;
+    let ackNow = false;
+    const start = view.offset + view.headerLen;
+    if ((payloadLen > 0 || view.fin) && this.acceptsData()) this.sack.clearDsack();
+    if ((payloadLen > 0 || view.fin) && this.acceptsData() && seqAfter(seq, this.window.rcvNxt)) {
+      // tcp_data_queue_ofo: held until the hole fills; the ACK goes now, with the SACK blocks.
+      this.ofo.insert(seq, view.bytes.slice(start, start + payloadLen), view.fin);
+      this.ackPending |= ACK_SCHED;
+      ackNow = true;
+    } else if (payloadLen > 0 && this.acceptsData()) {
+      // In order, or its head already received (D-SACKed, tcp_data_queue's partial packet).
+      const skip = (this.window.rcvNxt - seq) >>> 0;
+      if (skip > 0) this.sack.dsackSet(seq, this.window.rcvNxt);
+      this.window.rcvNxt = (seq + payloadLen) >>> 0;
       this.dataReceived(view, payloadLen);
-      const start = view.offset + view.headerLen;
-      data = view.bytes.slice(start, start + payloadLen);
+      data = view.bytes.slice(start + skip, start + payloadLen);
+      if (!this.ofo.empty) {
+        data = this.drainOfo(data);
+        // RFC 5681 4.2: ACK at once when the gap is filled.
+        if (this.ofo.empty) ackNow = true;
+        fin = this.ofo.drainedFin;
+      }
+      if (this.sack.numSacks > 0) this.sack.remove(this.window.rcvNxt, this.ofo.empty);
     }
-    if (view.fin && segEnd === (this.window.rcvNxt + 1) >>> 0) {
+    if (!fin && view.fin && !seqAfter(seq, this.window.rcvNxt) && segEnd === (this.window.rcvNxt + 1) >>> 0) {
       this.window.rcvNxt = segEnd;
       fin = true;
-      this.finReceived();
     }
-    if (data !== undefined || fin) this.ackCheck();
+    if (fin) this.finReceived();
+    if (ackNow && !this.closed && this.ackPending & ACK_SCHED) this.sendAck();
+    else if (data !== undefined || fin) this.ackCheck();
     this.pushPending();
 
     if (data !== undefined) {
@@ -523,6 +553,31 @@ export class TcpSocket implements TcpEndpoints {
       this.reportedClose = true;
       this.onClose?.(this, undefined);
     }
+  }
+
+  /** tcp_sequence: some of [seq, segEnd) falls in [rcv_nxt, rcv_nxt + rcv_wnd) (zero-length segments at rcv_nxt only). */
+  private inReceiveWindow(seq: number, segEnd: number): boolean {
+    const rcvNxt = this.window.rcvNxt;
+    const windowEnd = (rcvNxt + this.window.rcvWnd) >>> 0;
+    return seqAfter(segEnd, rcvNxt) && seqBefore(seq, windowEnd);
+  }
+
+  /** tcp_ofo_queue: the in-order bytes just received, followed by what the out-of-order queue now releases. */
+  private drainOfo(head: Uint8Array): Uint8Array {
+    const pieces: Uint8Array[] = [head];
+    let total = head.length;
+    this.window.rcvNxt = this.ofo.drain(this.window.rcvNxt, (piece) => {
+      pieces.push(piece);
+      total += piece.length;
+    });
+    if (pieces.length === 1) return head;
+    const joined = new Uint8Array(total);
+    let at = 0;
+    for (const piece of pieces) {
+      joined.set(piece, at);
+      at += piece.length;
+    }
+    return joined;
   }
 
   /** A method, so a state change inside a call is seen where the compiler narrowed the field. */
@@ -665,13 +720,22 @@ export class TcpSocket implements TcpEndpoints {
     if (quickacks > this.quick) this.quick = quickacks;
   }
 
+  /** tcp_enter_quickack_mode(sk, TCP_MAX_QUICKACKS). */
+  private enterQuickackMode(): void {
+    this.incrQuickack();
+    this.pingpong = 0;
+    this.ato = ATO_MIN;
+  }
+
   private inPingpong(): boolean {
     return this.pingpong >= PINGPONG_THRESH;
   }
 
-  /** tcp_fin. */
+  /** tcp_fin: out-of-order data after the FIN is dropped and the SACK blocks forgotten. */
   private finReceived(): void {
     this.ackPending |= ACK_SCHED;
+    this.ofo.purge();
+    this.sack.reset();
     switch (this.state) {
       case 'ESTABLISHED':
         this.state = 'CLOSE_WAIT';
@@ -815,7 +879,8 @@ export class TcpSocket implements TcpEndpoints {
     synOptions: OutgoingOptions | undefined,
   ): void {
     const options = synOptions ?? this.establishedOptions();
-    const headerLen = TCP_HEADER_LEN + optionsLength(options);
+    const sack = synOptions === undefined && this.sackOk ? this.sack : undefined;
+    const headerLen = TCP_HEADER_LEN + optionsLength(options, sack);
     const pkt = this.stack.allocatePacket(headerLen + len);
     if (len > 0) pkt.buf.set(this.sendBuf.subarray(bufferOffset, bufferOffset + len), pkt.start + headerLen);
     const tcp = TcpView.unchecked(pkt.buf, pkt.start, headerLen + len);
@@ -828,7 +893,9 @@ export class TcpSocket implements TcpEndpoints {
     tcp.flags = flags;
     tcp.window = flags & SYN ? Math.min(this.window.rcvWnd, 0xffff) : this.advertisedWindow();
     tcp.urgentPointer = 0;
-    writeOptions(pkt.buf, pkt.start + TCP_HEADER_LEN, options);
+    writeOptions(pkt.buf, pkt.start + TCP_HEADER_LEN, options, sack);
+    // tcp_options_write: a D-SACK block goes out once.
+    if (sack !== undefined && sack.blockCount > 0) sack.dsackSent();
     tcp.fillChecksum(this.pseudo, headerLen + len);
     this.countOut(flags, seq, len);
     if (flags & ACK) this.ackSent();

@@ -200,3 +200,117 @@ describe('out-of-order queue and SACK blocks (tcp_data_queue_ofo, tcp_sack_new_o
     expect(noDsack.announced()).toEqual([[1100, 1200]]);
   });
 });
+
+// Observed on Linux 6.18: a raw-socket peer on a veth sent 100-byte segments (numbered by offset / 100,
+// segment 0 first, in order) to a listener and read the ACKs; the blocks are relative to the peer's ISN + 1.
+describe('SACK blocks as Linux 6.18 sent them', () => {
+  /** Receives `order` (segment numbers), returning each ACK's [ack, blocks] as the kernel printed them. */
+  function replay(order: number[]) {
+    const r = receiver();
+    let rcvNxt = 100; // segment 0 arrived in order
+    const acks: [number, [number, number][]][] = [];
+    for (const n of order) {
+      const seq = n * 100;
+      r.sack.clearDsack();
+      if (seq === rcvNxt) {
+        rcvNxt += 100;
+        rcvNxt = r.drain(rcvNxt).next;
+      } else if (seq < rcvNxt) r.sack.dsackSet(seq, seq + 100);
+      else r.ofo.insert(seq, payload(seq, 100), false);
+      acks.push([rcvNxt, r.announced().slice(0, 3)]);
+      r.sack.dsackSent();
+    }
+    return acks;
+  }
+
+  it('one hole, eight segments beyond it, a duplicate, then the hole', () => {
+    expect(replay([2, 3, 4, 5, 6, 7, 8, 9, 3, 1])).toEqual([
+      [100, [[200, 300]]],
+      [100, [[200, 400]]],
+      [100, [[200, 500]]],
+      [100, [[200, 600]]],
+      [100, [[200, 700]]],
+      [100, [[200, 800]]],
+      [100, [[200, 900]]],
+      [100, [[200, 1000]]],
+      [
+        100,
+        [
+          [300, 400],
+          [200, 1000],
+        ],
+      ],
+      [1000, []],
+    ]);
+  });
+
+  it('six holes: the four remembered blocks, three announced; the oldest are forgotten', () => {
+    expect(replay([2, 4, 6, 8, 10, 12, 3, 1, 14])).toEqual([
+      [100, [[200, 300]]],
+      [
+        100,
+        [
+          [400, 500],
+          [200, 300],
+        ],
+      ],
+      [
+        100,
+        [
+          [600, 700],
+          [400, 500],
+          [200, 300],
+        ],
+      ],
+      [
+        100,
+        [
+          [800, 900],
+          [600, 700],
+          [400, 500],
+        ],
+      ],
+      [
+        100,
+        [
+          [1000, 1100],
+          [800, 900],
+          [600, 700],
+        ],
+      ],
+      [
+        100,
+        [
+          [1200, 1300],
+          [1000, 1100],
+          [800, 900],
+        ],
+      ],
+      // [200, 300) and [400, 500) fell off the list, so [300, 400) is a new block; [600, 700) goes.
+      [
+        100,
+        [
+          [300, 400],
+          [1200, 1300],
+          [1000, 1100],
+        ],
+      ],
+      [
+        500,
+        [
+          [1200, 1300],
+          [1000, 1100],
+          [800, 900],
+        ],
+      ],
+      [
+        500,
+        [
+          [1400, 1500],
+          [1200, 1300],
+          [1000, 1100],
+        ],
+      ],
+    ]);
+  });
+});
