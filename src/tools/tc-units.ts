@@ -1,5 +1,9 @@
 // iproute2's unit parsers and printers for tc (tc/tc_util.c, lib/utils.c, lib/json_print.c of iproute2 6.1):
-// rates, sizes, times and percentages as `tc` reads and writes them; no IEC (`-iec`) output, no `%` rates.
+// rates, sizes, times, psched ticks and percentages as `tc` reads and writes them, and its argument helpers; no IEC
+// (`-iec`) output, no `%` rates.
+
+import { TICKS_PER_US } from '../link/qdisc/psched.ts';
+import { type CommandResult, fail } from './result.ts';
 
 /** C's strtod over the prefix of `text` it accepts: the value and what follows (value NaN when nothing parsed). */
 export function strtod(text: string): { value: number; rest: string } {
@@ -160,4 +164,32 @@ export function formatG(value: number, precision: number): string {
   }
   const fixed = value.toFixed(Math.max(0, precision - 1 - exponent));
   return fixed.includes('.') ? fixed.replace(/\.?0+$/, '') : fixed;
+}
+
+/** iproute2's matches(): `arg` is a non-empty prefix of `word`. */
+export function matches(arg: string, word: string): boolean {
+  return arg.length > 0 && word.startsWith(arg);
+}
+
+/** NEXT_ARG() with nothing left. */
+export function incomplete(): CommandResult {
+  return fail('Command line is not complete. Try option "help"\n', 255);
+}
+
+/** get_ticks: a time in microseconds as psched ticks (tc_core_time2tick), what tc 6.1 sends for delay and jitter. */
+export function timeToTicks(text: string): number | undefined {
+  const us = parseTime(text);
+  if (us === undefined) return undefined;
+  const ticks = Math.trunc(us * TICKS_PER_US);
+  return ticks > 0xffff_ffff ? undefined : ticks;
+}
+
+/** tc_core_tick2time: microseconds in `ticks`, truncated. */
+export function tickToTime(ticks: number): number {
+  return Math.trunc(ticks / TICKS_PER_US);
+}
+
+/** tc_calc_xmitsize: the bytes `ticks` of transmission carry at `rate`, truncated to unsigned. */
+export function xmitSize(rate: number, ticks: number): number {
+  return Math.trunc((rate * tickToTime(ticks)) / 1e6);
 }

@@ -1,6 +1,7 @@
 // tc's netem listing (q_netem.c's netem_print_opt of iproute2 6.1, which this kernel cannot show for want of the
 // module), in-place changes, handle allocation and statistics after traffic; tbf and errors are in tc-real.test.ts.
 
+import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
@@ -122,5 +123,77 @@ describe('tc statistics after traffic', () => {
     const stats = run(a, 'tc -s qdisc show dev va');
     expect(stats).toContain(' Sent 1042 bytes 1 pkt (dropped 0, overlimits ');
     expect(stats).toContain(' backlog 2084b 2p requeues 0\n');
+  });
+});
+
+describe('tc on random command lines', () => {
+  const WORDS = [
+    'qdisc',
+    'add',
+    'change',
+    'replace',
+    'del',
+    'show',
+    'dev',
+    'va',
+    'vb',
+    'nope',
+    'root',
+    'handle',
+    '1:',
+    'ffff:',
+    'zz:',
+    'ingress',
+    'clsact',
+    'netem',
+    'tbf',
+    'htb',
+    'foo',
+    'delay',
+    'latency',
+    'loss',
+    'random',
+    'duplicate',
+    'reorder',
+    'gap',
+    'corrupt',
+    'rate',
+    'limit',
+    'burst',
+    'peakrate',
+    'mtu',
+    'distribution',
+    'normal',
+    'pareto',
+    'uniform',
+    '10ms',
+    '1ms',
+    '0',
+    '-1',
+    '25%',
+    '120%',
+    '1mbit',
+    '10k',
+    '3000',
+    '1e9',
+    'x',
+    '-s',
+    '-d',
+    'help',
+  ];
+
+  it('never throws, leaves only qdiscs tc can show, and exits as tc does', () => {
+    const { a, b } = pair('fuzz');
+    run(b, 'ip neigh add 10.0.0.1 lladdr 02:00:00:00:00:01 dev vb');
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...WORDS), { maxLength: 12 }), (words) => {
+        const result = exec(a, `tc ${words.join(' ')}`);
+        expect([0, 1, 2, 255]).toContain(result.exitCode);
+        expect(exec(a, 'tc -s qdisc show').exitCode).toBe(0);
+      }),
+      { numRuns: 400 },
+    );
+    // Whatever was left on va, traffic still flows through it without throwing.
+    exec(a, 'ping -c 2 -i 0.1 -W 1 10.0.0.2');
   });
 });
