@@ -159,7 +159,9 @@ describe('one connection with -o/-e/-i/-m, from the handshake to the end of TIME
         '\n',
     );
     // With a table option the listing follows the summary.
-    expect(exec(b, 'ss -s -tln').stdout).toMatch(/^Total: 1\n[\s\S]*\n\nState {2}Recv-Q .*\nLISTEN 0 {6}511 /);
+    expect(exec(b, 'ss -s -tln').stdout).toMatch(
+      /^Total: 1\n[\s\S]*\n\nState {2}Recv-Q .*\nLISTEN 0 {6}511 /,
+    );
   });
 });
 
@@ -264,5 +266,19 @@ describe('filter expressions', () => {
 
   it('parseFilter: an empty expression is no filter', () => {
     expect(parseFilter([], { tcp: true, udp: true })).toEqual({ ok: true, filter: undefined });
+  });
+});
+
+describe('-N NAME', () => {
+  it("lists another namespace's sockets; an unknown name fails as netns_switch does", () => {
+    const { a, b } = twoHosts('ss-netns');
+    b.tcp.listen(0, 22, () => {});
+    expect(exec(a, 'ss -tlnN b').stdout).toBe(exec(b, 'ss -tln').stdout);
+    expect(exec(a, 'ss --net=b -tln').stdout).toContain('0.0.0.0:22');
+    expect(exec(a, 'ss -N nosuch -t')).toEqual({
+      stdout: '',
+      stderr: 'Cannot open network namespace "nosuch": No such file or directory\n',
+      exitCode: 1,
+    });
   });
 });
