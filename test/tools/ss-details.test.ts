@@ -282,3 +282,20 @@ describe('-N NAME', () => {
     });
   });
 });
+
+describe('lastsnd/lastrcv/lastack', () => {
+  it('count from the handshake for a connection that has sent nothing (tcp_finish_connect), from boot in SYN-SENT', () => {
+    const { sim, a, b } = twoHosts('ss-last');
+    b.tcp.listen(0, 22, () => {});
+    sim.run(5 * SECOND);
+    const connected = a.tcp.connect({ dst: parseIpv4('10.0.0.2')!, dstPort: 22, srcPort: 40000 });
+    if (!connected.ok) throw new Error(connected.error);
+    sim.run(SECOND);
+    expect(exec(a, 'ss -tni').stdout).toContain(' lastsnd:1000 lastrcv:1000 lastack:1000 ');
+    expect(exec(b, 'ss -tni state established').stdout).toContain(' lastsnd:1000 lastrcv:1000 lastack:1000 ');
+    // Nobody answers for 10.0.0.3: the connection stays in SYN-SENT, its times count from boot.
+    const late = a.tcp.connect({ dst: parseIpv4('10.0.0.3')!, dstPort: 22, srcPort: 40001 });
+    if (!late.ok) throw new Error(late.error);
+    expect(exec(a, 'ss -tni state syn-sent').stdout).toContain(' lastsnd:6000 lastrcv:6000 lastack:6000 ');
+  });
+});
