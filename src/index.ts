@@ -34,6 +34,7 @@ export { TraceBus } from './core/trace.ts';
 export { Namespace } from './netns/namespace.ts';
 export { Segment, type SegmentImpairments } from './netns/segment.ts';
 export { Simulation, type SimulationOptions } from './netns/simulation.ts';
+export type { TcpInfo, TcpTimerKind } from './socket/tcp/info.ts';
 export type { TcpError, TcpSocket, TcpState } from './socket/tcp/socket.ts';
 export type { ConnectOptions, ConnectResult, TcpListener } from './socket/tcp/table.ts';
 export type { UdpDatagram } from './socket/udp.ts';

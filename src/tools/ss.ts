@@ -181,8 +181,10 @@ function tcpRows(ns: Namespace, states: number): Row[] {
 
 // ---- the command ---------------------------------------------------------------------------
 
-export function ss(ns: Namespace, args: string[]): CommandResult {
+export function ss(here: Namespace, args: string[]): CommandResult {
   const parsed = parseCommandLine(args);
+  // -N NAME: netns_switch to another namespace of the simulation before anything is read.
+  let ns = here;
   const filter = new Filter();
   let numeric = false;
   let showHeader = true;
@@ -277,6 +279,11 @@ export function ss(ns: Namespace, args: string[]): CommandResult {
         break;
       case 's':
         summary = true;
+        break;
+      case 'N':
+        if (!ns.sim.hasNamespace(arg))
+          return fail(`Cannot open network namespace "${arg}": No such file or directory\n`, 1);
+        ns = ns.sim.namespace(arg);
         break;
       case 'v':
       case 'V':

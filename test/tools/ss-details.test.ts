@@ -159,7 +159,9 @@ describe('one connection with -o/-e/-i/-m, from the handshake to the end of TIME
         '\n',
     );
     // With a table option the listing follows the summary.
-    expect(exec(b, 'ss -s -tln').stdout).toMatch(/^Total: 1\n[\s\S]*\n\nState {2}Recv-Q .*\nLISTEN 0 {6}511 /);
+    expect(exec(b, 'ss -s -tln').stdout).toMatch(
+      /^Total: 1\n[\s\S]*\n\nState {2}Recv-Q .*\nLISTEN 0 {6}511 /,
+    );
   });
 });
 
@@ -264,5 +266,36 @@ describe('filter expressions', () => {
 
   it('parseFilter: an empty expression is no filter', () => {
     expect(parseFilter([], { tcp: true, udp: true })).toEqual({ ok: true, filter: undefined });
+  });
+});
+
+describe('-N NAME', () => {
+  it("lists another namespace's sockets; an unknown name fails as netns_switch does", () => {
+    const { a, b } = twoHosts('ss-netns');
+    b.tcp.listen(0, 22, () => {});
+    expect(exec(a, 'ss -tlnN b').stdout).toBe(exec(b, 'ss -tln').stdout);
+    expect(exec(a, 'ss --net=b -tln').stdout).toContain('0.0.0.0:22');
+    expect(exec(a, 'ss -N nosuch -t')).toEqual({
+      stdout: '',
+      stderr: 'Cannot open network namespace "nosuch": No such file or directory\n',
+      exitCode: 1,
+    });
+  });
+});
+
+describe('lastsnd/lastrcv/lastack', () => {
+  it('count from the handshake for a connection that has sent nothing (tcp_finish_connect), from boot in SYN-SENT', () => {
+    const { sim, a, b } = twoHosts('ss-last');
+    b.tcp.listen(0, 22, () => {});
+    sim.run(5 * SECOND);
+    const connected = a.tcp.connect({ dst: parseIpv4('10.0.0.2')!, dstPort: 22, srcPort: 40000 });
+    if (!connected.ok) throw new Error(connected.error);
+    sim.run(SECOND);
+    expect(exec(a, 'ss -tni').stdout).toContain(' lastsnd:1000 lastrcv:1000 lastack:1000 ');
+    expect(exec(b, 'ss -tni state established').stdout).toContain(' lastsnd:1000 lastrcv:1000 lastack:1000 ');
+    // Nobody answers for 10.0.0.3: the connection stays in SYN-SENT, its times count from boot.
+    const late = a.tcp.connect({ dst: parseIpv4('10.0.0.3')!, dstPort: 22, srcPort: 40001 });
+    if (!late.ok) throw new Error(late.error);
+    expect(exec(a, 'ss -tni state syn-sent').stdout).toContain(' lastsnd:6000 lastrcv:6000 lastack:6000 ');
   });
 });

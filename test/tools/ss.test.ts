@@ -182,7 +182,6 @@ describe('what packetlab does not model', () => {
     ['ss -tp', 'option -p (processes)'],
     ['ss -tr', 'option -r (host names)'],
     ['ss --tos', 'option --tos'],
-    ['ss -N other', 'option -N (another namespace)'],
     ['ss -t dev eth0', 'filter "dev"'],
     ['ss -t fwmark 0x1', 'filter "fwmark"'],
     ['ss -t state listening autobound', 'filter "autobound"'],

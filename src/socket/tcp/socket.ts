@@ -1141,6 +1141,13 @@ export class TcpSocket implements TcpEndpoints {
       counts.passive = !view.ack;
       counts.irs = view.seqNumber;
     }
+    // tcp_finish_connect and tcp_create_openreq_child start lsndtime and lrcvtime at the handshake's end.
+    const handshake =
+      this.state === 'SYN_SENT' ? view.syn && view.ack : this.state === 'SYN_RECV' && view.ack && !view.syn;
+    if (handshake && !view.rst) {
+      counts.lastDataSentNs = now;
+      counts.lastDataRecvNs = now;
+    }
     counts.segsIn++;
     if (view.segmentLen > view.headerLen) {
       counts.dataSegsIn++;

@@ -386,7 +386,6 @@ export const UNSUPPORTED: Readonly<Record<string, string>> = {
   E: '-E (events)',
   D: '-D (raw dump)',
   F: '-F (filter file)',
-  N: '-N (another namespace)',
   K: '-K (kill)',
   O: '-O (one line)',
   tipcinfo: '--tipcinfo',
