@@ -66,8 +66,10 @@ export interface HttpServerOptions {
   readonly maxHeaderBytes?: number;
   /** The wall-clock time (ms since 1970) at virtual time 0, for the Date field and the log. Default 0. */
   readonly epochMs?: number;
-  /** Called with each access-log line (they are also kept in `accessLog`). */
+  /** Called with each access-log line (the first `logLimit` are also kept in `accessLog` and `records`). */
   readonly onLog?: (line: string) => void;
+  /** Log lines and records kept in memory (default 10 000; a long load run would otherwise grow without end). */
+  readonly logLimit?: number;
 }
 
 /** One logged request: who asked (as seen and as logged), what, and the answer. */
@@ -181,7 +183,6 @@ interface Request {
   readonly target: string;
   readonly proto: string;
   readonly minor: number;
-  readonly requestLine: string;
   readonly fields: readonly HeaderField[];
 }
 
@@ -227,9 +228,11 @@ export function httpServer(ns: Namespace, options: HttpServerOptions): HttpServe
     bodies,
     healthy: () => healthy,
     log(record) {
-      records.push(record);
       const line = formatAccessLine(record, options.epochMs ?? 0);
-      accessLog.push(line);
+      if (records.length < (options.logLimit ?? 10_000)) {
+        records.push(record);
+        accessLog.push(line);
+      }
       options.onLog?.(line);
     },
   };
@@ -426,7 +429,6 @@ class ServerConnection {
       target: words[1]!,
       proto: words[2]!,
       minor,
-      requestLine: line,
       fields: parsed.fields,
     };
     this.ctx.stats.requests++;

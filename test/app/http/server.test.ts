@@ -214,6 +214,17 @@ describe('httpServer access log', () => {
     expect(server.records[0]!.peerPort).toBeGreaterThanOrEqual(32768);
   });
 
+  it('keeps at most logLimit lines and still hands every line to onLog', () => {
+    const { sim, a, b } = twoHosts();
+    const lines: string[] = [];
+    const server = httpServer(b, { port: 8000, routes: ROUTES, logLimit: 2, onLog: (l) => lines.push(l) });
+    rawClient(a, 8000, [GET('/sante') + GET('/sante') + GET('/sante')]);
+    sim.run(1e9);
+    expect(server.accessLog).toHaveLength(2);
+    expect(server.records).toHaveLength(2);
+    expect(lines).toHaveLength(3);
+  });
+
   it('logs the first X-Forwarded-For address when told to trust it, the peer otherwise', () => {
     const trusted = setup({ trustForwardedFor: true });
     rawClient(trusted.a, 8000, [GET('/sante', 'X-Forwarded-For: 10.244.1.5, 10.0.0.1\r\n')]);
