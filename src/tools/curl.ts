@@ -197,8 +197,15 @@ export function curl(ns: Namespace, argv: string[]): CommandResult {
       stderr += traceHead('> ', head);
       if (bodyBytes > 0) stderr += `} [${bodyBytes} bytes data]\n`;
     },
-    onResponseHead: (head) => {
-      if (args.verbose) stderr += traceHead('< ', head);
+    onResponseHead: (head, closeDelimited) => {
+      if (!args.verbose) return;
+      if (!closeDelimited) {
+        stderr += traceHead('< ', head);
+        return;
+      }
+      // curl says so once the fields are read, before the empty line that ends them.
+      const fields = head.slice(0, head.lastIndexOf('\n', head.length - 2) + 1);
+      stderr += `${traceHead('< ', fields)}* no chunk, no close, no size. Assume close to signal end\n< \r\n`;
     },
     onBodyData: (rawBytes) => {
       if (args.verbose) stderr += `{ [${rawBytes} bytes data]\n`;
@@ -245,9 +252,7 @@ export function curl(ns: Namespace, argv: string[]): CommandResult {
   if (args.fail && result.status >= 400)
     return finish('', 22, `The requested URL returned error: ${result.status}`);
   const stdout = outputOf(ns, args, result, true);
-  verbose(
-    result.socket !== undefined ? `Connection #0 to host ${target.host} left intact` : 'Closing connection 0',
-  );
+  verbose(result.keptAlive ? `Connection #0 to host ${target.host} left intact` : 'Closing connection 0');
   return finish(stdout, 0, '');
 }
 

@@ -47,6 +47,12 @@ const ANSWERS: Readonly<Record<string, Answer>> = {
     after: 'hang',
   },
   '/weird': { head: 'garbage\r\n\r\n', body: '', after: 'end' },
+  '/halfhead': { head: 'HTTP/1.1 200 OK\r\nContent-Le', body: '', after: 'end' },
+  '/badstatus': { head: 'HTTP/1.1 2x0 OK\r\n\r\n', body: '', after: 'end' },
+  '/http12': { head: 'HTTP/1.2 200 OK\r\nContent-Length: 0\r\n\r\n', body: '', after: 'end' },
+  '/nolf': { head: 'HTTP/1.1 200', body: '', after: 'end' },
+  '/http2': { head: 'HTTP/2.0 200 OK\r\nContent-Length: 0\r\n\r\n', body: '', after: 'end' },
+  '/until-close': { head: 'HTTP/1.1 200 OK\r\n\r\n', body: 'to the end', after: 'end' },
   // Echoes the request head back as the body (the marker is replaced by the echoed length).
   '/echo': {
     head: 'HTTP/1.1 200 OK\r\nContent-Length: LEN\r\nConnection: close\r\n\r\n',
@@ -143,6 +149,12 @@ const CASES: [name: string, line: string][] = [
   ['a body cut short', `curl -sSv ${URL}/partial`],
   ['a bad chunk size', `curl -sSv -m 2 ${URL}/badchunk`],
   ['a reply that is not HTTP', `curl -sSv ${URL}/weird`],
+  ['a head cut short', `curl -sSv ${URL}/halfhead`],
+  ['a bad status code', `curl -sSv ${URL}/badstatus`],
+  ['an HTTP/2.0 status line', `curl -sSv ${URL}/http2`],
+  ['an HTTP/1.2 status line', `curl -sSv ${URL}/http12`],
+  ['a status line cut short', `curl -sSv ${URL}/nolf`],
+  ['a body read until the close', `curl -sSv ${URL}/until-close`],
   ['the overall timeout with nothing received', `curl -sS -m 1 ${URL}/hang`],
   ['the overall timeout inside a body', `curl -s -m 1 -w '|%{exitcode} %{errormsg}' ${URL}/slow`],
   [

@@ -415,3 +415,26 @@ describe('curl command line', () => {
     );
   });
 });
+
+describe('curl through a Service address', () => {
+  it('reaches the server behind a DNAT and reports the address it asked for', () => {
+    const { sim, a, server } = lab();
+    for (const line of [
+      'ip route add default via 10.0.0.2',
+      'iptables -t nat -A OUTPUT -d 10.96.40.12/32 -p tcp --dport 80 -j DNAT --to-destination 10.0.0.2:8000',
+    ])
+      expect(exec(a, line).exitCode).toBe(0);
+    const result = exec(
+      a,
+      `curl -s -w ' %{remote_ip}:%{remote_port} %{http_code}\\n' http://10.96.40.12/sante`,
+    );
+    expect(result.stdout).toBe('ok\n 10.96.40.12:80 200\n');
+    sim.run(1e9);
+    expect(server.accessLog).toEqual([
+      '10.0.0.1 - - [01/Jan/1970:00:00:00 +0000] "GET /sante HTTP/1.1" 200 3',
+    ]);
+    expect(exec(a, 'conntrack -L -p tcp').stdout).toMatch(
+      /^tcp {6}6 \d+ TIME_WAIT src=10\.0\.0\.1 dst=10\.96\.40\.12 sport=\d+ dport=80 src=10\.0\.0\.2 dst=10\.0\.0\.1 sport=8000 dport=\d+ \[ASSURED\] mark=0 use=1\n$/,
+    );
+  });
+});

@@ -41,6 +41,10 @@ export type HttpFailure =
   | { readonly kind: 'partial' }
   /** The reply does not start with `HTTP/`. */
   | { readonly kind: 'http09' }
+  /** A status line of an HTTP version curl does not speak (`1.2`). */
+  | { readonly kind: 'unsupported-version'; readonly version: string }
+  /** A status line whose code is not three digits. */
+  | { readonly kind: 'bad-status-code' }
   /** A status line or head curl cannot read. */
   | { readonly kind: 'weird' };
 
@@ -49,8 +53,11 @@ export interface HttpTrace {
   onConnected?(socket: TcpSocket, reused: boolean): void;
   /** The request went out: its head as sent and the body's size. */
   onRequest?(head: string, bodyBytes: number): void;
-  /** The response head arrived (status line and fields, each line with its CRLF). */
-  onResponseHead?(head: string): void;
+  /**
+   * The response head arrived (status line and fields, each line with its CRLF); `closeDelimited` when the
+   * body has no length, no chunks and no `Connection: close`, so only the close will end it.
+   */
+  onResponseHead?(head: string, closeDelimited: boolean): void;
   /** Bytes after the head arrived in one read (raw, chunk framing included). */
   onBodyData?(rawBytes: number, data: Uint8Array): void;
 }
@@ -106,6 +113,8 @@ export interface HttpResult {
   /** When the first response byte arrived (-1 if none). */
   readonly firstByteNs: number;
   readonly endNs: number;
+  /** The response left the connection reusable as far as the client could tell (curl's "left intact"). */
+  readonly keptAlive: boolean;
   /** The connection stays open for another request; the caller owns it (reuse it or destroy() it). */
   readonly socket: TcpSocket | undefined;
 }
@@ -174,6 +183,7 @@ class Exchange implements HttpExchange {
   private remaining = 0;
   private chunked: ChunkedDecoder | undefined;
   private receivedAny = false;
+  private peerEnded = false;
   private timers: number[] = [];
   private readonly method: string;
 
@@ -292,23 +302,58 @@ class Exchange implements HttpExchange {
       this.input.consume(end);
       this.headerBytes += end;
       const parsed = splitHead(head);
-      const status = parsed.ok ? /^HTTP\/1\.[01] (\d{3})(?: (.*))?$/.exec(parsed.startLine) : null;
-      if (!parsed.ok || status === null) {
+      if (!parsed.ok) {
         this.fail({ kind: 'weird' });
         return false;
       }
-      const code = Number(status[1]);
-      this.options.trace?.onResponseHead?.(head);
-      if (code >= 100 && code < 200 && code !== 101) continue;
+      const code = this.statusOf(parsed.startLine);
+      if (code < 0) return false;
+      if (code >= 100 && code < 200 && code !== 101) {
+        this.options.trace?.onResponseHead?.(head, false);
+        continue;
+      }
       this.status = code;
-      this.reason = status[2] ?? '';
+      this.reason = parsed.startLine.split(' ').slice(2).join(' ');
       this.head = head;
       this.fields = parsed.fields;
       this.frame();
+      this.options.trace?.onResponseHead?.(
+        head,
+        this.framing === 'close' && !fieldHasToken(this.fields, 'Connection', 'close'),
+      );
       this.phase = 'body';
       if (this.framing === 'none') this.finish();
       return this.phase === 'body';
     }
+  }
+
+  /**
+   * The status line's code, as curl's checkhttpprefix and Curl_http_readwrite_headers read it: HTTP/1.0, 1.1,
+   * 2 and 3 are spoken, any other version fails, as does a code that is not three digits (-1 after failing).
+   */
+  private statusOf(line: string): number {
+    const version = /^HTTP\/(\d)(?:\.(\d))?(?= |$)/.exec(line);
+    if (version === null) {
+      this.fail({ kind: 'weird' });
+      return -1;
+    }
+    const major = version[1]!;
+    const minor = version[2] ?? '0';
+    if (
+      !(
+        (major === '1' && (minor === '0' || minor === '1')) ||
+        ((major === '2' || major === '3') && minor === '0')
+      )
+    ) {
+      this.fail({ kind: 'unsupported-version', version: `${major}.${minor}` });
+      return -1;
+    }
+    const code = /^ (\d{3})(?: |$)/.exec(line.slice(version[0].length));
+    if (code === null) {
+      this.fail({ kind: 'bad-status-code' });
+      return -1;
+    }
+    return Number(code[1]);
   }
 
   /** How the body ends (RFC 9112 section 6.3, as curl's http.c reads it). */
@@ -363,10 +408,41 @@ class Exchange implements HttpExchange {
 
   /** The server's FIN. */
   private ended(): void {
+    this.peerEnded = true;
     if (this.done) return;
-    if (this.phase === 'head') this.fail(this.receivedAny ? { kind: 'weird' } : { kind: 'empty-reply' });
+    if (this.phase === 'head') this.endedInHead();
     else if (this.phase === 'body' && this.framing === 'close') this.finish();
     else if (this.phase === 'body') this.fail({ kind: 'partial' });
+  }
+
+  /**
+   * The close came inside the head. With no complete status line curl reports an empty reply; after one,
+   * curl 7.88 takes the complete lines as the whole head and the transfer as done (exit 0), as measured.
+   */
+  private endedInHead(): void {
+    const bytes = this.input.bytes();
+    const text = latin1(bytes);
+    const lastLf = text.lastIndexOf('\n');
+    if (lastLf < 0) {
+      this.fail({ kind: 'empty-reply' });
+      return;
+    }
+    const lines = text.slice(0, lastLf + 1);
+    const parsed = splitHead(`${lines}\r\n`);
+    if (!parsed.ok) {
+      this.fail({ kind: 'weird' });
+      return;
+    }
+    const code = this.statusOf(parsed.startLine);
+    if (code < 0) return;
+    this.status = code;
+    this.reason = parsed.startLine.split(' ').slice(2).join(' ');
+    this.head = lines;
+    this.fields = parsed.fields;
+    this.headerBytes += lines.length;
+    this.options.trace?.onResponseHead?.(lines, false);
+    this.peerEnded = true;
+    this.complete(undefined, true);
   }
 
   private closed(error: TcpError | undefined): void {
@@ -381,7 +457,7 @@ class Exchange implements HttpExchange {
     const keepAlive =
       this.framing !== 'close' &&
       !fieldHasToken(this.fields, 'Connection', 'close') &&
-      /^HTTP\/1\.1 /.test(this.head);
+      !/^HTTP\/1\.0 /.test(this.head);
     this.complete(undefined, keepAlive);
   }
 
@@ -395,12 +471,13 @@ class Exchange implements HttpExchange {
     this.phase = 'done';
     this.clearTimers();
     const socket = this.socket;
+    const reusable = keepAlive && !this.peerEnded;
     if (socket !== undefined) {
       socket.onData = undefined;
       socket.onEnd = undefined;
       socket.onClose = undefined;
       socket.onConnect = undefined;
-      if (!keepAlive) socket.destroy();
+      if (!reusable) socket.destroy();
     }
     const body = new Uint8Array(this.options.keepBody === false ? 0 : this.bodyBytes);
     let at = 0;
@@ -428,7 +505,8 @@ class Exchange implements HttpExchange {
       connectNs: this.connectNs,
       firstByteNs: this.firstByteNs,
       endNs: this.ns.sim.now,
-      socket: keepAlive ? socket : undefined,
+      keptAlive: keepAlive,
+      socket: reusable ? socket : undefined,
     };
     this.onDone(this.result);
   }

@@ -40,6 +40,8 @@ export function curlExitCode(failure: HttpFailure | undefined): number {
     case 'partial':
       return 18; // CURLE_PARTIAL_FILE
     case 'http09':
+    case 'unsupported-version':
+    case 'bad-status-code':
       return 1; // CURLE_UNSUPPORTED_PROTOCOL
     case 'weird':
       return 8; // CURLE_WEIRD_SERVER_REPLY
@@ -86,6 +88,10 @@ export function curlErrorText(result: HttpResult, peer: CurlPeer): string {
         : 'transfer closed with outstanding read data remaining';
     case 'http09':
       return 'Received HTTP/0.9 when not allowed';
+    case 'unsupported-version':
+      return `Unsupported HTTP version (${failure.version}) in response`;
+    case 'bad-status-code':
+      return 'Unsupported response code in HTTP response';
     case 'weird':
       return 'Weird server reply';
     default:

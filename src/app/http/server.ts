@@ -1,7 +1,7 @@
 // An HTTP/1.1 server on a namespace's TCP sockets that answers as Go 1.19's net/http server does (server.go: conn.serve,
 // readRequest, chunkWriter.writeHeader): fixed routes of chosen status and size, keep-alive, Content-Length or
-// chunked bodies, Go's exact error answers (400, 431, 501, 505), an optional PROXY v2 header (as Traefik's
-// go-proxyproto listener reads it) and X-Forwarded-For, a Common Log Format access log, and a health route that
+// chunked bodies, Go's exact error answers (400, 431, 501, 505), an optional, then required, PROXY v2 header (as
+// nginx's `listen ... proxy_protocol` or go-proxyproto's REQUIRE policy read it) and X-Forwarded-For, a Common Log Format access log, and a health route that
 // answers 503 on demand. Not supported: request trailers, Expect: 100-continue, upgrades, TLS, HTTP/2, handlers.
 
 import type { Namespace } from '../../netns/namespace.ts';
@@ -66,8 +66,10 @@ export interface HttpServerOptions {
   readonly maxHeaderBytes?: number;
   /** The wall-clock time (ms since 1970) at virtual time 0, for the Date field and the log. Default 0. */
   readonly epochMs?: number;
-  /** Called with each access-log line (they are also kept in `accessLog`). */
+  /** Called with each access-log line (the first `logLimit` are also kept in `accessLog` and `records`). */
   readonly onLog?: (line: string) => void;
+  /** Log lines and records kept in memory (default 10 000; a long load run would otherwise grow without end). */
+  readonly logLimit?: number;
 }
 
 /** One logged request: who asked (as seen and as logged), what, and the answer. */
@@ -181,7 +183,6 @@ interface Request {
   readonly target: string;
   readonly proto: string;
   readonly minor: number;
-  readonly requestLine: string;
   readonly fields: readonly HeaderField[];
 }
 
@@ -227,9 +228,11 @@ export function httpServer(ns: Namespace, options: HttpServerOptions): HttpServe
     bodies,
     healthy: () => healthy,
     log(record) {
-      records.push(record);
       const line = formatAccessLine(record, options.epochMs ?? 0);
-      accessLog.push(line);
+      if (records.length < (options.logLimit ?? 10_000)) {
+        records.push(record);
+        accessLog.push(line);
+      }
       options.onLog?.(line);
     },
   };
@@ -329,7 +332,7 @@ class ServerConnection {
   }
 
   /**
-   * The PROXY v2 header before the stream (go-proxyproto's readHeader under Traefik): a wrong signature,
+   * The PROXY v2 header before the stream (nginx's ngx_proxy_protocol_read, go-proxyproto with REQUIRE): a wrong signature,
    * version, command or length fails the connection's first read, and the server closes it without a reply.
    */
   private readProxyHeader(): boolean {
@@ -426,7 +429,6 @@ class ServerConnection {
       target: words[1]!,
       proto: words[2]!,
       minor,
-      requestLine: line,
       fields: parsed.fields,
     };
     this.ctx.stats.requests++;
@@ -627,7 +629,7 @@ function concat(pieces: readonly Uint8Array[]): Uint8Array {
 
 const PROXY_SIGNATURE = [0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a];
 
-/** Whether the bytes so far could still begin a PROXY v2 header (go-proxyproto compares as it reads). */
+/** Whether the bytes so far could still begin a PROXY v2 header (the signature is compared as it arrives). */
 function signaturePrefixMatches(bytes: Uint8Array): boolean {
   const n = Math.min(bytes.length, PROXY_SIGNATURE.length);
   for (let i = 0; i < n; i++) if (bytes[i] !== PROXY_SIGNATURE[i]) return false;

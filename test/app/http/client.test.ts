@@ -115,10 +115,28 @@ describe('httpRequest', () => {
     expect(result!.body.length).toBe(0);
   });
 
-  it('reports a status line curl cannot read as weird', () => {
+  it.each([
+    ['HTTP/1.1 2x0 OK\r\n\r\n', { kind: 'bad-status-code' }],
+    ['HTTP/1.2 200 OK\r\n\r\n', { kind: 'unsupported-version', version: '1.2' }],
+    ['HTTP/x 200 OK\r\n\r\n', { kind: 'weird' }],
+    ['HTTP/1.1 200 OK\r\nno colon\r\n\r\n', { kind: 'weird' }],
+  ])('refuses the status line of %j as curl does', (reply, failure) => {
     const { sim, a, b } = twoHosts();
-    fixedServer(b, 8023, 'HTTP/1.1 2x0 OK\r\n\r\n');
-    expect(get(a, '10.0.0.2:8023', () => sim.run(1e9)).failure).toEqual({ kind: 'weird' });
+    fixedServer(b, 8023, reply);
+    expect(get(a, '10.0.0.2:8023', () => sim.run(1e9)).failure).toEqual(failure);
+  });
+
+  it('takes a head cut short after its status line as the whole answer, as curl 7.88 does', () => {
+    const { sim, a, b } = twoHosts();
+    fixedServer(b, 8024, 'HTTP/1.1 200 OK\r\nContent-Le', { end: true });
+    const result = get(a, '10.0.0.2:8024', () => sim.run(1e9));
+    expect(result).toMatchObject({
+      ok: true,
+      status: 200,
+      head: 'HTTP/1.1 200 OK\r\n',
+      keptAlive: true,
+      socket: undefined,
+    });
   });
 
   it('is silent once cancelled', () => {

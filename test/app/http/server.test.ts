@@ -172,6 +172,25 @@ describe('httpServer connections', () => {
   });
 });
 
+describe('httpServer lifetime', () => {
+  it('stops listening on close(): new connections are refused, open ones keep working', () => {
+    const { sim, a, server } = setup();
+    const open = rawClient(a, 8000, [GET('/sante')]);
+    sim.run(1e9);
+    server.close();
+    open.socket.write(new TextEncoder().encode(GET('/json')));
+    const late = rawClient(a, 8000, [GET('/sante')]);
+    sim.run(1e9);
+    expect(open.state.received.match(/HTTP\/1\.1 /g)).toHaveLength(2);
+    expect(late.state).toMatchObject({ received: '', closed: true, error: 'ECONNREFUSED' });
+  });
+
+  it('refuses a port already in use (a programmer error)', () => {
+    const { b } = setup();
+    expect(() => httpServer(b, { port: 8000, routes: {} })).toThrow(/in use/);
+  });
+});
+
 describe('httpServer access log', () => {
   it('logs one Common Log Format line per request with the peer it saw', () => {
     const { sim, a, b } = twoHosts();
@@ -193,6 +212,17 @@ describe('httpServer access log', () => {
     ]);
     expect(lines).toEqual(server.accessLog);
     expect(server.records[0]!.peerPort).toBeGreaterThanOrEqual(32768);
+  });
+
+  it('keeps at most logLimit lines and still hands every line to onLog', () => {
+    const { sim, a, b } = twoHosts();
+    const lines: string[] = [];
+    const server = httpServer(b, { port: 8000, routes: ROUTES, logLimit: 2, onLog: (l) => lines.push(l) });
+    rawClient(a, 8000, [GET('/sante') + GET('/sante') + GET('/sante')]);
+    sim.run(1e9);
+    expect(server.accessLog).toHaveLength(2);
+    expect(server.records).toHaveLength(2);
+    expect(lines).toHaveLength(3);
   });
 
   it('logs the first X-Forwarded-For address when told to trust it, the peer otherwise', () => {
@@ -237,6 +267,22 @@ describe('httpServer with PROXY protocol v2', () => {
     expect(server.accessLog[0]).toMatch(/^203\.0\.113\.7 - - /);
     expect(server.records[0]!.peerAddr).toBe(parseIpv4('10.0.0.1'));
     expect(server.stats.proxyHeaders).toBe(1);
+  });
+
+  it('keeps the peer as the client for a LOCAL command (a health check from the balancer itself)', () => {
+    const { sim, a, server } = setup({ proxyProtocol: true });
+    const repr = {
+      command: 'local' as const,
+      transport: 0,
+      addresses: { type: 'raw' as const, family: 0, bytes: new Uint8Array(0) },
+      tlvs: [],
+    };
+    const header = new Uint8Array(proxyV2HeaderLen(repr));
+    emitProxyV2(repr, ProxyV2View.unchecked(header));
+    const { state } = rawClient(a, 8000, [header, GET('/sante')]);
+    sim.run(1e9);
+    expect(state.received).toMatch(/^HTTP\/1\.1 200 OK/);
+    expect(server.accessLog[0]).toMatch(/^10\.0\.0\.1 - - /);
   });
 
   it('waits for a header split across segments', () => {
