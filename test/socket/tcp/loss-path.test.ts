@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Cubic } from '../../../src/socket/tcp/congestion/cubic.ts';
-import { CwndState } from '../../../src/socket/tcp/congestion/types.ts';
 import { OfoQueue } from '../../../src/socket/tcp/ofo-queue.ts';
-import { chooseLossProbe, lossProbeTimeout, Rack } from '../../../src/socket/tcp/rack.ts';
-import { AckInput, LossRecovery } from '../../../src/socket/tcp/recovery.ts';
 import { SackBlocks } from '../../../src/socket/tcp/sack-blocks.ts';
-import { FLAG_WIN_UPDATE, Scoreboard } from '../../../src/socket/tcp/scoreboard.ts';
+import { FLAG_WIN_UPDATE } from '../../../src/socket/tcp/scoreboard.ts';
+import { SenderControl } from '../../../src/socket/tcp/sender-control.ts';
 
-// The loss-recovery modules wired together the way TcpSocket would use them, over a path with a
+// The loss-recovery modules wired together through SenderControl, as TcpSocket would use them, over a path with a
 // 10 ms one-way delay on a manual clock: a sender (scoreboard, RACK, recovery, CUBIC) and a receiver
 // (out-of-order queue, SACK blocks) that ACKs every segment at once. One segment is lost once.
 
@@ -17,7 +14,7 @@ const DELAY_US = 10_000;
 
 type Event = { at: number; order: number; run: () => void };
 
-function path(total: number, lost: number[]) {
+function path(total: number, lost: number[], lostRetransmissions: number[] = []) {
   const events: Event[] = [];
   let order = 0;
   let now = 0;
@@ -25,14 +22,6 @@ function path(total: number, lost: number[]) {
   const log: string[] = [];
 
   // Sender.
-  const rack = new Rack();
-  const sb = new Scoreboard(rack);
-  sb.mss = MSS;
-  sb.maxWindow = 1 << 20;
-  sb.sndUna = ISN;
-  sb.sndNxt = ISN;
-  const tp = new CwndState();
-  const cubic = new Cubic();
   const host = {
     srttUs: 0,
     sackOk: true,
@@ -40,11 +29,15 @@ function path(total: number, lost: number[]) {
       host.srttUs = host.srttUs === 0 ? us : Math.floor((7 * host.srttUs + us) / 8);
     },
   };
-  const rec = new LossRecovery(tp, cubic, sb, rack, host);
-  tp.jiffies = 1000;
-  cubic.init(tp);
+  const sender = new SenderControl(
+    { congestion: 'cubic', mss: MSS, maxWindow: 1 << 20, initialCwnd: 10 },
+    host,
+  );
+  const { sb, tp } = sender;
+  sender.start(ISN, 0);
   const end = ISN + total * MSS;
   const dropped = new Set(lost);
+  const droppedRetransmissions = new Set(lostRetransmissions);
   let reoTimer = -1;
 
   // Receiver.
@@ -53,75 +46,58 @@ function path(total: number, lost: number[]) {
   let rcvNxt = ISN;
   let deliveredBytes = 0;
 
-  // tcp_wstamp_ns: on a path where no time passes while a host works, each transmission still
-  // gets a later stamp than the one before (1 ns), as the kernel's clock would give it.
-  let stamps = 0;
-  const xmitUs = () => now + ++stamps / 1000;
   const sendSegment = (seq: number, retransmission: boolean) => {
     const index = (seq - ISN) / MSS;
     log.push(`${now / 1000} ms ${retransmission ? 'rtx' : 'send'} ${index}`);
-    if (!retransmission && dropped.has(index)) {
-      dropped.delete(index);
+    const drops = retransmission ? droppedRetransmissions : dropped;
+    if (drops.has(index)) {
+      drops.delete(index);
       return;
     }
     at(now + DELAY_US, () => receive(seq));
   };
   const transmit = () => {
-    for (let segment = rec.nextRetransmit(); segment !== undefined; segment = rec.nextRetransmit()) {
-      rec.retransmitted(segment, xmitUs(), Math.floor(now / 1000));
+    for (let segment = sender.nextRetransmit(); segment !== undefined; segment = sender.nextRetransmit()) {
+      sender.retransmitted(segment, now * 1000, Math.floor(now / 1000));
       sendSegment(segment.seq, true);
     }
-    let fresh = 0;
-    while (sb.inFlight < tp.cwnd && sb.sndNxt < end) {
+    while (sender.canSend() && sb.sndNxt < end) {
       const seq = sb.sndNxt;
-      sb.sent(seq, seq + MSS, xmitUs());
+      sender.sent(seq, seq + MSS, now * 1000);
       sendSegment(seq, false);
-      fresh++;
     }
-    rec.newDataSent(fresh);
   };
   // The one transmit timer (icsk_retransmit_timer): the loss probe when tcp_schedule_loss_probe allows.
   let xmitTimer = 0;
   const armProbe = () => {
     const generation = ++xmitTimer;
-    const pto = lossProbeTimeout({
-      caState: tp.caState,
-      sackOk: true,
-      packetsOut: sb.packetsOut,
-      srttUs: host.srttUs,
-      rtoJiffies: 1000,
-      advancingRto: true,
-      rtoDeltaUs: 0,
-    });
+    const pto = sender.probeTimeout(host.srttUs, 1000, true, 0);
     if (pto < 0) return;
     at(now + pto * 1000, () => {
       if (generation !== xmitTimer) return;
-      const probe = chooseLossProbe(sb, sb.sndNxt < end);
+      const probe = sender.lossProbe(sb.sndNxt < end);
       log.push(`${now / 1000} ms probe ${probe.kind}`);
       if (probe.kind === 'retransmit') {
-        rec.retransmitted(probe.segment, xmitUs(), Math.floor(now / 1000));
+        sender.retransmitted(probe.segment, now * 1000, Math.floor(now / 1000));
         sendSegment(probe.segment.seq, true);
-        rec.probeSent(true);
+        sender.probeSent(true);
       }
     });
   };
-  const input = new AckInput();
   const onAck = (ack: number, edges: number[]) => {
-    tp.jiffies = 1000 + Math.floor(now / 1000);
-    input.ack = ack;
-    input.flag = ack !== sb.sndUna ? FLAG_WIN_UPDATE : 0;
-    input.sackEdges = edges;
-    input.sackCount = edges.length / 2;
-    input.nowUs = now;
-    input.tsEcrMs = 0;
-    input.cwndLimited = true;
     const before = tp.caState;
     // Counters as the ACK finds them.
     if (edges.length > 0)
       log.push(
         `  ack ${(ack - ISN) / MSS} sack ${edges.map((e) => (e - ISN) / MSS).join(',')} sacked ${sb.sackedOut} lost ${sb.lostOut}`,
       );
-    const out = rec.onAck(input);
+    const fields = {
+      ack,
+      flag: ack !== sb.sndUna ? FLAG_WIN_UPDATE : 0,
+      sackEdges: edges,
+      sackCount: edges.length / 2,
+    };
+    const out = sender.ack({ ...fields, tsEcrMs: 0, cwndLimited: true }, now * 1000);
     if (tp.caState !== before)
       log.push(`${now / 1000} ms ${before} -> ${tp.caState} cwnd ${tp.cwnd} ssthresh ${tp.ssthresh}`);
     if (out.setXmitTimer) armProbe();
@@ -129,7 +105,7 @@ function path(total: number, lost: number[]) {
       reoTimer = order;
       at(now + out.reoTimeout * 1000, () => {
         reoTimer = -1;
-        if (rec.reoTimeout(now)) transmit();
+        if (sender.reoTimeout(now * 1000)) transmit();
       });
     }
     transmit();
@@ -212,5 +188,19 @@ describe('one loss in a 30-segment transfer, end to end through the modules', ()
     // an ACK beyond, i.e. of data sent after the probe); slow start went on: 10 + 9 + 1.
     expect(sb.tlpHighSeq).toBe(ISN + 10 * MSS);
     expect([tp.caState, tp.cwnd]).toEqual(['Open', 20]);
+  });
+
+  it('a lost retransmission: RACK marks it lost again once data sent after it is SACKed (FLAG_LOST_RETRANS)', () => {
+    const { log, deliveredBytes } = path(30, [4], [4]);
+    expect(deliveredBytes).toBe(30 * MSS);
+    // The first retransmission (20 ms) is lost; segment 20, sent just after it, is SACKed at 40 ms,
+    // rack.rtt (20 ms) has passed since the retransmission: lost again and resent, still in Recovery.
+    expect(log.filter((line) => line.includes('rtx') || line.includes('->'))).toEqual([
+      '20 ms Open -> Disorder cwnd 14 ssthresh 2147483647',
+      '20 ms Disorder -> Recovery cwnd 13 ssthresh 9',
+      '20 ms rtx 4',
+      '40 ms rtx 4',
+      '60 ms Recovery -> Open cwnd 9 ssthresh 9',
+    ]);
   });
 });
