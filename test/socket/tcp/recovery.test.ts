@@ -319,3 +319,40 @@ describe('RACK reordering window (tcp_rack_update_reo_wnd)', () => {
     expect(rack.reoWndSteps).toBe(1);
   });
 });
+
+describe('a peer without SACK: NewReno on duplicate ACKs (tcp_add_reno_sack, tcp_newreno_mark_lost)', () => {
+  it('three duplicate ACKs mark the head lost; a partial ACK marks the next head; the full ACK ends recovery', () => {
+    const s = sender({ sackOk: false });
+    s.tp.cwnd = 10;
+    s.ack(50_000, 2000);
+    expect(s.tp.cwnd).toBe(11);
+    s.transmit(50_000);
+    // Keep to the ten segments (the window is the socket's concern).
+    s.sb.queue.splice(9);
+    s.sb.tsorted.splice(s.sb.tsorted.length - 2);
+    s.sb.packetsOut = 9;
+    s.sb.sndNxt = 11000;
+    // Duplicate ACKs: each counts one segment delivered out of order (sacked_out).
+    s.ack(50_200, 2000);
+    expect(s.counters()).toMatchObject({ state: 'Disorder', sackedOut: 1, lostOut: 0 });
+    s.ack(50_300, 2000);
+    expect(s.counters()).toMatchObject({ state: 'Disorder', sackedOut: 2, lostOut: 0 });
+    const out = s.ack(50_400, 2000);
+    // sacked_out reaches reordering (3): the head is lost, Recovery, ssthresh 11 / 2.
+    expect(out.rexmit).toBe('lost');
+    expect(s.counters()).toMatchObject({ state: 'Recovery', ssthresh: 5, sackedOut: 3, lostOut: 1 });
+    expect(s.transmit(50_400)).toEqual(['rtx 2000']);
+    // A partial ACK (to 4000: the retransmission and [3000, 4000)) marks the new head lost (NewReno).
+    s.ack(99_400, 4000);
+    expect(s.tp.caState).toBe('Recovery');
+    expect(s.sb.find(4000)!.sacked & LOST).toBe(LOST);
+    expect(s.transmit(99_400)).toEqual(['rtx 4000']);
+    // The ACK of high_seq itself: NewReno holds Recovery until something above it is ACKed
+    // (tcp_is_non_sack_preventing_reopen, RFC 6582), against false fast retransmits.
+    s.ack(150_000, 11000);
+    expect(s.counters()).toMatchObject({ state: 'Recovery', sackedOut: 0, lostOut: 0, retransOut: 0 });
+    s.sb.sent(11000, 12000, 150_000);
+    s.ack(200_000, 12000);
+    expect(s.counters()).toMatchObject({ state: 'Open', cwnd: 5, ssthresh: 5, packetsOut: 0 });
+  });
+});
