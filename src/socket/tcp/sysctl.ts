@@ -23,7 +23,7 @@ export function defineTcpSysctls(sysctls: Sysctls): void {
   });
   int('tcp_timestamps', 1, 0, 2);
   int('tcp_sack', 1, 0, 1);
-  int('tcp_dsack', 1, 0, 1);
+  int('tcp_dsack', 1, 0, 255);
   int('tcp_window_scaling', 1, 0, 1);
   int('tcp_syn_retries', 6, 1, 127);
   int('tcp_synack_retries', 5, 0, 255);
