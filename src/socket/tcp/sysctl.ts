@@ -23,13 +23,21 @@ export function defineTcpSysctls(sysctls: Sysctls): void {
   });
   int('tcp_timestamps', 1, 0, 2);
   int('tcp_sack', 1, 0, 1);
-  int('tcp_dsack', 1, 0, 1);
+  int('tcp_dsack', 1, 0, 255);
   int('tcp_window_scaling', 1, 0, 1);
   int('tcp_syn_retries', 6, 1, 127);
   int('tcp_synack_retries', 5, 0, 255);
   int('tcp_retries2', 15);
   int('tcp_fin_timeout', 60);
   int('tcp_app_win', 31, 0, 31);
+  // Loss recovery (tcp_sk_init): RACK on, F-RTO's SACK-enhanced variant, TLP, the dupthresh;
+  // the ranges are what 6.18 accepts (u8 knobs take 0-255).
+  int('tcp_recovery', 1, 0, 255);
+  int('tcp_frto', 2, 0, 255);
+  int('tcp_early_retrans', 3, 0, 4);
+  int('tcp_reordering', 3, 1, 300);
+  int('tcp_max_reordering', 300, 1);
+  int('tcp_slow_start_after_idle', 1, 0, 255);
 }
 
 /** One field (0, 1 or 2) of tcp_rmem or tcp_wmem. */
