@@ -1,4 +1,4 @@
-// A tcpdump-style printer for captured frames (what `tcpdump -nn [-e]` 4.99 prints after the timestamp), Ethernet and Linux cooked v1 and v2 link types; the dispatcher over the per-protocol printers in print/, as tcpdump's print.c over its print-*.c. No -v detail, no IPv6, no LLC/SNAP; of the application protocols only HTTP request/status lines and VXLAN/OTV are decoded.
+// A tcpdump-style printer for captured frames (what `tcpdump -nn [-e]` 4.99 prints after the timestamp), Ethernet and Linux cooked v1 and v2 link types; the dispatcher over the per-protocol printers in print/, as tcpdump's print.c over its print-*.c. With -v/-vv detail; no IPv6, no LLC/SNAP; of the application protocols only DNS on UDP port 53, HTTP lines and VXLAN/OTV are decoded.
 //
 // The printers walk the bytes as tcpdump's dissectors do (print-ether.c, print-sll.c,
 // print-arp.c, print-ip.c, print-tcp.c, print-udp.c, print-icmp.c, print-vxlan.c, print-otv.c,

@@ -28,7 +28,7 @@ import {
 import { millis, seconds } from '../../src/core/scheduler.ts';
 import { internetChecksum } from '../../src/wire/checksum.ts';
 import { ETHERTYPE_IPV4 } from '../../src/wire/ethernet.ts';
-import { ethernet, ip, mac, sampleFrames, tcp, toSll2 } from '../support/frames.ts';
+import { ethernet, ip, mac, sampleFrames, tcp, toSll2, udp } from '../support/frames.ts';
 import { requireTool } from '../support/tools.ts';
 
 /** Interface names as tcpdump resolves SLL2 indices: from the machine it runs on. */
@@ -148,16 +148,6 @@ function expectSameLines(records: readonly Record[], ours: string[], theirs: str
   expect(theirs).toHaveLength(records.length);
   const labelled = (lines: string[]) => lines.map((line, i) => `${records[i]!.label}: ${line}`);
   expect(labelled(ours)).toEqual(labelled(theirs));
-}
-
-/**
- * The samples -v can print: the port-unreachable error quotes a datagram to port 53, which
- * tcpdump -v decodes as DNS (print-domain.c), a printer packetlab does not have yet.
- */
-function verboseCases(records: Record[], verbose: number): Record[] {
-  return verbose === 0
-    ? records
-    : records.filter((r) => !r.label.startsWith('ICMP port unreachable quoting UDP'));
 }
 
 /** A copy of a sample frame with some bytes overwritten. */
@@ -296,6 +286,214 @@ function tcpdumpText(path: string, flags: readonly string[]): string {
   });
 }
 
+/** A DNS name in wire form (labels, then the root's zero). */
+function dnsName(name: string): number[] {
+  const out: number[] = [];
+  for (const label of name.split('.').filter((l) => l !== ''))
+    out.push(label.length, ...new TextEncoder().encode(label));
+  return [...out, 0];
+}
+const u16 = (n: number) => [n >>> 8, n & 0xff];
+const u32 = (n: number) => [...u16(n >>> 16), ...u16(n & 0xffff)];
+const question = (name: string, type: number, klass = 1) => [...dnsName(name), ...u16(type), ...u16(klass)];
+/** A resource record; `name` as wire bytes (a compression pointer is [0xc0, 12]). */
+const record = (name: number[], type: number, data: number[], klass = 1) => [
+  ...name,
+  ...u16(type),
+  ...u16(klass),
+  ...u32(30),
+  ...u16(data.length),
+  ...data,
+];
+const TO_QUESTION = [0xc0, 12];
+const OPT = record([0], 41, [], 1232);
+function dnsMessage(id: number, flags: number, sections: number[][][]): Uint8Array {
+  const [qd = [], an = [], ns = [], ar = []] = sections;
+  const header = [...u16(id), ...u16(flags), ...[qd, an, ns, ar].flatMap((s) => u16(s.length))];
+  return new Uint8Array([...header, ...[qd, an, ns, ar].flat(2)]);
+}
+
+/** Queries and answers of the kinds a cluster's DNS traffic holds, with the flags and sections tcpdump prints. */
+function dnsFrames(): [string, Uint8Array][] {
+  const kube = 'kubernetes.default.svc.cluster.local';
+  const messages: [string, Uint8Array][] = [
+    ['query A with EDNS', dnsMessage(0x1234, 0x0100, [[question(kube, 1)], [], [], [OPT]])],
+    [
+      'answer A, authoritative',
+      dnsMessage(0x1234, 0x8580, [[question(kube, 1)], [record(TO_QUESTION, 1, [10, 96, 0, 1])], [], [OPT]]),
+    ],
+    ['query AAAA', dnsMessage(0x2222, 0x0100, [[question('web.default.svc.cluster.local', 28)]])],
+    [
+      'NXDomain with SOA',
+      dnsMessage(0x2222, 0x8183, [
+        [question('nosuch.default.svc.cluster.local', 1)],
+        [],
+        [
+          record(dnsName('cluster.local'), 6, [
+            ...dnsName('ns.dns.cluster.local'),
+            ...dnsName('hostmaster.cluster.local'),
+            ...[1_700_000_000, 7200, 1800, 86400, 30].flatMap(u32),
+          ]),
+        ],
+      ]),
+    ],
+    [
+      'CNAME chain',
+      dnsMessage(0x3333, 0x8180, [
+        [question('www.example.com', 1)],
+        [
+          record(TO_QUESTION, 5, dnsName('example.com')),
+          record(dnsName('example.com'), 1, [93, 184, 216, 34]),
+        ],
+      ]),
+    ],
+    [
+      'SRV',
+      dnsMessage(0x4444, 0x8180, [
+        [question('_http._tcp.web.default.svc.cluster.local', 33)],
+        [
+          record(TO_QUESTION, 33, [
+            ...u16(0),
+            ...u16(100),
+            ...u16(80),
+            ...dnsName('web.default.svc.cluster.local'),
+          ]),
+        ],
+      ]),
+    ],
+    [
+      'PTR',
+      dnsMessage(0x5555, 0x8180, [
+        [question('1.0.96.10.in-addr.arpa', 12)],
+        [record(TO_QUESTION, 12, dnsName(kube))],
+      ]),
+    ],
+    [
+      'TXT, MX and AAAA',
+      dnsMessage(0x6666, 0x8180, [
+        [question('example.com', 255)],
+        [
+          record(TO_QUESTION, 16, [5, ...new TextEncoder().encode('hello'), 3, 0x01, 0xe9, 0x41]),
+          record(TO_QUESTION, 15, [...u16(10), ...dnsName('mail.example.com')]),
+          record(TO_QUESTION, 28, [0x20, 0x01, 0x0d, 0xb8, ...new Array(11).fill(0), 1]),
+          record(TO_QUESTION, 16, [0], 3),
+        ],
+        [],
+        [record([0], 41, [], 4096).map((b, i) => (i === 7 ? 0x80 : b))],
+      ]),
+    ],
+    [
+      'two questions, CD',
+      dnsMessage(0x9999, 0x0110, [[question('example.com', 1), question('example.org', 1, 3)]]),
+    ],
+    ['ServFail, truncated', dnsMessage(0xaaaa, 0x8382, [[question('example.com', 1)]])],
+    [
+      'all sections, no recursion',
+      dnsMessage(0xbbbb, 0x8500, [
+        [question('example.com', 1)],
+        [record(TO_QUESTION, 1, [1, 2, 3, 4])],
+        [record(dnsName('example.com'), 2, dnsName('ns1.example.com'))],
+        [record(dnsName('ns1.example.com'), 1, [5, 6, 7, 8])],
+      ]),
+    ],
+    ['root NS query', dnsMessage(0xdddd, 0x0100, [[question('.', 2)]])],
+    [
+      'bad pointer',
+      dnsMessage(0xeeee, 0x8180, [[question('a.b', 1)], [record([0xc0, 40], 1, [1, 2, 3, 4])]]),
+    ],
+    ['short message', new Uint8Array([0x12, 0x34, 0x01])],
+  ];
+  const toDns = { dst: mac('02:42:0a:60:00:0a'), src: mac('02:42:0a:f4:01:05'), ethertype: ETHERTYPE_IPV4 };
+  return messages.map(([label, payload]) => {
+    const response = payload.length > 2 && (payload[2]! & 0x80) !== 0;
+    const ends = [
+      { addr: ip('10.244.1.5'), port: 41234 },
+      { addr: ip('10.96.0.10'), port: 53 },
+    ];
+    const [from, to] = response ? [ends[1]!, ends[0]!] : [ends[0]!, ends[1]!];
+    const datagram = udp({ src: from.addr, dst: to.addr, srcPort: from.port, dstPort: to.port, payload });
+    return [label, ethernet(toDns, datagram)];
+  });
+}
+
+/** Random DNS responses from a fixed seed: small counts, random bytes and many small values (labels, pointers). */
+function randomDnsFrames(count: number): [string, Uint8Array][] {
+  let state = 12345;
+  const next = (n: number) => {
+    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    return state % n;
+  };
+  const frames: [string, Uint8Array][] = [];
+  const toClient = {
+    dst: mac('02:42:0a:f4:01:05'),
+    src: mac('02:42:0a:60:00:0a'),
+    ethertype: ETHERTYPE_IPV4,
+  };
+  for (let k = 0; k < count; k++) {
+    const payload = new Uint8Array(12 + next(60));
+    for (let i = 0; i < payload.length; i++) payload[i] = next(256);
+    for (const [at, max] of [
+      [5, 3],
+      [7, 3],
+      [9, 2],
+      [11, 2],
+    ] as const) {
+      payload[at - 1] = 0;
+      payload[at] = next(max);
+    }
+    for (let i = 12; i < payload.length; i++) if (next(3) === 0) payload[i] = next(8);
+    const datagram = udp({
+      src: ip('10.96.0.10'),
+      dst: ip('10.244.1.5'),
+      srcPort: 53,
+      dstPort: 41234,
+      payload,
+    });
+    frames.push([`random message ${k}`, ethernet(toClient, datagram)]);
+  }
+  return frames;
+}
+
+describe('DNS (print-domain.c) against the real tcpdump -r', () => {
+  it('prints a thousand random messages as tcpdump, -v and -vv do', (ctx) => {
+    if (!requireTool('tcpdump', ctx)) return;
+    const records = randomDnsFrames(1000).map(([label, frame], i) => ({
+      timeNs: seconds(i),
+      frame,
+      wireLength: frame.length,
+      label,
+    }));
+    const path = writeCapture('dns-random.pcap', LINKTYPE_ETHERNET, records);
+    for (const verbose of [0, 1, 2]) {
+      const flags = verbose > 0 ? [`-${'v'.repeat(verbose)}`] : [];
+      const ours = ourBlocks(records, { linkType: LINKTYPE_ETHERNET, verbose });
+      expectSameLines(records, ours, tcpdumpBlocks(path, flags));
+    }
+  });
+
+  for (const verbose of [0, 1, 2]) {
+    const flags = verbose > 0 ? [`-${'v'.repeat(verbose)}`] : [];
+    it(`prints queries and answers as tcpdump ${flags.join(' ')} does, whole and cut at every length`, (ctx) => {
+      if (!requireTool('tcpdump', ctx)) return;
+      const records: Record[] = [];
+      for (const [label, frame] of dnsFrames()) {
+        for (let cut = 42; cut <= frame.length; cut++) {
+          const kept = frame.subarray(0, cut);
+          records.push({
+            timeNs: seconds(records.length),
+            frame: kept,
+            wireLength: frame.length,
+            label: `${label} cut at ${cut}`,
+          });
+        }
+      }
+      const path = writeCapture(`dns-${verbose}.pcap`, LINKTYPE_ETHERNET, records);
+      const ours = ourBlocks(records, { linkType: LINKTYPE_ETHERNET, verbose });
+      expectSameLines(records, ours, tcpdumpBlocks(path, flags));
+    });
+  }
+});
+
 describe('tcpdump -q, -x, -X, -A, -# and -t... against the real tcpdump -r', () => {
   for (const { flags, options } of OUTPUT_FLAGS) {
     for (const { name, linkType } of LINK_TYPES) {
@@ -325,7 +523,7 @@ describe('formatTcpdumpLine against the real tcpdump -nn -r', () => {
 
         it(`prints every frame type as tcpdump does: ${title}`, (ctx) => {
           if (!requireTool('tcpdump', ctx)) return;
-          const records = verboseCases(sampleRecords(linkType), verbose);
+          const records = sampleRecords(linkType);
           const path = writeCapture(`sample-${linkType}.pcap`, linkType, records);
           const ours = ourBlocks(records, { linkType, showLinkLayer, ifName, verbose });
           expectSameLines(records, ours, tcpdumpBlocks(path, flags));
@@ -333,7 +531,7 @@ describe('formatTcpdumpLine against the real tcpdump -nn -r', () => {
 
         it(`prints every truncation of every frame type as tcpdump does: ${title}`, (ctx) => {
           if (!requireTool('tcpdump', ctx)) return;
-          const records = verboseCases(truncatedRecords(linkType), verbose);
+          const records = truncatedRecords(linkType);
           const path = writeCapture(`cut-${linkType}.pcap`, linkType, records);
           const ours = ourBlocks(records, { linkType, showLinkLayer, ifName, verbose });
           expectSameLines(records, ours, tcpdumpBlocks(path, flags));

@@ -1,12 +1,14 @@
-// UDP (print-udp.c's udp_print): ports and length, and the VXLAN/OTV tunnels by port, the checksum with -vv; no other application protocols.
+// UDP (print-udp.c's udp_print): ports and length, and DNS on port 53 and the VXLAN/OTV tunnels by port, the checksum with -vv; no other application protocols.
 
 import { formatIpv4 } from '../../wire/address.ts';
 import { pseudoHeaderSum } from '../../wire/checksum.ts';
+import { domainPrint } from './domain.ts';
 import { IPPROTO_UDP } from './ipproto.ts';
 import { type Dissector, hex4, type IpContext, inCksum, inCksumShouldbe } from './netdissect.ts';
 import { otvPrint } from './otv.ts';
 import { vxlanPrint } from './vxlan.ts';
 
+const NAMESERVER_PORT = 53;
 const VXLAN_PORT = 4789;
 const OTV_PORT = 8472;
 
@@ -65,6 +67,8 @@ export function udpPrint(d: Dissector, at: number, length: number, ip: IpContext
   }
   if (d.qflag) {
     udpLengthPrint(d, ulen, payloadLen, ip.fragmented);
+  } else if (srcPort === NAMESERVER_PORT || dstPort === NAMESERVER_PORT) {
+    domainPrint(d, data, payloadLen);
   } else if (srcPort === VXLAN_PORT || dstPort === VXLAN_PORT) {
     vxlanPrint(d, data, payloadLen);
   } else if (dstPort === OTV_PORT || srcPort === OTV_PORT) {
