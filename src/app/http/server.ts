@@ -4,6 +4,7 @@
 // for (then required, as nginx's `listen ... proxy_protocol` reads it), X-Forwarded-For, a Common Log Format
 // access log, and a health route that answers 503 on demand. Not supported: request trailers (read and dropped),
 // Expect: 100-continue, upgrades, TLS, HTTP/2, handlers other than fixed routes.
+
 import type { Namespace } from '../../netns/namespace.ts';
 import type { TcpSocket } from '../../socket/tcp/socket.ts';
 import type { TcpListener } from '../../socket/tcp/table.ts';
