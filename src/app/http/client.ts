@@ -16,7 +16,6 @@ import {
   latin1,
   latin1Bytes,
   parseContentLength,
-  splitHead,
 } from './message.ts';
 
 /** Why an exchange failed, in curl's terms (each maps to one curl exit code, see failure.ts). */
@@ -45,6 +44,8 @@ export type HttpFailure =
   | { readonly kind: 'unsupported-version'; readonly version: string }
   /** A status line whose code is not three digits. */
   | { readonly kind: 'bad-status-code' }
+  /** A field line without a colon. */
+  | { readonly kind: 'header-without-colon' }
   /** A status line or head curl cannot read. */
   | { readonly kind: 'weird' };
 
@@ -301,9 +302,11 @@ class Exchange implements HttpExchange {
       const head = latin1(bytes.subarray(0, end));
       this.input.consume(end);
       this.headerBytes += end;
-      const parsed = splitHead(head);
+      const parsed = splitResponseHead(head);
       if (!parsed.ok) {
-        this.fail({ kind: 'weird' });
+        // curl shows the lines it read before the bad one, then fails.
+        this.options.trace?.onResponseHead?.(parsed.before, false);
+        this.fail({ kind: 'header-without-colon' });
         return false;
       }
       const code = this.statusOf(parsed.startLine);
@@ -428,9 +431,10 @@ class Exchange implements HttpExchange {
       return;
     }
     const lines = text.slice(0, lastLf + 1);
-    const parsed = splitHead(`${lines}\r\n`);
+    const parsed = splitResponseHead(`${lines}\r\n`);
     if (!parsed.ok) {
-      this.fail({ kind: 'weird' });
+      this.options.trace?.onResponseHead?.(parsed.before, false);
+      this.fail({ kind: 'header-without-colon' });
       return;
     }
     const code = this.statusOf(parsed.startLine);
@@ -515,6 +519,28 @@ class Exchange implements HttpExchange {
     for (const timer of this.timers) this.ns.sim.scheduler.cancel(timer);
     this.timers = [];
   }
+}
+
+type ResponseHead =
+  | { readonly ok: true; readonly startLine: string; readonly fields: readonly HeaderField[] }
+  /** `before`: the lines ahead of the bad one, each with its line end. */
+  | { readonly ok: false; readonly before: string };
+
+/** A response head as curl reads it: any line with a colon is a field (names are not checked), one without fails. */
+function splitResponseHead(head: string): ResponseHead {
+  const lines = head.split('\n');
+  lines.pop();
+  const fields: HeaderField[] = [];
+  let before = `${lines[0] ?? ''}\n`;
+  for (const raw of lines.slice(1)) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line === '') break;
+    const colon = line.indexOf(':');
+    if (colon < 0) return { ok: false, before };
+    fields.push({ name: line.slice(0, colon).trim(), value: line.slice(colon + 1).trim() });
+    before += `${raw}\n`;
+  }
+  return { ok: true, startLine: (lines[0] ?? '').replace(/\r$/, ''), fields };
 }
 
 function unreachable(value: never): never {

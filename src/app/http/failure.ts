@@ -44,6 +44,7 @@ export function curlExitCode(failure: HttpFailure | undefined): number {
     case 'bad-status-code':
       return 1; // CURLE_UNSUPPORTED_PROTOCOL
     case 'weird':
+    case 'header-without-colon':
       return 8; // CURLE_WEIRD_SERVER_REPLY
     default:
       return unreachable(failure);
@@ -94,6 +95,8 @@ export function curlErrorText(result: HttpResult, peer: CurlPeer): string {
       return 'Unsupported response code in HTTP response';
     case 'weird':
       return 'Weird server reply';
+    case 'header-without-colon':
+      return 'Header without colon';
     default:
       return unreachable(failure);
   }

@@ -1,8 +1,9 @@
-// An HTTP/1.1 server on a namespace's TCP sockets that answers as Go 1.19's net/http server does (server.go: conn.serve,
-// readRequest, chunkWriter.writeHeader): fixed routes of chosen status and size, keep-alive, Content-Length or
-// chunked bodies, Go's exact error answers (400, 431, 501, 505), an optional, then required, PROXY v2 header (as
-// nginx's `listen ... proxy_protocol` or go-proxyproto's REQUIRE policy read it) and X-Forwarded-For, a Common Log Format access log, and a health route that
-// answers 503 on demand. Not supported: request trailers, Expect: 100-continue, upgrades, TLS, HTTP/2, handlers.
+// An HTTP/1.1 server on a namespace's TCP sockets that answers as Go 1.19's net/http server does (server.go:
+// conn.serve, readRequest, chunkWriter.writeHeader): fixed routes of chosen status and size, keep-alive,
+// Content-Length or chunked bodies, Go's exact error answers (400, 431, 501, 505), a PROXY v2 header when asked
+// for (then required, as nginx's `listen ... proxy_protocol` reads it), X-Forwarded-For, a Common Log Format
+// access log, and a health route that answers 503 on demand. Not supported: request trailers (read and dropped),
+// Expect: 100-continue, upgrades, TLS, HTTP/2, handlers other than fixed routes.
 
 import type { Namespace } from '../../netns/namespace.ts';
 import type { TcpSocket } from '../../socket/tcp/socket.ts';

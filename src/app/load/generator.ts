@@ -39,6 +39,8 @@ export interface LoadOptions {
 export interface LoadGenerator {
   /** The counts so far. */
   report(): LoadReport;
+  /** The report as JSON text. */
+  json(): string;
   /** The report as a fixed-width table. */
   table(): string;
   /** Stops starting requests (those in flight finish). */
@@ -246,6 +248,10 @@ class Load implements LoadGenerator {
       failures: { ...this.failures },
       latencyMs: summarize(this.latenciesMs),
     };
+  }
+
+  json(): string {
+    return `${JSON.stringify(this.report(), null, 2)}\n`;
   }
 
   table(): string {

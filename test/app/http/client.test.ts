@@ -119,7 +119,7 @@ describe('httpRequest', () => {
     ['HTTP/1.1 2x0 OK\r\n\r\n', { kind: 'bad-status-code' }],
     ['HTTP/1.2 200 OK\r\n\r\n', { kind: 'unsupported-version', version: '1.2' }],
     ['HTTP/x 200 OK\r\n\r\n', { kind: 'weird' }],
-    ['HTTP/1.1 200 OK\r\nno colon\r\n\r\n', { kind: 'weird' }],
+    ['HTTP/1.1 200 OK\r\nno colon\r\n\r\n', { kind: 'header-without-colon' }],
   ])('refuses the status line of %j as curl does', (reply, failure) => {
     const { sim, a, b } = twoHosts();
     fixedServer(b, 8023, reply);

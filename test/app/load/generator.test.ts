@@ -32,6 +32,8 @@ describe('loadGenerator, open loop', () => {
       durationMs: 1000,
     });
     sim.run(2e9);
+    expect(JSON.parse(load.json())).toEqual(load.report());
+    expect(load.table()).toContain('latency ms    p50 5.000  p90 5.000  p99 5.000  max 5.000\n');
     expect(load.report()).toEqual({
       target: '10.0.0.2:8000',
       request: 'GET /sante',
