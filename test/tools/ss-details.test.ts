@@ -299,3 +299,19 @@ describe('lastsnd/lastrcv/lastack', () => {
     expect(exec(a, 'ss -tni state syn-sent').stdout).toContain(' lastsnd:6000 lastrcv:6000 lastack:6000 ');
   });
 });
+
+describe('-e with a socket mark', () => {
+  it('fwmark:0x.. after the cookie, as sock_details_print puts it', () => {
+    const { sim, a, b } = twoHosts('ss-mark');
+    b.tcp.listen(0, 22, () => {});
+    const connected = a.tcp.connect({
+      dst: parseIpv4('10.0.0.2')!,
+      dstPort: 22,
+      srcPort: 40000,
+      mark: 0x4000,
+    });
+    if (!connected.ok) throw new Error(connected.error);
+    sim.run(SECOND);
+    expect(exec(a, 'ss -tne').stdout).toContain('10.0.0.2:22   ino:1 sk:1 fwmark:0x4000 cgroup:/ <->\n');
+  });
+});
