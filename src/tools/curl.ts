@@ -1,12 +1,14 @@
 // `curl` as Debian 12's curl 7.88.1 runs one HTTP transfer: it drives the simulation until the transfer ends or times
 // out, then prints the body (-o, -i, -I), -w variables, -v's `*`/`>`/`<` lines and curl's errors and exit codes.
-// Not supported: more than one URL, https and other schemes, name resolution beyond --resolve, redirects, the
-// progress meter (never drawn), uploads other than -d, and the unmodelled options named in curl/args.ts.
+// Several URLs run one after the other, reusing a kept-alive connection to the same host and port. Not supported:
+// https and other schemes, name resolution beyond --resolve, redirects, the progress meter (never drawn), uploads
+// other than -d, per-URL -o (the one -o is the first URL's), and the unmodelled options named in curl/args.ts.
 
 import { type HttpResult, type HttpTrace, httpRequest } from '../app/http/client.ts';
 import { curlErrorText, curlExitCode, curlFailureDetail } from '../app/http/failure.ts';
 import type { HeaderField } from '../app/http/message.ts';
 import type { Namespace } from '../netns/namespace.ts';
+import type { TcpSocket } from '../socket/tcp/socket.ts';
 import { formatIpv4, type Ipv4Addr, parseIpv4 } from '../wire/address.ts';
 import { type CurlArgs, parseCurlArgs } from './curl/args.ts';
 import { type WriteOutValues, writeOut } from './curl/write-out.ts';
@@ -120,6 +122,30 @@ function traceHead(prefix: string, head: string): string {
     .join('');
 }
 
+/** A kept-alive connection curl may reuse for a later URL to the same host and port. */
+interface CachedConnection {
+  readonly id: number;
+  readonly socket: TcpSocket;
+}
+
+/** What one curl run keeps across its URLs: connections, resolved names, connection numbers, stderr. */
+interface Session {
+  readonly ns: Namespace;
+  readonly args: CurlArgs;
+  readonly resolved: Map<string, Ipv4Addr>;
+  /** `host:port` names already resolved (a later use says "found in DNS cache"). */
+  readonly seen: Set<string>;
+  readonly connections: Map<string, CachedConnection>;
+  nextId: number;
+  stderr: string;
+}
+
+/** What one URL's transfer printed on stdout and how it ended. */
+interface Transfer {
+  readonly stdout: string;
+  readonly exitCode: number;
+}
+
 export function curl(ns: Namespace, argv: string[]): CommandResult {
   const parsed = parseCurlArgs(argv);
   if (!parsed.ok) {
@@ -128,25 +154,56 @@ export function curl(ns: Namespace, argv: string[]): CommandResult {
   }
   const args = parsed.args;
   if (args.urls.length === 0) return fail(`curl: no URL specified!\n${HINT}`, 2);
-  if (args.urls.length > 1) return unsupported('curl', 'with more than one URL');
-  const showErrors = !args.silent || args.showError;
-  let stderr = '';
-  const verbose = (line: string) => {
-    if (args.verbose) stderr += `* ${line}\n`;
+  for (const text of args.urls) if (/^https:/i.test(text)) return unsupported('curl', 'https');
+  const session: Session = {
+    ns,
+    args,
+    resolved: resolveEntries(args.resolve),
+    seen: new Set(),
+    connections: new Map(),
+    nextId: 0,
+    stderr: '',
   };
-  const url = parseUrl(args.urls[0]!);
+  for (const entry of args.resolve) {
+    if (entry.split(':').length !== 3) continue;
+    if (args.verbose) session.stderr += `* Added ${entry} to DNS cache\n`;
+    session.seen.add(entry.split(':').slice(0, 2).join(':'));
+  }
+  let stdout = '';
+  let exitCode = 0;
+  for (let i = 0; i < args.urls.length; i++) {
+    const transfer = transferOne(session, args.urls[i]!, i === 0);
+    if (transfer === 'stalled') {
+      for (const cached of session.connections.values()) cached.socket.destroy();
+      return fail('packetlab: curl: the transfer stalled with no event pending; give it --max-time\n', 1);
+    }
+    stdout += transfer.stdout;
+    exitCode = transfer.exitCode;
+  }
+  // curl exits: kept-alive connections close with the process.
+  for (const cached of session.connections.values()) cached.socket.destroy();
+  return { stdout, stderr: session.stderr, exitCode };
+}
+
+/** One URL: resolve, reuse or connect, send, read, print (curl's exit code is the last transfer's). */
+function transferOne(session: Session, urlText: string, first: boolean): Transfer | 'stalled' {
+  const { ns, args } = session;
+  const showErrors = !args.silent || args.showError;
+  const verbose = (line: string) => {
+    if (args.verbose) session.stderr += `* ${line}\n`;
+  };
+  const url = parseUrl(urlText);
   if (!url.ok) {
-    if (/^https:/i.test(args.urls[0]!)) return unsupported('curl', 'https');
-    return fail(showErrors ? `curl: (${url.exit}) ${url.message}\n` : '', url.exit);
+    if (showErrors) session.stderr += `curl: (${url.exit}) ${url.message}\n`;
+    return { stdout: '', exitCode: url.exit };
   }
   const target = url.target;
-  const resolved = resolveEntries(args.resolve);
-  for (const entry of args.resolve) if (entry.split(':').length === 3) verbose(`Added ${entry} to DNS cache`);
-  let addr = parseIpv4(target.host);
-  if (addr === undefined) {
-    addr = resolved.get(`${target.host}:${target.port}`);
-    if (addr !== undefined) verbose(`Hostname ${target.host} was found in DNS cache`);
-  }
+  const hostPort = `${target.host}:${target.port}`;
+  const addr = parseIpv4(target.host) ?? session.resolved.get(hostPort);
+  const cached = session.connections.get(hostPort);
+  if (cached === undefined && addr !== undefined && session.seen.has(hostPort))
+    verbose(`Hostname ${target.host} was found in DNS cache`);
+  session.seen.add(hostPort);
   const values: WriteOutValues = {
     httpCode: 0,
     remoteIp: '',
@@ -167,48 +224,62 @@ export function curl(ns: Namespace, argv: string[]): CommandResult {
     method: 'GET',
     scheme: 'HTTP',
   };
-  const finish = (stdout: string, exitCode: number, errorMessage: string): CommandResult => {
+  let id = cached?.id ?? session.nextId;
+  const finish = (stdout: string, exitCode: number, errorMessage: string): Transfer => {
     values.exitCode = exitCode;
     values.errorMessage = errorMessage;
     if (exitCode !== 0) {
       verbose(errorMessage);
-      verbose('Closing connection 0');
+      verbose(`Closing connection ${id}`);
     }
     let out = stdout;
     if (args.writeOut !== undefined) {
       const expanded = writeOut(args.writeOut, values);
       out += expanded.text;
-      stderr += expanded.stderr;
+      session.stderr += expanded.stderr;
     }
-    if (exitCode !== 0 && showErrors) stderr += `curl: (${exitCode}) ${errorMessage}\n`;
-    return { stdout: out, stderr, exitCode };
+    if (exitCode !== 0 && showErrors) session.stderr += `curl: (${exitCode}) ${errorMessage}\n`;
+    return { stdout: out, exitCode };
   };
-  if (addr === undefined) return finish('', 6, `Could not resolve host: ${target.host}`);
-
+  if (addr === undefined) {
+    session.nextId++;
+    return finish('', 6, `Could not resolve host: ${target.host}`);
+  }
   const data = args.data.join('&');
   const method = args.method ?? (args.head ? 'HEAD' : args.data.length > 0 ? 'POST' : 'GET');
   values.method = method;
   const addrText = formatIpv4(addr);
-  verbose(`  Trying ${addrText}:${target.port}...`);
+  if (cached !== undefined) {
+    session.connections.delete(hostPort);
+    // A made-up pointer where curl prints the address of its connection bundle.
+    verbose('Found bundle for host: 0x55d5c0de2a40 [serially]');
+    verbose('Can not multiplex, even if we wanted to');
+    verbose(`Re-using existing connection #${id} with host ${target.host}`);
+  } else {
+    id = session.nextId++;
+    verbose(`  Trying ${addrText}:${target.port}...`);
+  }
   const trace: HttpTrace = {
-    onConnected: () => verbose(`Connected to ${target.host} (${addrText}) port ${target.port} (#0)`),
+    onConnected: (_socket, reused) => {
+      if (!reused) verbose(`Connected to ${target.host} (${addrText}) port ${target.port} (#${id})`);
+    },
     onRequest: (head, bodyBytes) => {
       if (!args.verbose) return;
-      stderr += traceHead('> ', head);
-      if (bodyBytes > 0) stderr += `} [${bodyBytes} bytes data]\n`;
+      session.stderr += traceHead('> ', head);
+      if (bodyBytes > 0) session.stderr += `} [${bodyBytes} bytes data]\n`;
     },
     onResponseHead: (head, closeDelimited) => {
       if (!args.verbose) return;
       if (!closeDelimited) {
-        stderr += traceHead('< ', head);
+        session.stderr += traceHead('< ', head);
         return;
       }
       // curl says so once the fields are read, before the empty line that ends them.
       const fields = head.slice(0, head.lastIndexOf('\n', head.length - 2) + 1);
-      stderr += `${traceHead('< ', fields)}* no chunk, no close, no size. Assume close to signal end\n< \r\n`;
+      session.stderr += `${traceHead('< ', fields)}* no chunk, no close, no size. Assume close to signal end\n< \r\n`;
     },
     onBodyData: (rawBytes) => {
-      if (args.verbose) stderr += `{ [${rawBytes} bytes data]\n`;
+      if (args.verbose) session.stderr += `{ [${rawBytes} bytes data]\n`;
     },
   };
   const connectTimeoutMs = args.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -221,7 +292,7 @@ export function curl(ns: Namespace, argv: string[]): CommandResult {
       path: target.path,
       fields: requestFields(args, target, data.length),
       ...(args.data.length > 0 ? { body: data } : {}),
-      connectTimeoutMs,
+      ...(cached !== undefined ? { socket: cached.socket } : { connectTimeoutMs }),
       ...(args.maxTimeMs !== undefined ? { maxTimeMs: args.maxTimeMs } : {}),
       trace,
     },
@@ -237,35 +308,43 @@ export function curl(ns: Namespace, argv: string[]): CommandResult {
   const result = exchange.result;
   if (result === undefined) {
     exchange.cancel();
-    return fail(`packetlab: curl: the transfer stalled with no event pending; give it --max-time\n`, 1);
+    return 'stalled';
   }
-  // curl exits: a kept-alive connection closes with the process.
-  result.socket?.destroy();
+  if (result.socket !== undefined) session.connections.set(hostPort, { id, socket: result.socket });
   fillValues(values, result, data.length);
   const exitCode = curlExitCode(result.failure);
   const peer = { host: target.host, port: target.port };
+  const output = first ? args.output : undefined;
   if (exitCode !== 0) {
     const detail = curlFailureDetail(result, peer, addrText, connectTimeoutMs);
     if (detail !== undefined) verbose(detail);
-    return finish(outputOf(ns, args, result, false), exitCode, curlErrorText(result, peer));
+    return finish(outputOf(ns, args, output, result, false), exitCode, curlErrorText(result, peer));
   }
   if (args.fail && result.status >= 400)
     return finish('', 22, `The requested URL returned error: ${result.status}`);
-  const stdout = outputOf(ns, args, result, true);
-  verbose(result.keptAlive ? `Connection #0 to host ${target.host} left intact` : 'Closing connection 0');
+  const stdout = outputOf(ns, args, output, result, true);
+  verbose(
+    result.keptAlive ? `Connection #${id} to host ${target.host} left intact` : `Closing connection ${id}`,
+  );
   return finish(stdout, 0, '');
 }
 
 /** What lands on stdout (or in the -o file): the head with -i or -I, the body unless -I. */
-function outputOf(ns: Namespace, args: CurlArgs, result: HttpResult, complete: boolean): string {
+function outputOf(
+  ns: Namespace,
+  args: CurlArgs,
+  output: string | undefined,
+  result: HttpResult,
+  complete: boolean,
+): string {
   const head = args.include || args.head ? result.head : '';
   const body = args.head && complete ? new Uint8Array(0) : result.body;
-  if (args.output === '/dev/null') return '';
-  if (args.output !== undefined) {
+  if (output === '/dev/null') return '';
+  if (output !== undefined) {
     const bytes = new Uint8Array(head.length + body.length);
     for (let i = 0; i < head.length; i++) bytes[i] = head.charCodeAt(i) & 0xff;
     bytes.set(body, head.length);
-    ns.sim.files.set(args.output, bytes);
+    ns.sim.files.set(output, bytes);
     return '';
   }
   return head + new TextDecoder().decode(body);

@@ -205,6 +205,38 @@ describe('curl transfers', () => {
     });
   });
 
+  it('reuses its kept-alive connection for a second URL to the same host and port', () => {
+    const { a, server } = lab();
+    const result = exec(
+      a,
+      `curl -sv -w '\\n%{num_connects} %{local_port}\\n' http://10.0.0.2:8000/sante http://10.0.0.2:8000/flux`,
+    );
+    const [first, second] = result.stdout.split('\n').filter((line) => /^\d+ \d+$/.test(line));
+    expect(first!.split(' ')[0]).toBe('1');
+    expect(second!.split(' ')[0]).toBe('0');
+    expect(second!.split(' ')[1]).toBe(first!.split(' ')[1]);
+    expect(result.stderr).toContain(
+      '* Connection #0 to host 10.0.0.2 left intact\n* Found bundle for host: 0x55d5c0de2a40 [serially]\n' +
+        '* Can not multiplex, even if we wanted to\n* Re-using existing connection #0 with host 10.0.0.2\n> GET /flux HTTP/1.1\r\n',
+    );
+    expect(server.stats.connections).toBe(1);
+    expect(server.stats.requests).toBe(2);
+  });
+
+  it('opens connection #1 after the server closed #0, and exits with the last transfer’s code', () => {
+    const { a } = lab();
+    const result = exec(
+      a,
+      'curl -sSv http://10.0.0.2:8000/sante http://10.0.0.2:8010/empty http://10.0.0.2:8010/empty',
+    );
+    expect(result.exitCode).toBe(52);
+    expect(result.stderr).toContain('* Connected to 10.0.0.2 (10.0.0.2) port 8010 (#1)\n');
+    expect(result.stderr).toContain(
+      '* Hostname 10.0.0.2 was found in DNS cache\n*   Trying 10.0.0.2:8010...\n* Connected to 10.0.0.2 (10.0.0.2) port 8010 (#2)\n',
+    );
+    expect(result.stderr.match(/curl: \(52\) Empty reply from server\n/g)).toHaveLength(2);
+  });
+
   it('closes the connection when it exits: the client holds TIME_WAIT', () => {
     const { sim, a } = lab();
     exec(a, 'curl -s http://10.0.0.2:8000/sante');
