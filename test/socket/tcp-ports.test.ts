@@ -85,6 +85,28 @@ describe('connect() ports', () => {
     expect(clientSockets(a).filter((s) => s.state === 'ESTABLISHED')).toHaveLength(128);
   });
 
+  it('past 64 probes the scan reads its per-destination index, kept in step as connections come and go', () => {
+    const { a, ms } = hosts('40000 40255');
+    const first = connectMany(a, 257);
+    expect(new Set(first.slice(0, 256)).size).toBe(256);
+    expect(first[256]).toBe('EADDRNOTAVAIL');
+    ms(10);
+    // One connection closes for good (reset): its port is free again, for this destination too.
+    const victim = clientSockets(a).find((s) => s.localPort === 40100)!;
+    victim.abort();
+    expect(connectMany(a, 2)).toEqual([40100, 'EADDRNOTAVAIL']);
+    ms(10);
+    // All of them end in TIME_WAIT; tcp_tw_reuse=1 lets one go after its second.
+    for (const socket of clientSockets(a)) socket.end();
+    ms(10);
+    run(a, 'sysctl -w net.ipv4.tcp_tw_reuse=1');
+    expect(connectMany(a, 1)).toEqual(['EADDRNOTAVAIL']);
+    ms(1_000);
+    const reused = connectMany(a, 3);
+    expect(reused.every((port) => typeof port === 'number')).toBe(true);
+    expect(new Set(reused).size).toBe(3);
+  });
+
   it('bind(0) and listen(0) fail with EADDRINUSE when connections hold every port', () => {
     const { a } = hosts('40000 40003');
     expect(connectMany(a, 5)).toEqual([40002, 40000, 40003, 40001, 'EADDRNOTAVAIL']);
