@@ -254,3 +254,57 @@ describe('SO_REUSEADDR and SO_REUSEPORT on listeners', () => {
     expect(accepted).toEqual([12, 9, 9]);
   });
 });
+
+describe('a SYN meeting a TIME_WAIT (tcp_v4_rcv, TCP_TW_SYN)', () => {
+  /** b closes first, so b holds 10.0.0.2:9000 ↔ 10.0.0.1:40000 in TIME_WAIT; a's side is gone. */
+  function serverTimeWait() {
+    const h = hosts();
+    const listener = h.b.tcp.listen(0, 9000, (socket) => {
+      socket.onData = (s) => s.end();
+    });
+    if (listener === 'EADDRINUSE') throw new Error('taken');
+    const client = h.a.tcp.connect({ dst: B, dstPort: 9000, srcPort: 40000, reuseAddr: true });
+    if (!client.ok) throw new Error(client.error);
+    client.socket.onEnd = (s) => s.end();
+    h.ms(10);
+    client.socket.write(new Uint8Array([1]));
+    h.ms(10);
+    expect([...h.b.tcp.sockets()].map((s) => s.state)).toEqual(['TIME_WAIT']);
+    expect(clientSockets(h.a)).toEqual([]);
+    return { ...h, listener };
+  }
+
+  it('goes to the listener when one takes it: the TIME_WAIT leaves without a segment', () => {
+    const { a, b, ms } = serverTimeWait();
+    const capture = spawn(a, 'tcpdump -nn -i eth0 tcp');
+    const again = a.tcp.connect({ dst: B, dstPort: 9000, srcPort: 40000, reuseAddr: true });
+    ms(10);
+    expect(again.ok && again.socket.state).toBe('ESTABLISHED');
+    expect([...b.tcp.sockets()].map((s) => s.state)).toEqual(['ESTABLISHED']);
+    const seen = 'stop' in capture ? capture.stop().stdout : '';
+    expect(seen.match(/Flags \[[^\]]*\]/g)).toEqual(['Flags [S]', 'Flags [S.]', 'Flags [.]']);
+  });
+
+  it('without a listener, is answered with an ACK by the TIME_WAIT (TCP_TW_ACK), whose reset from the client ends it', () => {
+    const { a, b, ms, listener } = serverTimeWait();
+    listener.close();
+    const capture = spawn(a, 'tcpdump -nn -i eth0 tcp');
+    const again = a.tcp.connect({ dst: B, dstPort: 9000, srcPort: 40000, reuseAddr: true });
+    let error: string | undefined;
+    if (again.ok) again.socket.onClose = (_s, reason) => (error = reason);
+    ms(10);
+    // tcp_rcv_synsent_state_process resets an ACK that does not ack its SYN; the reset kills the
+    // TIME_WAIT (tcp_rfc1337 is 0), so the SYN sent again after a second meets no socket at all.
+    expect([...b.tcp.sockets()]).toEqual([]);
+    // The SYN again after TCP_TIMEOUT_MIN (8 ms), not a second: no socket now, so ECONNREFUSED.
+    const seen = 'stop' in capture ? capture.stop().stdout : '';
+    expect(seen.match(/Flags \[[^\]]*\]/g)).toEqual([
+      'Flags [S]',
+      'Flags [.]',
+      'Flags [R]',
+      'Flags [S]',
+      'Flags [R.]',
+    ]);
+    expect(error).toBe('ECONNREFUSED');
+  });
+});
