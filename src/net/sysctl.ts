@@ -235,8 +235,7 @@ export class Sysctls {
       const parsed = spec.parse(text, this);
       if (parsed === undefined) return { ok: false, error: 'EINVAL' };
       this.store(name, parsed);
-      // procps echoes what was written, not what the kernel reads back.
-      return { ok: true, value: spec.fields === 1 ? text.trim() : parsed };
+      return { ok: true, value: parsed };
     }
     const fields = text.trim().split(/\s+/);
     if (fields.length !== spec.fields) return { ok: false, error: 'EINVAL' };

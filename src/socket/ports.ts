@@ -45,9 +45,14 @@ export class LocalPorts {
 
   /** inet_is_local_reserved_port. */
   isReserved(port: number): boolean {
+    return this.reservedPorts()?.[port] === 1;
+  }
+
+  /** ip_local_reserved_ports as one byte per port (1: reserved), undefined when none is; read once per search. */
+  reservedPorts(): Uint8Array | undefined {
     const value = this.sysctls.get('net.ipv4.ip_local_reserved_ports');
     const text = value.ok ? value.value : '';
-    if (text === '') return false;
+    if (text === '') return undefined;
     if (text !== this.reservedText || this.reserved === undefined) {
       const bitmap = new Uint8Array(65536);
       for (const item of text.split(',')) {
@@ -57,7 +62,7 @@ export class LocalPorts {
       this.reserved = bitmap;
       this.reservedText = text;
     }
-    return this.reserved[port] === 1;
+    return this.reserved;
   }
 
   /**
@@ -94,11 +99,12 @@ export class LocalPorts {
     const { index, high: offsetHigh } = this.portOffset(saddr, daddr, dport);
     let offset = ((this.perturbAt(index) + offsetHigh) >>> 0) % remaining;
     offset &= ~1;
+    const reserved = this.reservedPorts();
     for (;;) {
       let port = low + offset;
       for (let i = 0; i < remaining; i += 2, port += 2) {
         if (port >= high) port -= remaining;
-        if (this.isReserved(port)) continue;
+        if (reserved !== undefined && reserved[port] === 1) continue;
         if (!usable(port)) continue;
         // "a little bit of randomness to the next source port": max(i, get_random_u32_below(8) * 2).
         const advance = Math.max(i, this.rng.int(8) * 2) + 2;
@@ -130,11 +136,12 @@ export class LocalPorts {
       let remaining = high - low;
       if (remaining > 1) remaining &= ~1;
       let offset = this.rng.int(remaining) | 1;
+      const reserved = this.reservedPorts();
       for (;;) {
         let port = low + offset;
         for (let i = 0; i < remaining; i += 2, port += 2) {
           if (port >= high) port -= remaining;
-          if (this.isReserved(port)) continue;
+          if (reserved !== undefined && reserved[port] === 1) continue;
           if (!conflicts(port)) return port;
         }
         offset--;

@@ -123,11 +123,11 @@ export class UdpTable {
     let first = (low + Math.floor((rand * remaining) / 0x1_0000_0000)) & 0xffff;
     const stride = Math.imul(rand | 1, UDP_HTABLE_SIZE) & 0xffff;
     const last = (first + UDP_HTABLE_SIZE) & 0xffff;
+    const reserved = this.ports.reservedPorts();
     do {
       let port = first;
       do {
-        if (low <= port && port <= high && !this.inUse(addr, port) && !this.ports.isReserved(port))
-          return port;
+        if (low <= port && port <= high && reserved?.[port] !== 1 && !this.inUse(addr, port)) return port;
         port = (port + stride) & 0xffff;
       } while (port !== first);
       first = (first + 1) & 0xffff;

@@ -83,7 +83,8 @@ export function sysctl(ns: Namespace, args: string[]): CommandResult {
         if (result.error !== 'EACCES') exitCode = 1;
         continue;
       }
-      if (!quiet) stdout += format(key, result.value);
+      // procps echoes the value as written (`40000 40063`, `01`), not as the kernel reads it back.
+      if (!quiet) stdout += format(key, value);
       continue;
     }
     if (write) {

@@ -117,6 +117,34 @@ describe('differential: local ports', () => {
     }
   });
 
+  it('the port sysctls: defaults, formats and what the kernel refuses', async (ctx) => {
+    const sysctl = (...words: string[]) => ['sysctl', ...words] as const;
+    let builder = twoHosts('ports-sysctl');
+    for (const argv of [
+      sysctl(
+        'net.ipv4.ip_local_port_range',
+        'net.ipv4.ip_local_reserved_ports',
+        'net.ipv4.ip_unprivileged_port_start',
+        'net.ipv4.tcp_tw_reuse',
+        'net.ipv4.tcp_tw_reuse_delay',
+      ),
+      sysctl('-w', 'net.ipv4.ip_local_port_range=100 50'),
+      sysctl('-w', 'net.ipv4.ip_local_port_range=1000 2000'),
+      sysctl('-w', 'net.ipv4.ip_local_port_range=40000 40063'),
+      sysctl('-w', 'net.ipv4.ip_local_reserved_ports=9000-9100,8080'),
+      sysctl('net.ipv4.ip_local_reserved_ports'),
+      sysctl('-w', 'net.ipv4.ip_local_reserved_ports=1,2,3,5'),
+      sysctl('-n', 'net.ipv4.ip_local_reserved_ports'),
+      sysctl('-w', 'net.ipv4.ip_local_reserved_ports=8080, 8081'),
+      sysctl('-w', 'net.ipv4.ip_local_reserved_ports=9000-8000'),
+      sysctl('-w', 'net.ipv4.tcp_tw_reuse=3'),
+      sysctl('-w', 'net.ipv4.ip_local_reserved_ports='),
+      sysctl('net.ipv4.ip_local_reserved_ports', 'net.ipv4.ip_local_port_range'),
+    ])
+      builder = builder.act('a', ...argv);
+    await differential(ctx, builder.build());
+  });
+
   it('UDP bind(0): ports in the range, EADDRINUSE once all are bound', async (ctx) => {
     const scenario = twoHosts('ports-udp')
       .sysctl('a', 'net.ipv4.ip_local_port_range', '40000 40007')

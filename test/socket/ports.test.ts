@@ -112,7 +112,7 @@ describe('net.ipv4.ip_local_reserved_ports and ip_local_port_range', () => {
     expect(sysctls.get('net.ipv4.ip_local_reserved_ports')).toEqual({ ok: true, value: '' });
     expect(sysctls.set('net.ipv4.ip_local_reserved_ports', '9000-9100,8080')).toEqual({
       ok: true,
-      value: '9000-9100,8080',
+      value: '8080,9000-9100',
     });
     expect(sysctls.get('net.ipv4.ip_local_reserved_ports')).toEqual({ ok: true, value: '8080,9000-9100' });
     expect(sysctls.set('net.ipv4.ip_local_reserved_ports', '1,2,3,5').ok).toBe(true);

@@ -85,6 +85,28 @@ describe('connect() ports', () => {
     expect(clientSockets(a).filter((s) => s.state === 'ESTABLISHED')).toHaveLength(128);
   });
 
+  it('past 64 probes the scan reads its per-destination index, kept in step as connections come and go', () => {
+    const { a, ms } = hosts('40000 40255');
+    const first = connectMany(a, 257);
+    expect(new Set(first.slice(0, 256)).size).toBe(256);
+    expect(first[256]).toBe('EADDRNOTAVAIL');
+    ms(10);
+    // One connection closes for good (reset): its port is free again, for this destination too.
+    const victim = clientSockets(a).find((s) => s.localPort === 40100)!;
+    victim.abort();
+    expect(connectMany(a, 2)).toEqual([40100, 'EADDRNOTAVAIL']);
+    ms(10);
+    // All of them end in TIME_WAIT; tcp_tw_reuse=1 lets one go after its second.
+    for (const socket of clientSockets(a)) socket.end();
+    ms(10);
+    run(a, 'sysctl -w net.ipv4.tcp_tw_reuse=1');
+    expect(connectMany(a, 1)).toEqual(['EADDRNOTAVAIL']);
+    ms(1_000);
+    const reused = connectMany(a, 3);
+    expect(reused.every((port) => typeof port === 'number')).toBe(true);
+    expect(new Set(reused).size).toBe(3);
+  });
+
   it('bind(0) and listen(0) fail with EADDRINUSE when connections hold every port', () => {
     const { a } = hosts('40000 40003');
     expect(connectMany(a, 5)).toEqual([40002, 40000, 40003, 40001, 'EADDRNOTAVAIL']);
@@ -230,5 +252,59 @@ describe('SO_REUSEADDR and SO_REUSEPORT on listeners', () => {
     for (let i = 0; i < 30; i++) a.tcp.connect({ dst: B, dstPort: 9000 });
     ms(10);
     expect(accepted).toEqual([12, 9, 9]);
+  });
+});
+
+describe('a SYN meeting a TIME_WAIT (tcp_v4_rcv, TCP_TW_SYN)', () => {
+  /** b closes first, so b holds 10.0.0.2:9000 ↔ 10.0.0.1:40000 in TIME_WAIT; a's side is gone. */
+  function serverTimeWait() {
+    const h = hosts();
+    const listener = h.b.tcp.listen(0, 9000, (socket) => {
+      socket.onData = (s) => s.end();
+    });
+    if (listener === 'EADDRINUSE') throw new Error('taken');
+    const client = h.a.tcp.connect({ dst: B, dstPort: 9000, srcPort: 40000, reuseAddr: true });
+    if (!client.ok) throw new Error(client.error);
+    client.socket.onEnd = (s) => s.end();
+    h.ms(10);
+    client.socket.write(new Uint8Array([1]));
+    h.ms(10);
+    expect([...h.b.tcp.sockets()].map((s) => s.state)).toEqual(['TIME_WAIT']);
+    expect(clientSockets(h.a)).toEqual([]);
+    return { ...h, listener };
+  }
+
+  it('goes to the listener when one takes it: the TIME_WAIT leaves without a segment', () => {
+    const { a, b, ms } = serverTimeWait();
+    const capture = spawn(a, 'tcpdump -nn -i eth0 tcp');
+    const again = a.tcp.connect({ dst: B, dstPort: 9000, srcPort: 40000, reuseAddr: true });
+    ms(10);
+    expect(again.ok && again.socket.state).toBe('ESTABLISHED');
+    expect([...b.tcp.sockets()].map((s) => s.state)).toEqual(['ESTABLISHED']);
+    const seen = 'stop' in capture ? capture.stop().stdout : '';
+    expect(seen.match(/Flags \[[^\]]*\]/g)).toEqual(['Flags [S]', 'Flags [S.]', 'Flags [.]']);
+  });
+
+  it('without a listener, is answered with an ACK by the TIME_WAIT (TCP_TW_ACK), whose reset from the client ends it', () => {
+    const { a, b, ms, listener } = serverTimeWait();
+    listener.close();
+    const capture = spawn(a, 'tcpdump -nn -i eth0 tcp');
+    const again = a.tcp.connect({ dst: B, dstPort: 9000, srcPort: 40000, reuseAddr: true });
+    let error: string | undefined;
+    if (again.ok) again.socket.onClose = (_s, reason) => (error = reason);
+    ms(10);
+    // tcp_rcv_synsent_state_process resets an ACK that does not ack its SYN; the reset kills the
+    // TIME_WAIT (tcp_rfc1337 is 0), so the SYN sent again after a second meets no socket at all.
+    expect([...b.tcp.sockets()]).toEqual([]);
+    // The SYN again after TCP_TIMEOUT_MIN (8 ms), not a second: no socket now, so ECONNREFUSED.
+    const seen = 'stop' in capture ? capture.stop().stdout : '';
+    expect(seen.match(/Flags \[[^\]]*\]/g)).toEqual([
+      'Flags [S]',
+      'Flags [.]',
+      'Flags [R]',
+      'Flags [S]',
+      'Flags [R.]',
+    ]);
+    expect(error).toBe('ECONNREFUSED');
   });
 });

@@ -79,6 +79,8 @@ const ACK = 0x10;
 const MS = 1_000_000;
 /** TCP_TIMEOUT_INIT: the first retransmission timeout, before any RTT sample. */
 const TIMEOUT_INIT = 1000 * MS;
+/** TCP_TIMEOUT_MIN: 2 jiffies, with the HZ=250 of the kernels packetlab is compared with. */
+const TCP_TIMEOUT_MIN = 8 * MS;
 /** TCP_RTO_MIN and TCP_RTO_MAX. */
 const RTO_MIN = 200 * MS;
 const RTO_MAX = 120_000 * MS;
@@ -592,6 +594,12 @@ export class TcpSocket implements TcpEndpoints {
   /** tcp_rcv_synsent_state_process. */
   private receiveInSynSent(view: TcpView, pkt: Packet): void {
     if (view.ack && view.ackNumber !== this.sndNxt) {
+      // tcp_rcv_synsent_state_process: an ACK of an old connection (a TIME_WAIT's answer) is reset, and
+      // a first SYN goes again after TCP_TIMEOUT_MIN (2 jiffies, 8 ms at HZ=250) instead of the RTO.
+      if (this.retransmits === 0) {
+        this.cancelRto();
+        this.rtoTimer = this.stack.ctx.scheduler.schedule(TCP_TIMEOUT_MIN, () => this.retransmitTimer());
+      }
       if (!view.rst) this.sendReset(pkt);
       return;
     }
@@ -625,6 +633,11 @@ export class TcpSocket implements TcpEndpoints {
   private receiveInTimeWait(view: TcpView): void {
     if (view.rst) {
       this.finish(undefined);
+      return;
+    }
+    // tcp_v4_rcv: a SYN no listener takes (TCP_TW_SYN falling through to TCP_TW_ACK) gets the TIME_WAIT's ACK.
+    if (view.syn && !view.ack) {
+      this.sendAck();
       return;
     }
     if (view.fin) {

@@ -87,6 +87,15 @@ function remoteKey(addr: Ipv4Addr, port: number): number {
 /** The SYN bit of the flags byte. */
 const TCP_FLAG_SYN = 0x02;
 
+/** The local ports with a connection to one destination from one address (see TcpTable.tupleIndexes). */
+interface TupleIndex {
+  readonly bits: Uint32Array;
+  count: number;
+}
+
+/** Probes of connect()'s scan before it indexes the destination's ports. */
+const INDEX_AFTER_PROBES = 64;
+
 /** A 32-bit mix of the 4-tuple with a key: our stand-in for inet_ehashfn's jhash (SO_REUSEPORT's choice). */
 function flowHash(key: number, saddr: Ipv4Addr, sport: number, daddr: Ipv4Addr, dport: number): number {
   let h = key;
@@ -108,6 +117,14 @@ export class TcpTable implements TcpHost {
   private readonly reuseGroups = new Map<TcpListener, TcpListener[]>();
   /** inet_bind_bucket by port. */
   private readonly buckets = new Map<number, BindBucket>();
+  /** The buckets' kinds by port, for connect()'s scan: 0 none, 1 made by connect(), 2 made by bind(). */
+  private readonly bucketKinds = new Uint8Array(65536);
+  /**
+   * For destinations connect() scanned far for: (remote address and port) → local address → the local
+   * ports with a connection to it, one bit each, so a scan over thousands of taken ports reads bits
+   * rather than the tables. Built on the first long scan, kept up to date, dropped when empty.
+   */
+  private readonly tupleIndexes = new Map<number, Map<Ipv4Addr, TupleIndex>>();
   private readonly listenerOwners = new Map<TcpListener, PortOwner>();
   /** A connection's entry in its port's bucket. */
   private readonly owners = new Map<TcpSocket, PortOwner>();
@@ -243,11 +260,25 @@ export class TcpTable implements TcpHost {
         recycled = existing;
       }
     } else {
+      const kinds = this.bucketKinds;
+      const destination = remoteKey(options.dst, options.dstPort);
+      let index = this.tupleIndexes.get(destination)?.get(localAddr);
+      let probes = 0;
+      // Whether any TIME_WAIT could give way (tcp_twsk_unique's sysctl and loopback tests): if not, a
+      // port with a connection to this destination is taken, whatever its state.
+      const reuse = this.stack.sysctls.int('net.ipv4.tcp_tw_reuse');
+      const mayReuse = reuse === 1 || (reuse === 2 && (isLoopback(options.dst) || isLoopback(localAddr)));
       const found = this.ports.connectSearch(localAddr, options.dst, options.dstPort, (port) => {
-        const bucket = this.buckets.get(port);
-        if (bucket === undefined) return true;
+        const kind = kinds[port];
+        if (kind === 0) return true;
         // A port bind() made (a listener, a bound socket, an accepted connection) is not connect()'s to share.
-        if (!bucket.byConnect) return false;
+        if (kind === 2) return false;
+        if (index === undefined && ++probes > INDEX_AFTER_PROBES)
+          index = this.indexTuples(destination, localAddr);
+        if (index !== undefined) {
+          if ((index.bits[port >>> 5]! & (1 << (port & 31))) === 0) return true;
+          if (!mayReuse) return false;
+        }
         const existing = this.find(localAddr, port, options.dst, options.dstPort);
         if (existing === undefined) return true;
         if (!this.timeWaitReusable(existing)) return false;
@@ -321,6 +352,7 @@ export class TcpTable implements TcpHost {
     if (bucket === undefined) {
       bucket = { byConnect, owners: new Set() };
       this.buckets.set(port, bucket);
+      this.bucketKinds[port] = byConnect ? 1 : 2;
     }
     bucket.owners.add(owner);
   }
@@ -329,7 +361,47 @@ export class TcpTable implements TcpHost {
     const bucket = this.buckets.get(port);
     if (bucket === undefined) return;
     bucket.owners.delete(owner);
-    if (bucket.owners.size === 0) this.buckets.delete(port);
+    if (bucket.owners.size > 0) return;
+    this.buckets.delete(port);
+    this.bucketKinds[port] = 0;
+  }
+
+  /** Builds the index of the local ports connected from `localAddr` to `destination` (a remote key). */
+  private indexTuples(destination: number, localAddr: Ipv4Addr): TupleIndex {
+    const index: TupleIndex = { bits: new Uint32Array(2048), count: 0 };
+    for (const [port, byRemote] of this.connections)
+      for (const socket of byRemote.get(destination) ?? [])
+        if (socket.localAddr === localAddr) {
+          index.bits[port >>> 5]! |= 1 << (port & 31);
+          index.count++;
+        }
+    let byAddr = this.tupleIndexes.get(destination);
+    if (byAddr === undefined) {
+      byAddr = new Map();
+      this.tupleIndexes.set(destination, byAddr);
+    }
+    byAddr.set(localAddr, index);
+    return index;
+  }
+
+  /** Keeps a destination's index (if it has one) in step with the connection table. */
+  private updateIndex(socket: TcpSocket, added: boolean): void {
+    const destination = remoteKey(socket.remoteAddr, socket.remotePort);
+    const byAddr = this.tupleIndexes.get(destination);
+    const index = byAddr?.get(socket.localAddr);
+    if (byAddr === undefined || index === undefined) return;
+    const word = socket.localPort >>> 5;
+    const bit = 1 << (socket.localPort & 31);
+    if (added) {
+      index.bits[word]! |= bit;
+      index.count++;
+      return;
+    }
+    index.bits[word]! &= ~bit;
+    index.count--;
+    if (index.count > 0) return;
+    byAddr.delete(socket.localAddr);
+    if (byAddr.size === 0) this.tupleIndexes.delete(destination);
   }
 
   private find(
@@ -355,6 +427,7 @@ export class TcpTable implements TcpHost {
     const list = byRemote.get(key);
     if (list === undefined) byRemote.set(key, [socket]);
     else list.push(socket);
+    this.updateIndex(socket, true);
     const owner = this.owners.get(socket);
     if (owner !== undefined) this.addOwner(socket.localPort, owner, byConnect);
   }
@@ -369,7 +442,8 @@ export class TcpTable implements TcpHost {
     const byRemote = this.connections.get(socket.localPort);
     const key = remoteKey(socket.remoteAddr, socket.remotePort);
     const list = byRemote?.get(key);
-    if (byRemote === undefined || list === undefined) return;
+    if (byRemote === undefined || list === undefined || !list.includes(socket)) return;
+    this.updateIndex(socket, false);
     const left = list.filter((other) => other !== socket);
     if (left.length > 0) byRemote.set(key, left);
     else {
