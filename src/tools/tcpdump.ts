@@ -29,6 +29,9 @@ const LINKTYPE_ETHERNET = 1;
 const LINKTYPE_LINUX_SLL = 113;
 const LINKTYPE_LINUX_SLL2 = 276;
 const SLL_HEADER_LEN = 16;
+/** libpcap 1.10.3's range of LINKTYPE_ values it maps to DLTs one to one (pcap-common.c). */
+const LINKTYPE_MATCHING_MIN = 104;
+const LINKTYPE_MATCHING_MAX = 289;
 
 /** The names `-y` takes and the banner prints (pcap_datalink_val_to_name and _description). */
 const LINK_TYPE_NAMES = new Map<number, { name: string; description: string }>([
@@ -357,6 +360,11 @@ function readCapture(ns: Namespace, path: string, options: TcpdumpOptions): Comm
   if (header === undefined) return fail(`tcpdump: ${read.ok ? '' : read.message}\n`, 1);
   let stderr = `reading from file ${path}, link-type ${linkTypeText(header.linkType)}, snapshot length ${header.snapLen}\n`;
   if (header.linkType === LINKTYPE_LINUX_SLL2) stderr += 'Warning: interface names might be incorrect\n';
+  if (header.linkType > LINKTYPE_MATCHING_MAX) {
+    // Past libpcap's table (LINKTYPE_MATCHING_MAX): no DLT at all, and tcpdump says so.
+    const unknown = `tcpdump: unknown data link type ${header.linkType} (min ${LINKTYPE_MATCHING_MIN}, max ${LINKTYPE_MATCHING_MAX})\n`;
+    return fail(`${stderr}${unknown}`, 1);
+  }
   if (!LINK_TYPE_NAMES.has(header.linkType)) {
     return unsupported('tcpdump', `-r of a link-type ${header.linkType} capture`);
   }

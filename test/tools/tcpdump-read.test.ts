@@ -121,6 +121,14 @@ describe('tcpdump -r on broken files, as the real tcpdump reports them', () => {
     { name: 'cut in a record header', bytes: () => whole().subarray(0, 24 + 16 + 42 + 9) },
     { name: 'cut in a record', bytes: () => whole().subarray(0, whole().length - 5) },
     {
+      name: 'of an unknown link type',
+      bytes: () => {
+        const b = whole();
+        new DataView(b.buffer).setUint32(20, 999, true);
+        return b;
+      },
+    },
+    {
       name: 'archaic version',
       bytes: () => {
         const b = whole();
@@ -145,6 +153,15 @@ describe('tcpdump -r on broken files, as the real tcpdump reports them', () => {
       expectSameAsReal(path, []);
     });
   }
+
+  it('answers "not supported" for a link type libpcap knows but packetlab does not decode', () => {
+    const bytes = new Uint8Array(readFileSync(join(FIXTURES, 'eth-nano.pcap')));
+    new DataView(bytes.buffer).setUint32(20, 147, true);
+    expect(ourTcpdump(bytes, [])).toMatchObject({
+      stderr: 'packetlab: tcpdump -r of a link-type 147 capture is not supported\n',
+      exitCode: 1,
+    });
+  });
 
   it('says so when the file is not there', () => {
     const sim = new Simulation({ seed: 'tcpdump-read' });
