@@ -1,5 +1,5 @@
 // `tcpdump` on a namespace's devices or on a capture file: taps one interface (Ethernet) or `any` (Linux cooked v2,
-// or v1 with -y LINUX_SLL), or reads `-r FILE` from the simulation's file store; filters with the pcap-filter
+// or v1 with -y LINUX_SLL), or reads `-r FILE` (pcap or pcapng) from the simulation's file store; filters with the pcap-filter
 // language, prints tcpdump 4.99.3's lines or writes a pcap file. Options: -i -r -w -c -s -y -n -nn -e -q -v[v[v]]
 // -x[x] -X[X] -A[A] -# -t[t[t[t[t]]]] -S -l -p -U --nano --micro --time-stamp-precision --number --print;
 // any other option answers "not supported". Names are never resolved (every run behaves as -nn).
@@ -9,6 +9,7 @@
 
 import { compileFilter, type FilterPredicate } from '../capture/filter/index.ts';
 import { PCAP_DEFAULT_SNAPLEN, PcapWriter, readPcap } from '../capture/pcap.ts';
+import { isPcapng, readPcapng } from '../capture/pcapng.ts';
 import {
   type PacketDump,
   type PrintLinkType,
@@ -355,7 +356,7 @@ export function startTcpdump(ns: Namespace, args: string[]): Capture | CommandRe
 function readCapture(ns: Namespace, path: string, options: TcpdumpOptions): CommandResult {
   const bytes = ns.sim.files.get(path);
   if (bytes === undefined) return fail(`tcpdump: ${path}: No such file or directory\n`, 1);
-  const read = readPcap(bytes);
+  const read = isPcapng(bytes) ? readPcapng(bytes) : readPcap(bytes);
   const header = read.ok ? read.file : read.header;
   if (header === undefined) return fail(`tcpdump: ${read.ok ? '' : read.message}\n`, 1);
   let stderr = `reading from file ${path}, link-type ${linkTypeText(header.linkType)}, snapshot length ${header.snapLen}\n`;
@@ -384,7 +385,11 @@ function readCapture(ns: Namespace, path: string, options: TcpdumpOptions): Comm
     if (seen >= options.count) break;
     if (!match(record.data, linkType as 1 | 276, record.origLen)) continue;
     seen++;
-    writer?.writeAt(record.seconds, record.nanos, record.data, Math.max(record.origLen, record.data.length));
+    // ts_sec is 32 bits in the file written (a pcapng offset may carry a date outside them).
+    const seconds = ((record.seconds % 2 ** 32) + 2 ** 32) % 2 ** 32;
+    // A microsecond fraction past a second, scaled to nanoseconds, wraps at 32 bits as pcap_dump's does.
+    const nanos = options.nano ? record.nanos % 2 ** 32 : record.nanos;
+    writer?.writeAt(seconds, nanos, record.data, Math.max(record.origLen, record.data.length));
     if (printer !== undefined) {
       stdout += `${printer.formatRecord(record.seconds, record.nanos, record.data, record.origLen)}\n`;
     }
