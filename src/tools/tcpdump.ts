@@ -24,6 +24,7 @@ import { readU16, writeU16, writeU32 } from '../wire/bytes.ts';
 import { ETHERNET_HEADER_LEN } from '../wire/ethernet.ts';
 import { ARPHRD_ETHER, ARPHRD_LOOPBACK, SLL2_HEADER_LEN } from '../wire/sll2.ts';
 import { GETOPT_END, GETOPT_MISSING, GETOPT_UNKNOWN, Getopt, type LongOption } from './getopt.ts';
+import { atoi, i32, strtol } from './libc.ts';
 import { type CommandResult, fail, unsupported } from './result.ts';
 
 const LINKTYPE_ETHERNET = 1;
@@ -135,11 +136,6 @@ Usage: tcpdump [-AbdDefhHIJKlLnNOpqStuUvxX#] [ -B size ] [ -c count ] [--count]
 \t\t[ -z postrotate-command ] [ -Z user ] [ expression ]
 `;
 
-/** A whole decimal number as strtol with base 0 would read it for these flags; undefined when it is not one. */
-function parseNumber(text: string): number | undefined {
-  return /^[+-]?\d+$/.test(text) ? Number(text) : undefined;
-}
-
 function parseOptions(args: readonly string[]): TcpdumpOptions | CommandResult {
   const options: TcpdumpOptions = {
     iface: undefined,
@@ -212,14 +208,22 @@ function parseOptions(args: readonly string[]): TcpdumpOptions | CommandResult {
         options.writeFile = value;
         break;
       case 'c': {
-        const count = parseNumber(value);
-        if (count === undefined || count <= 0) return fail(`tcpdump: invalid packet count ${value}\n`, 1);
+        // atoi, as tcpdump reads it: "5abc" is 5, "0x2" is 0.
+        const count = atoi(value);
+        if (count <= 0) return fail(`tcpdump: invalid packet count ${value}\n`, 1);
         options.count = count;
         break;
       }
       case 's': {
-        const snapLen = parseNumber(value);
-        if (snapLen === undefined || snapLen < 0 || snapLen > PCAP_DEFAULT_SNAPLEN) {
+        // (int) strtol(optarg, &end, 0) with nothing after the number.
+        const parsed = strtol(value, 0);
+        const snapLen = i32(parsed.value);
+        if (
+          parsed.end === 0 ||
+          parsed.end !== value.length ||
+          snapLen < 0 ||
+          snapLen > PCAP_DEFAULT_SNAPLEN
+        ) {
           return fail(`tcpdump: invalid snaplen ${value} (must be >= 0 and <= ${PCAP_DEFAULT_SNAPLEN})\n`, 1);
         }
         // pcap_set_snaplen: 0 means the default.

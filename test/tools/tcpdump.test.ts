@@ -58,6 +58,8 @@ describe('tcpdump command lines the real tcpdump refuses', () => {
     '-s abc',
     '-s 300000',
     '-s -1',
+    '-s 64k',
+    '-c 0x2',
     '--time-stamp-precision=foo',
     '--nosuch',
     '-y FOO',
@@ -77,6 +79,19 @@ describe('tcpdump command lines the real tcpdump refuses', () => {
       });
     });
   }
+
+  it('reads -c as atoi and -s as strtol with base 0, as tcpdump does', () => {
+    const { a } = captureWhilePinging('tcpdump -i eth0 -w /t.pcap');
+    for (const [line, lines] of [
+      ['-c 5abc', 5],
+      ['-c +1', 1],
+      ['-s 0x40 -c 1', 1],
+    ] as const) {
+      const result = exec(a, `tcpdump -r /t.pcap ${line}`);
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout.split('\n').filter((l) => l !== '')).toHaveLength(lines);
+    }
+  });
 
   it('answers "not supported" for the options packetlab does not model', () => {
     const { a } = twoHosts();
