@@ -5,4 +5,5 @@ export * from './layers.ts';
 export * from './path-trace.ts';
 export * from './pcap.ts';
 export { LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL2 } from './pcap.ts';
+export * from './pcapng.ts';
 export * from './print.ts';

@@ -131,7 +131,8 @@ export class PcapWriter {
     if (!Number.isInteger(seconds) || seconds < 0 || seconds > 0xffff_ffff) {
       throw new RangeError(`PcapWriter.write: bad seconds ${seconds}`);
     }
-    if (!Number.isInteger(nanos) || nanos < 0 || nanos > 0xffff_ffff) {
+    const fraction = this.resolution === 'nano' ? nanos : Math.floor(nanos / NS_PER_US);
+    if (!Number.isInteger(nanos) || nanos < 0 || fraction > 0xffff_ffff) {
       throw new RangeError(`PcapWriter.write: bad nanoseconds ${nanos}`);
     }
     if (!Number.isInteger(origLen) || origLen < frame.length || origLen > 0xffff_ffff) {
@@ -141,11 +142,7 @@ export class PcapWriter {
     this.reserve(PCAP_RECORD_HEADER_LEN + inclLen);
     const at = this.used;
     this.view.setUint32(at + TS_SEC, seconds, true);
-    this.view.setUint32(
-      at + TS_FRAC,
-      this.resolution === 'nano' ? nanos : Math.floor(nanos / NS_PER_US),
-      true,
-    );
+    this.view.setUint32(at + TS_FRAC, fraction, true);
     this.view.setUint32(at + INCL_LEN, inclLen, true);
     this.view.setUint32(at + ORIG_LEN, origLen, true);
     this.chunk.set(

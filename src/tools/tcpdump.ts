@@ -1,5 +1,5 @@
 // `tcpdump` on a namespace's devices or on a capture file: taps one interface (Ethernet) or `any` (Linux cooked v2,
-// or v1 with -y LINUX_SLL), or reads `-r FILE` from the simulation's file store; filters with the pcap-filter
+// or v1 with -y LINUX_SLL), or reads `-r FILE` (pcap or pcapng) from the simulation's file store; filters with the pcap-filter
 // language, prints tcpdump 4.99.3's lines or writes a pcap file. Options: -i -r -w -c -s -y -n -nn -e -q -v[v[v]]
 // -x[x] -X[X] -A[A] -# -t[t[t[t[t]]]] -S -l -p -U --nano --micro --time-stamp-precision --number --print;
 // any other option answers "not supported". Names are never resolved (every run behaves as -nn).
@@ -9,6 +9,7 @@
 
 import { compileFilter, type FilterPredicate } from '../capture/filter/index.ts';
 import { PCAP_DEFAULT_SNAPLEN, PcapWriter, readPcap } from '../capture/pcap.ts';
+import { isPcapng, readPcapng } from '../capture/pcapng.ts';
 import {
   type PacketDump,
   type PrintLinkType,
@@ -23,12 +24,16 @@ import { readU16, writeU16, writeU32 } from '../wire/bytes.ts';
 import { ETHERNET_HEADER_LEN } from '../wire/ethernet.ts';
 import { ARPHRD_ETHER, ARPHRD_LOOPBACK, SLL2_HEADER_LEN } from '../wire/sll2.ts';
 import { GETOPT_END, GETOPT_MISSING, GETOPT_UNKNOWN, Getopt, type LongOption } from './getopt.ts';
+import { atoi, i32, strtol } from './libc.ts';
 import { type CommandResult, fail, unsupported } from './result.ts';
 
 const LINKTYPE_ETHERNET = 1;
 const LINKTYPE_LINUX_SLL = 113;
 const LINKTYPE_LINUX_SLL2 = 276;
 const SLL_HEADER_LEN = 16;
+/** libpcap 1.10.3's range of LINKTYPE_ values it maps to DLTs one to one (pcap-common.c). */
+const LINKTYPE_MATCHING_MIN = 104;
+const LINKTYPE_MATCHING_MAX = 289;
 
 /** The names `-y` takes and the banner prints (pcap_datalink_val_to_name and _description). */
 const LINK_TYPE_NAMES = new Map<number, { name: string; description: string }>([
@@ -131,11 +136,6 @@ Usage: tcpdump [-AbdDefhHIJKlLnNOpqStuUvxX#] [ -B size ] [ -c count ] [--count]
 \t\t[ -z postrotate-command ] [ -Z user ] [ expression ]
 `;
 
-/** A whole decimal number as strtol with base 0 would read it for these flags; undefined when it is not one. */
-function parseNumber(text: string): number | undefined {
-  return /^[+-]?\d+$/.test(text) ? Number(text) : undefined;
-}
-
 function parseOptions(args: readonly string[]): TcpdumpOptions | CommandResult {
   const options: TcpdumpOptions = {
     iface: undefined,
@@ -208,14 +208,22 @@ function parseOptions(args: readonly string[]): TcpdumpOptions | CommandResult {
         options.writeFile = value;
         break;
       case 'c': {
-        const count = parseNumber(value);
-        if (count === undefined || count <= 0) return fail(`tcpdump: invalid packet count ${value}\n`, 1);
+        // atoi, as tcpdump reads it: "5abc" is 5, "0x2" is 0.
+        const count = atoi(value);
+        if (count <= 0) return fail(`tcpdump: invalid packet count ${value}\n`, 1);
         options.count = count;
         break;
       }
       case 's': {
-        const snapLen = parseNumber(value);
-        if (snapLen === undefined || snapLen < 0 || snapLen > PCAP_DEFAULT_SNAPLEN) {
+        // (int) strtol(optarg, &end, 0) with nothing after the number.
+        const parsed = strtol(value, 0);
+        const snapLen = i32(parsed.value);
+        if (
+          parsed.end === 0 ||
+          parsed.end !== value.length ||
+          snapLen < 0 ||
+          snapLen > PCAP_DEFAULT_SNAPLEN
+        ) {
           return fail(`tcpdump: invalid snaplen ${value} (must be >= 0 and <= ${PCAP_DEFAULT_SNAPLEN})\n`, 1);
         }
         // pcap_set_snaplen: 0 means the default.
@@ -352,11 +360,16 @@ export function startTcpdump(ns: Namespace, args: string[]): Capture | CommandRe
 function readCapture(ns: Namespace, path: string, options: TcpdumpOptions): CommandResult {
   const bytes = ns.sim.files.get(path);
   if (bytes === undefined) return fail(`tcpdump: ${path}: No such file or directory\n`, 1);
-  const read = readPcap(bytes);
+  const read = isPcapng(bytes) ? readPcapng(bytes) : readPcap(bytes);
   const header = read.ok ? read.file : read.header;
   if (header === undefined) return fail(`tcpdump: ${read.ok ? '' : read.message}\n`, 1);
   let stderr = `reading from file ${path}, link-type ${linkTypeText(header.linkType)}, snapshot length ${header.snapLen}\n`;
   if (header.linkType === LINKTYPE_LINUX_SLL2) stderr += 'Warning: interface names might be incorrect\n';
+  if (header.linkType > LINKTYPE_MATCHING_MAX) {
+    // Past libpcap's table (LINKTYPE_MATCHING_MAX): no DLT at all, and tcpdump says so.
+    const unknown = `tcpdump: unknown data link type ${header.linkType} (min ${LINKTYPE_MATCHING_MIN}, max ${LINKTYPE_MATCHING_MAX})\n`;
+    return fail(`${stderr}${unknown}`, 1);
+  }
   if (!LINK_TYPE_NAMES.has(header.linkType)) {
     return unsupported('tcpdump', `-r of a link-type ${header.linkType} capture`);
   }
@@ -376,7 +389,11 @@ function readCapture(ns: Namespace, path: string, options: TcpdumpOptions): Comm
     if (seen >= options.count) break;
     if (!match(record.data, linkType as 1 | 276, record.origLen)) continue;
     seen++;
-    writer?.writeAt(record.seconds, record.nanos, record.data, Math.max(record.origLen, record.data.length));
+    // ts_sec is 32 bits in the file written (a pcapng offset may carry a date outside them).
+    const seconds = ((record.seconds % 2 ** 32) + 2 ** 32) % 2 ** 32;
+    // A microsecond fraction past a second, scaled to nanoseconds, wraps at 32 bits as pcap_dump's does.
+    const nanos = options.nano ? record.nanos % 2 ** 32 : record.nanos;
+    writer?.writeAt(seconds, nanos, record.data, Math.max(record.origLen, record.data.length));
     if (printer !== undefined) {
       stdout += `${printer.formatRecord(record.seconds, record.nanos, record.data, record.origLen)}\n`;
     }

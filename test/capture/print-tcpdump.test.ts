@@ -404,7 +404,26 @@ function dnsFrames(): [string, Uint8Array][] {
     ['short message', new Uint8Array([0x12, 0x34, 0x01])],
   ];
   const toDns = { dst: mac('02:42:0a:60:00:0a'), src: mac('02:42:0a:f4:01:05'), ethertype: ETHERTYPE_IPV4 };
-  return messages.map(([label, payload]) => {
+  // Over TCP: the two-byte length prefix, right, wrong and missing.
+  const query = messages[0]![1];
+  const overTcp: [string, number[]][] = [
+    ['over TCP', [...u16(query.length), ...query]],
+    ['over TCP, wrong prefix', [...u16(5), ...query]],
+    ['over TCP, one byte', [0]],
+    ['over TCP, short message', [0, 3, 1, 2, 3]],
+  ];
+  const tcpFrames = overTcp.map(([label, payload]): [string, Uint8Array] => {
+    const conn = { src: ip('10.244.1.5'), dst: ip('10.96.0.10'), srcPort: 40000, dstPort: 53 };
+    const segment = tcp({
+      ...conn,
+      seq: 1,
+      ack: 1,
+      flags: { psh: true, ack: true },
+      payload: new Uint8Array(payload),
+    });
+    return [label, ethernet(toDns, segment)];
+  });
+  const udpFrames = messages.map(([label, payload]): [string, Uint8Array] => {
     const response = payload.length > 2 && (payload[2]! & 0x80) !== 0;
     const ends = [
       { addr: ip('10.244.1.5'), port: 41234 },
@@ -414,6 +433,7 @@ function dnsFrames(): [string, Uint8Array][] {
     const datagram = udp({ src: from.addr, dst: to.addr, srcPort: from.port, dstPort: to.port, payload });
     return [label, ethernet(toDns, datagram)];
   });
+  return [...udpFrames, ...tcpFrames];
 }
 
 /** Random DNS responses from a fixed seed: small counts, random bytes and many small values (labels, pointers). */

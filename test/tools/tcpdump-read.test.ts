@@ -1,5 +1,5 @@
 // `tcpdump -r` on captures made by the real tcpdump (Ethernet micro and nano, Linux cooked v1 and v2, both byte
-// orders, FCS bits in the link type): packetlab's output equals the real tool's for the same file and flags. The
+// orders, FCS bits in the link type; pcap and, converted by editcap, pcapng): packetlab's output equals the real tool's for the same file and flags. The
 // committed fixtures under test/fixtures/tcpdump/ were recorded in a throw-away namespace; with root, the last test
 // records fresh ones the same way.
 
@@ -14,7 +14,17 @@ import { RealNamespaces, requireNetns, run } from '../support/netns.ts';
 import { requireTool } from '../support/tools.ts';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/tcpdump');
-const FILES = ['eth-nano.pcap', 'eth-micro-be.pcap', 'sll1.pcap', 'sll2.pcap'];
+const FILES = [
+  'eth-nano.pcap',
+  'eth-micro-be.pcap',
+  'sll1.pcap',
+  'sll2.pcap',
+  // The same captures converted to pcapng by editcap (nanosecond and microsecond if_tsresol).
+  'eth-nano.pcapng',
+  'eth-micro.pcapng',
+  'sll1.pcapng',
+  'sll2.pcapng',
+];
 
 /** The flag sets compared on every file. */
 const FLAG_SETS: readonly string[][] = [
@@ -68,7 +78,7 @@ function withoutInterfaceNames(text: string): string {
 function expectSameAsReal(path: string, flags: readonly string[]): void {
   const theirs = realTcpdump(path, flags);
   const ours = ourTcpdump(new Uint8Array(readFileSync(path)), flags);
-  const sll2 = path.endsWith('sll2.pcap');
+  const sll2 = /sll2\.pcap(ng)?$/.test(path);
   const normalise = (text: string) => (sll2 ? withoutInterfaceNames(text) : text);
   expect(normalise(ours.stdout)).toBe(normalise(theirs.stdout));
   expect(ours.stderr.replace('/capture.pcap', path)).toBe(theirs.stderr);
@@ -78,8 +88,9 @@ function expectSameAsReal(path: string, flags: readonly string[]): void {
 describe('tcpdump -r on captures recorded by the real tcpdump', () => {
   for (const file of FILES) {
     // packetlab's filter compiler has no LINUX_SLL (v1): expressions on such files are not supported.
-    const flagSets =
-      file === 'sll1.pcap' ? FLAG_SETS.filter((flags) => !/^[a-z]/.test(flags.at(-1) ?? '-')) : FLAG_SETS;
+    const flagSets = file.startsWith('sll1')
+      ? FLAG_SETS.filter((flags) => !/^[a-z]/.test(flags.at(-1) ?? '-'))
+      : FLAG_SETS;
     for (const flags of flagSets) {
       it(`prints ${file} as tcpdump -nn ${flags.join(' ')} -r does`, (ctx) => {
         if (!requireTool('tcpdump', ctx)) return;
@@ -121,6 +132,24 @@ describe('tcpdump -r on broken files, as the real tcpdump reports them', () => {
     { name: 'cut in a record header', bytes: () => whole().subarray(0, 24 + 16 + 42 + 9) },
     { name: 'cut in a record', bytes: () => whole().subarray(0, whole().length - 5) },
     {
+      name: 'with fractions past a second and a record longer than its wire length',
+      bytes: () => {
+        const b = new Uint8Array(readFileSync(join(FIXTURES, 'eth-micro-be.pcap')));
+        const view = new DataView(b.buffer);
+        view.setUint32(24 + 4, 0xffff_ffff);
+        view.setUint32(24 + 12, 10);
+        return b;
+      },
+    },
+    {
+      name: 'of an unknown link type',
+      bytes: () => {
+        const b = whole();
+        new DataView(b.buffer).setUint32(20, 999, true);
+        return b;
+      },
+    },
+    {
       name: 'archaic version',
       bytes: () => {
         const b = whole();
@@ -137,14 +166,37 @@ describe('tcpdump -r on broken files, as the real tcpdump reports them', () => {
       },
     },
   ];
+  const ng = () => new Uint8Array(readFileSync(join(FIXTURES, 'eth-nano.pcapng')));
+  cases.push(
+    { name: 'pcapng cut in the section header', bytes: () => ng().subarray(0, 50) },
+    { name: 'pcapng cut in a packet block', bytes: () => ng().subarray(0, 200) },
+    { name: 'pcapng cut at the end', bytes: () => ng().subarray(0, ng().length - 10) },
+  );
   for (const { name, bytes } of cases) {
     it(`says what tcpdump says of a file ${name}`, (ctx) => {
       if (!requireTool('tcpdump', ctx)) return;
       const path = join(dir, `${name.replaceAll(' ', '-')}.pcap`);
       execFileSync('dd', [`of=${path}`, 'status=none'], { input: bytes() });
-      expectSameAsReal(path, []);
+      for (const flags of [[], ['-tt', '--nano'], ['-ttt']]) expectSameAsReal(path, flags);
+      // What -w copies of it reads back the same, in both resolutions.
+      for (const flag of ['--micro', '--nano']) {
+        const sim = new Simulation({ seed: 'tcpdump-read' });
+        const ns = sim.addNamespace('reader');
+        sim.files.set('/in.pcap', bytes());
+        const copied = exec(ns, `tcpdump ${flag} -r /in.pcap -w /out.pcap`);
+        expect(typeof copied.exitCode).toBe('number');
+      }
     });
   }
+
+  it('answers "not supported" for a link type libpcap knows but packetlab does not decode', () => {
+    const bytes = new Uint8Array(readFileSync(join(FIXTURES, 'eth-nano.pcap')));
+    new DataView(bytes.buffer).setUint32(20, 147, true);
+    expect(ourTcpdump(bytes, [])).toMatchObject({
+      stderr: 'packetlab: tcpdump -r of a link-type 147 capture is not supported\n',
+      exitCode: 1,
+    });
+  });
 
   it('says so when the file is not there', () => {
     const sim = new Simulation({ seed: 'tcpdump-read' });

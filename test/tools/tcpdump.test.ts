@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readPcap } from '../../src/capture/pcap.ts';
 import type { Namespace } from '../../src/netns/namespace.ts';
@@ -57,6 +58,8 @@ describe('tcpdump command lines the real tcpdump refuses', () => {
     '-s abc',
     '-s 300000',
     '-s -1',
+    '-s 64k',
+    '-c 0x2',
     '--time-stamp-precision=foo',
     '--nosuch',
     '-y FOO',
@@ -77,6 +80,19 @@ describe('tcpdump command lines the real tcpdump refuses', () => {
     });
   }
 
+  it('reads -c as atoi and -s as strtol with base 0, as tcpdump does', () => {
+    const { a } = captureWhilePinging('tcpdump -i eth0 -w /t.pcap');
+    for (const [line, lines] of [
+      ['-c 5abc', 5],
+      ['-c +1', 1],
+      ['-s 0x40 -c 1', 1],
+    ] as const) {
+      const result = exec(a, `tcpdump -r /t.pcap ${line}`);
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout.split('\n').filter((l) => l !== '')).toHaveLength(lines);
+    }
+  });
+
   it('answers "not supported" for the options packetlab does not model', () => {
     const { a } = twoHosts();
     for (const [line, option] of [
@@ -93,6 +109,27 @@ describe('tcpdump command lines the real tcpdump refuses', () => {
         exitCode: 1,
       });
     }
+  });
+});
+
+describe('tcpdump on any command line', () => {
+  it('never throws: every result is output and an exit code', () => {
+    const { sim, a } = twoHosts();
+    sim.files.set('/f.pcap', new Uint8Array([0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0]));
+    const token = fc.oneof(
+      fc.constantFrom('-v', '-vvv', '-x', '-XX', '-A', '-e', '-q', '-#', '-tttt', '-c', '2', '-s', '0', '-r'),
+      fc.constantFrom('/f.pcap', '/nowhere', '-w', '/out.pcap', '-i', 'any', 'eth0', 'lo', '-y', 'LINUX_SLL'),
+      fc.constantFrom('--nano', '--micro', '--time-stamp-precision', 'icmp', 'tcp', 'and', '-S', '-p', '-k'),
+      fc.string({ maxLength: 6 }).filter((t) => !/['"\\\s]/.test(t) && t !== ''),
+    );
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 8 }), (args) => {
+        const result = exec(a, `tcpdump -c 1 ${args.join(' ')}`);
+        expect(typeof result.stdout).toBe('string');
+        expect(Number.isInteger(result.exitCode)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

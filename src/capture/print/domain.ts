@@ -1,4 +1,4 @@
-// DNS over UDP port 53 as tcpdump prints it (print-domain.c's domain_print, ns_qprint, ns_rprint, fqdn_print): the header's id, flags and counts, the questions, the answers (with -vv the question, authority and additional sections), compressed names; no mDNS, no EDNS0 options or bit labels, no DNSSEC record detail. Its own reader of the bytes: it needs no DNS wire module.
+// DNS over UDP and TCP port 53 as tcpdump prints it (print-domain.c's domain_print, ns_qprint, ns_rprint, fqdn_print): the header's id, flags and counts, the questions, the answers (with -vv the question, authority and additional sections), compressed names; no mDNS, no EDNS0 options or bit labels, no DNSSEC record detail. Its own reader of the bytes: it needs no DNS wire module.
 
 import { formatIpv4 } from '../../wire/address.ts';
 import { type Dissector, printableChar, Truncated } from './netdissect.ts';
@@ -163,6 +163,25 @@ export function domainPrint(d: Dissector, at: number, length: number): void {
     if (!(error instanceof Truncated)) throw error;
     d.printTrunc();
   }
+}
+
+/**
+ * domain_print over TCP: the message follows a two-byte length that must match the segment's
+ * (`[prefix length(N) != length(M)] (invalid)` otherwise), then a space instead of `: `.
+ */
+export function domainOverTcpPrint(d: Dissector, at: number, length: number): void {
+  d.protocol = 'domain';
+  if (length < 2) {
+    d.print(` [DNS over TCP: length ${length} < 2] (invalid)`);
+    return;
+  }
+  const prefix = d.u16(at);
+  if (prefix !== length - 2) {
+    d.print(` [prefix length(${prefix}) != length(${length - 2})] (invalid)`);
+    return;
+  }
+  d.print(' ');
+  domainPrint(d, at + 2, length - 2);
 }
 
 /** The whole message; false where tcpdump jumps to `trunc:`. */

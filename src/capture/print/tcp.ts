@@ -1,7 +1,8 @@
-// TCP (print-tcp.c's tcp_print): flags, relative sequence numbers, options, length, and HTTP on ports 80/8080; no MPTCP detail, no other application protocols.
+// TCP (print-tcp.c's tcp_print): flags, relative sequence numbers, options, length, DNS on port 53 and HTTP on ports 80/8080; no MPTCP detail, no other application protocols.
 
 import { formatIpv4 } from '../../wire/address.ts';
 import { pseudoHeaderSum } from '../../wire/checksum.ts';
+import { domainOverTcpPrint } from './domain.ts';
 import { httpPrint } from './http.ts';
 import { IPPROTO_TCP } from './ipproto.ts';
 import {
@@ -56,6 +57,7 @@ const TCP_OPTION_NAMES = new Map<number, string>([
 ]);
 
 const MAX_RST_DATA_LEN = 30;
+const NAMESERVER_PORT = 53;
 const HTTP_PORT = 80;
 const HTTP_PORT_ALT = 8080;
 
@@ -141,6 +143,10 @@ export function tcpPrint(d: Dissector, at: number, length: number, ip: IpContext
   const data = at + hlen;
   if ((flags & TH_RST) !== 0 && d.vflag > 0) {
     rstDataPrint(d, data, dataLen);
+    return;
+  }
+  if (srcPort === NAMESERVER_PORT || dstPort === NAMESERVER_PORT) {
+    domainOverTcpPrint(d, data, dataLen);
     return;
   }
   if (
