@@ -1,6 +1,8 @@
 // packetlab's public API: build a simulation of namespaces and devices, drive it with commands, watch its packets.
 
 export {
+  type DnsServer,
+  dnsServer,
   formatLoadReport,
   type HttpResult,
   type HttpRoute,
@@ -10,23 +12,13 @@ export {
   httpServer,
   type LoadGenerator,
   type LoadReport,
-  loadGenerator,
-} from './app/index.ts';
-export {
-  type Lookup,
-  type LookupError,
   type LookupResult,
+  loadGenerator,
   lookupHost,
   type ResolverOptions,
-  type SentQuery,
-} from './app/dns/resolver.ts';
-export {
-  type DnsServer,
-  type DnsServerOptions,
-  type DnsServerStats,
-  dnsServer,
-} from './app/dns/server.ts';
-export { type UdpEchoOptions, type UdpEchoServer, type UdpEchoStats, udpEcho } from './app/echo/udp-echo.ts';
+  type UdpEchoServer,
+  udpEcho,
+} from './app/index.ts';
 export { attachPathTrace } from './capture/path-trace.ts';
 export type { DropReason } from './core/drop-reason.ts';
 export { Packet } from './core/packet.ts';

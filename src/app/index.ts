@@ -1,5 +1,16 @@
-// Applications on a namespace's sockets: an HTTP/1.1 server and client, curl's error semantics, a load generator.
+// Applications on a namespace's sockets: an HTTP/1.1 server and client, curl's error semantics, a load generator,
+// a UDP echo, a DNS server and glibc's stub resolver.
 
+export {
+  type Lookup,
+  type LookupError,
+  type LookupResult,
+  lookupHost,
+  type ResolverOptions,
+  type SentQuery,
+} from './dns/resolver.ts';
+export { type DnsServer, type DnsServerOptions, type DnsServerStats, dnsServer } from './dns/server.ts';
+export { type UdpEchoOptions, type UdpEchoServer, type UdpEchoStats, udpEcho } from './echo/udp-echo.ts';
 export {
   type HttpExchange,
   type HttpFailure,

@@ -154,22 +154,6 @@ export type Errno =
   | 'EHOSTUNREACH'
   | 'EAGAIN';
 
-/** strerror(3) text for each errno, as glibc prints it after "RTNETLINK answers: ". */
-export const ERRNO_TEXT: Readonly<Record<Errno, string>> = {
-  EPERM: 'Operation not permitted',
-  ENOENT: 'No such file or directory',
-  ESRCH: 'No such process',
-  EEXIST: 'File exists',
-  ENODEV: 'No such device',
-  EINVAL: 'Invalid argument',
-  EACCES: 'Permission denied',
-  ENOBUFS: 'No buffer space available',
-  ENETDOWN: 'Network is down',
-  ENETUNREACH: 'Network is unreachable',
-  EHOSTUNREACH: 'No route to host',
-  EAGAIN: 'Resource temporarily unavailable',
-};
-
 /**
  * A refused change: the errno, and the extended-ack message when the kernel sets one
  * (iproute2 then prints `Error: <extack>.` instead of `RTNETLINK answers: <strerror>`).

@@ -137,9 +137,7 @@ export class UdpTable {
 
   private inUse(addr: Ipv4Addr, port: number): boolean {
     const bound = this.sockets.get(port);
-    return (
-      bound !== undefined && bound.some((socket) => socket.addr === addr || socket.addr === 0 || addr === 0)
-    );
+    return bound?.some((socket) => socket.addr === addr || socket.addr === 0 || addr === 0) ?? false;
   }
 
   unbind(addr: Ipv4Addr, port: number): void {

@@ -2,26 +2,8 @@
 // lib/transfer.c, lib/http.c, lib/http_chunks.c), as measured with Debian 12's curl against a local server;
 // the errno texts are glibc's strerror.
 
+import { strerror } from '../../core/errno.ts';
 import type { HttpFailure, HttpResult } from './client.ts';
-
-/** glibc's strerror for the errnos a TCP connection reports. */
-export const ERRNO_TEXT: Readonly<Record<string, string>> = {
-  ECONNREFUSED: 'Connection refused',
-  ECONNRESET: 'Connection reset by peer',
-  ETIMEDOUT: 'Connection timed out',
-  EHOSTUNREACH: 'No route to host',
-  ENETUNREACH: 'Network is unreachable',
-  ENOPROTOOPT: 'Protocol not available',
-  EHOSTDOWN: 'Host is down',
-  ENONET: 'Machine is not on the network',
-  EACCES: 'Permission denied',
-  EPERM: 'Operation not permitted',
-  EINVAL: 'Invalid argument',
-  EMSGSIZE: 'Message too long',
-  EPIPE: 'Broken pipe',
-  EADDRNOTAVAIL: 'Cannot assign requested address',
-  EADDRINUSE: 'Address already in use',
-};
 
 /** curl's exit code (CURLcode) for a failure; 0 for none. */
 export function curlExitCode(failure: HttpFailure | undefined): number {
@@ -80,7 +62,7 @@ export function curlErrorText(result: HttpResult, peer: CurlPeer): string {
     case 'empty-reply':
       return 'Empty reply from server';
     case 'recv':
-      return `Recv failure: ${ERRNO_TEXT[failure.errno] ?? failure.errno}`;
+      return `Recv failure: ${strerror(failure.errno)}`;
     case 'bad-chunk':
       return 'Illegal or missing hexadecimal sequence in chunked-encoding';
     case 'partial':
@@ -116,8 +98,8 @@ export function curlFailureDetail(
   const failure = result.failure;
   if (failure?.kind === 'connect')
     return failure.immediate
-      ? `Immediate connect fail for ${addr}: ${ERRNO_TEXT[failure.errno] ?? failure.errno}`
-      : `connect to ${addr} port ${peer.port} failed: ${ERRNO_TEXT[failure.errno] ?? failure.errno}`;
+      ? `Immediate connect fail for ${addr}: ${strerror(failure.errno)}`
+      : `connect to ${addr} port ${peer.port} failed: ${strerror(failure.errno)}`;
   if (failure?.kind === 'connect-timeout' && !failure.byMaxTime)
     return `ipv4 connect timeout after ${connectTimeoutMs}ms, move on!`;
   return undefined;

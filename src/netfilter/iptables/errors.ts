@@ -1,17 +1,10 @@
 // The errors iptables, iptables-restore and the kernel report, and how each tool prints them (iptables 1.8.9,
 // nf_tables backend: xtables_error, nft_strerror, mnl_batch errors); no locking or resource errors.
 
-/** errno names the ruleset and the kernel checks return, with glibc's strerror text. */
-export const STRERROR = {
-  EINVAL: 'Invalid argument',
-  EBUSY: 'Device or resource busy',
-  ENOENT: 'No such file or directory',
-  EEXIST: 'File exists',
-  ELOOP: 'Too many levels of symbolic links',
-  EOPNOTSUPP: 'Operation not supported',
-} as const;
+import { strerror } from '../../core/errno.ts';
 
-export type Errno = keyof typeof STRERROR;
+/** errno names the ruleset and the kernel checks return (printed with glibc's strerror text). */
+export type Errno = 'EINVAL' | 'EBUSY' | 'ENOENT' | 'EEXIST' | 'ELOOP' | 'EOPNOTSUPP';
 
 /** The batch operation a kernel error names (`RULE_APPEND failed (...)`). */
 export type KernelOp =
@@ -81,7 +74,7 @@ export function formatIptablesError(error: IptError, program = 'iptables'): stri
     case 'nft':
       return `${program}: ${error.message}\n`;
     case 'kernel':
-      return `${program} ${VERSION}:  ${error.op} failed (${STRERROR[error.errno]}): ${error.what}\n`;
+      return `${program} ${VERSION}:  ${error.op} failed (${strerror(error.errno)}): ${error.what}\n`;
     case 'table':
       return `${program} ${VERSION}: table '${error.table}' does not exist\nPerhaps iptables or your kernel needs to be upgraded.\n`;
     case 'fatal':
@@ -102,7 +95,7 @@ export function formatRestoreError(error: IptError, line: number): string {
     case 'nft':
       return `${program}: line ${line} failed: ${error.message}\n`;
     case 'kernel':
-      return `${program} ${VERSION}: \nline ${line}: ${error.op} failed (${STRERROR[error.errno]}): ${error.what}\n`;
+      return `${program} ${VERSION}: \nline ${line}: ${error.op} failed (${strerror(error.errno)}): ${error.what}\n`;
     case 'table':
       return `${program} ${VERSION}: table '${error.table}' does not exist\n${where}${tryHelp}`;
     case 'fatal':

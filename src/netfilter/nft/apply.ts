@@ -3,6 +3,7 @@
 // leaves the ruleset untouched. Errors carry nft's messages: its evaluation errors ("did you mean ...") and the
 // kernel's errno strings ("Could not process rule: No such file or directory").
 
+import { strerror } from '../../core/errno.ts';
 import type { Chain, Constant, Family, NamedSet, Rule, Ruleset, Table } from '../ir.ts';
 import type { RulesetDraft, RulesetError, RulesetStore } from '../ruleset.ts';
 import type { ChainDef, Command, Named, ParsedRule, RawElement, SetDef, TableRef } from './ast.ts';
@@ -35,17 +36,11 @@ export interface ApplyResult {
   readonly error: ErrorRecord | undefined;
 }
 
-const STRERROR = {
-  ENOENT: 'No such file or directory',
-  EEXIST: 'File exists',
-  EBUSY: 'Device or resource busy',
-  EINVAL: 'Invalid argument',
-  EOPNOTSUPP: 'Operation not supported',
-  ELOOP: 'Too many levels of symbolic links',
-} as const;
-
-function kernelError(loc: Location, errno: keyof typeof STRERROR): ErrorRecord {
-  return errorAt(loc, `Could not process rule: ${STRERROR[errno]}`);
+function kernelError(
+  loc: Location,
+  errno: 'ENOENT' | 'EEXIST' | 'EBUSY' | 'EINVAL' | 'EOPNOTSUPP' | 'ELOOP',
+): ErrorRecord {
+  return errorAt(loc, `Could not process rule: ${strerror(errno)}`);
 }
 
 /** Aborts the transaction after a check-only run. */
@@ -144,7 +139,7 @@ class Runner {
         const chain = table.chains.get(command.chain.name);
         if (chain === undefined)
           return command.kind === 'list-chain'
-            ? errorAt(command.chain.loc, STRERROR.ENOENT)
+            ? errorAt(command.chain.loc, strerror('ENOENT'))
             : kernelError(command.chain.loc, 'ENOENT');
         if (command.kind === 'flush-chain') draft.flushChain(chain);
         else this.output([table], printChain(table, chain.name, this.print));
@@ -230,7 +225,7 @@ class Runner {
       if (found === undefined) return kernelError(ref.table.loc, 'ENOENT');
       return errorAt(
         ref.table.loc,
-        `${STRERROR.ENOENT}; did you mean table ‘${found.table.name}’ in family ${found.table.family}?`,
+        `${strerror('ENOENT')}; did you mean table ‘${found.table.name}’ in family ${found.table.family}?`,
       );
     }
     const misspell = new Misspell<Table>();
@@ -242,10 +237,10 @@ class Runner {
       misspell.update(candidate.name, ref.table.name, candidate);
     }
     const best = misspell.best;
-    if (best === undefined) return errorAt(ref.table.loc, STRERROR.ENOENT);
+    if (best === undefined) return errorAt(ref.table.loc, strerror('ENOENT'));
     return errorAt(
       ref.table.loc,
-      `${STRERROR.ENOENT}; did you mean table ‘${best.name}’ in family ${best.family}?`,
+      `${strerror('ENOENT')}; did you mean table ‘${best.name}’ in family ${best.family}?`,
     );
   }
 
@@ -257,7 +252,7 @@ class Runner {
     if (found === undefined || found.table !== table) return kernelError(name.loc, 'ENOENT');
     return errorAt(
       name.loc,
-      `${STRERROR.ENOENT}; did you mean chain ‘${found.chain}’ in table ${table.family} ‘${table.name}’?`,
+      `${strerror('ENOENT')}; did you mean chain ‘${found.chain}’ in table ${table.family} ‘${table.name}’?`,
     );
   }
 
@@ -267,7 +262,7 @@ class Runner {
     if (best === undefined) return kernelError(name.loc, 'ENOENT');
     return errorAt(
       name.loc,
-      `${STRERROR.ENOENT}; did you mean chain ‘${best.chain}’ in table ${best.table.family} ‘${best.table.name}’?`,
+      `${strerror('ENOENT')}; did you mean chain ‘${best.chain}’ in table ${best.table.family} ‘${best.table.name}’?`,
     );
   }
 
@@ -276,10 +271,10 @@ class Runner {
     for (const candidate of draft.ruleset.tables)
       for (const set of candidate.sets.keys()) misspell.update(set, name.name, { table: candidate, set });
     const best = misspell.best;
-    if (best === undefined) return errorAt(name.loc, STRERROR.ENOENT);
+    if (best === undefined) return errorAt(name.loc, strerror('ENOENT'));
     return errorAt(
       name.loc,
-      `${STRERROR.ENOENT}; did you mean set ‘${best.set}’ in table ${best.table.family} ‘${best.table.name}’?`,
+      `${strerror('ENOENT')}; did you mean set ‘${best.set}’ in table ${best.table.family} ‘${best.table.name}’?`,
     );
   }
 
@@ -514,7 +509,7 @@ class Runner {
       set !== undefined && (command.kind !== 'list-set' || (set.dataType !== undefined) === command.map);
     if (!matches || set === undefined)
       return command.kind === 'list-set'
-        ? errorAt(command.set.loc, STRERROR.ENOENT)
+        ? errorAt(command.set.loc, strerror('ENOENT'))
         : kernelError(command.set.loc, 'ENOENT');
     switch (command.kind) {
       case 'delete-set':

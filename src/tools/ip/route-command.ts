@@ -10,12 +10,12 @@
 // accepts but packetlab does not model are refused with a message saying so. A failed
 // command changes nothing.
 
+import { strerror } from '../../core/errno.ts';
 import type { Fib, InterfaceResolver, RouteDecision } from '../../net/fib.ts';
 import { routeInput, routeOutput } from '../../net/fib.ts';
 import {
   defaultScope,
   defaultTable,
-  ERRNO_TEXT,
   type KernelError,
   makeRoute,
   matchesKeyword as matches,
@@ -76,7 +76,7 @@ export function unsupported(keyword: string): Failure {
 /** How iproute2 reports a refusal from the kernel (rtnl_talk with extended ack). */
 export function kernelFailure(error: KernelError): Failure {
   const text =
-    error.extack !== undefined ? `Error: ${error.extack}.` : `RTNETLINK answers: ${ERRNO_TEXT[error.errno]}`;
+    error.extack !== undefined ? `Error: ${error.extack}.` : `RTNETLINK answers: ${strerror(error.errno)}`;
   return fail(`${text}\n`, 2);
 }
 

@@ -3,6 +3,7 @@
 // (no resolver), no proxies, no -i/-C/-t.
 
 import { bindEphemeralUdp } from '../../app/udp-port.ts';
+import { strerror } from '../../core/errno.ts';
 import type { Namespace } from '../../netns/namespace.ts';
 import type { TcpError } from '../../socket/tcp/socket.ts';
 import type { UdpDatagram } from '../../socket/udp.ts';
@@ -10,7 +11,7 @@ import { formatIpv4, type Ipv4Addr } from '../../wire/address.ts';
 import { inetAton } from '../libc.ts';
 import { type CommandResult, fail } from '../result.ts';
 import { buildPorts, localPort, type NcOptions, serviceName } from './options.ts';
-import { settle, sleep, strerror, waitFor } from './wait.ts';
+import { settle, sleep, waitFor } from './wait.ts';
 
 /** UDP_SCAN_TIMEOUT: udptest's seconds of probing without -w. */
 const UDP_SCAN_TIMEOUT = 3;

@@ -125,7 +125,7 @@ describe('loadGenerator, open loop', () => {
       const { sim, a, b } = twoHosts('exhaustion');
       httpServer(b, { port: 8000, routes: { '/sante': { body: 'ok\n' } } });
       const sysctl = exec(a, 'sysctl -w net.ipv4.ip_local_port_range="32768 32831"');
-      expect(sysctl.stdout).toBe('net.ipv4.ip_local_port_range = 32768\t32831\n');
+      expect(sysctl.stdout).toBe('net.ipv4.ip_local_port_range = 32768 32831\n');
       const load = loadGenerator(a, { target: '10.0.0.2:8000', path: '/sante', rate: 200, durationMs: 1000 });
       sim.run(2e9);
       return {
