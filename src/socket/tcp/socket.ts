@@ -1,13 +1,19 @@
-// One TCP connection's state machine, mirroring net/ipv4/tcp_input.c, tcp_output.c and tcp_timer.c for what an
-// exchange between two applications needs: the handshake, in-order data, Linux's ACK policy, FIN and RST, timers.
+// One TCP connection's state machine, mirroring net/ipv4/tcp_input.c, tcp_output.c and tcp_timer.c for what
+// exchanges and bulk transfers between two applications need: the handshake, in-order data, Linux's ACK policy,
+// FIN and RST, timers.
 //
 // Modelled: Linux's SYN options and initial windows, window scaling, timestamps, the quick-ACK
 // and ping-pong (delayed ACK) engine, Nagle with Minshall's rule, PSH on the last segment of
-// the queued data, slow start from ten segments, retransmission with backoff, SYN and SYN-ACK
-// retries, TIME_WAIT (60 s), and the errors an application sees. Not modelled: out-of-order
-// queues and SACK blocks (a segment beyond rcv_nxt is dropped and answered with a duplicate
-// ACK), fast retransmit, congestion avoidance beyond slow start, receive-buffer pressure and
-// window growth, urgent data, keepalive. An application reads what arrives at once.
+// the queued data, full-MSS segments that wait for the peer's window (tcp_snd_wnd_test), slow
+// start from ten segments, retransmission with backoff and go-back-N after a timeout
+// (tcp_enter_loss), SYN and SYN-ACK retries, TIME_WAIT (60 s), the receive buffer charged at each
+// segment's truesize with the window it backs (window.ts: scaling ratio, tcp_grow_window,
+// tcp_select_window, tcp_cleanup_rbuf's window update), an application that pauses reading, the
+// socket backlog while a send from process context holds the socket (on a veth the peer answers
+// each segment before the next leaves), per-socket IP ids, and the errors an application sees.
+// Not modelled: out-of-order queues and SACK blocks (a segment beyond rcv_nxt is dropped and
+// answered with a duplicate ACK), fast retransmit, tail loss probes, congestion avoidance beyond
+// slow start, receive-buffer autotuning (DRS), urgent data, keepalive.
 
 import type { Packet } from '../../core/packet.ts';
 import type { Ipv4Stack } from '../../net/ipv4.ts';
@@ -18,13 +24,20 @@ import { TCP_HEADER_LEN, TcpView } from '../../wire/tcp.ts';
 import { type OutgoingOptions, optionsLength, ReceivedOptions, writeOptions } from './options.ts';
 import { bufferSysctl } from './sysctl.ts';
 import {
+  computeWindow,
+  DEFAULT_SCALING_RATIO,
+  fullSpace,
+  growWindow,
   initBufferSpace,
   initialRcvMss,
+  measureScalingRatio,
   type ReceiveWindow,
+  receiveWindow,
+  SEGMENT_OVERHEAD,
   selectInitialWindow,
   selectWindow,
+  spaceBelowHalf,
   TCP_MSS_DEFAULT,
-  windowFromSpace,
 } from './window.ts';
 
 export type TcpState =
@@ -163,6 +176,12 @@ export class TcpSocket implements TcpEndpoints {
   private iss = 0;
   private sndUna = 0;
   private sndNxt = 0;
+  /**
+   * The next sequence number to retransmit after a loss (tcp_enter_loss marks everything in
+   * flight lost; tcp_xmit_retransmit_queue resends it in order as the congestion window opens).
+   * Equal to snd_nxt when nothing is waiting to be retransmitted.
+   */
+  private retxNxt = 0;
   private sndWnd = 0;
   private sndWl1 = 0;
   private sndWscale = 0;
@@ -185,8 +204,24 @@ export class TcpSocket implements TcpEndpoints {
     rcvSsthresh: 0,
     windowClamp: 0,
     rcvWscale: 0,
+    scalingRatio: DEFAULT_SCALING_RATIO,
+    rcvbuf: 0,
+    rmemAlloc: 0,
   };
+  /** The MSS our SYN announced (the route's MTU less 40). */
   private advmss = 0;
+  /** tp->advmss once synchronized: the announced MSS less the timestamp option when timestamps are on. */
+  private tcpAdvmss = 0;
+  /** copied_seq: the next byte the application reads. */
+  private copiedSeq = 0;
+  /** Bytes received in order and not yet read (the application paused reading). */
+  private readonly rcvQueue: Uint8Array[] = [];
+  /** pauseReading(): arriving data stays in the receive buffer. */
+  private readPaused = false;
+  /** The peer's FIN arrived (RCV_SHUTDOWN). */
+  private rcvShutdown = false;
+  /** onEnd is owed once the application read up to the FIN. */
+  private endPending = false;
   /** mss_cache: the payload of a full-sized segment we send. */
   private mss = TCP_MSS_DEFAULT;
   private peerMss = TCP_MSS_DEFAULT;
@@ -219,12 +254,27 @@ export class TcpSocket implements TcpEndpoints {
   private rtoTimer = -1;
   private delackTimer = -1;
   private waitTimer = -1;
+  /**
+   * The application holds the socket (lock_sock in a send from process context): segments that
+   * arrive meanwhile wait in the socket's backlog until release_sock.
+   */
+  private owned = false;
+  /** A segment left while the socket was held: its consequences run before the next one leaves. */
+  private sentWhileOwned = false;
+  private readonly backlogViews: TcpView[] = [];
+  private readonly backlogPackets: Packet[] = [];
   /** The application closed its socket: nothing more is reported (an orphan finishing its close). */
   private orphan = false;
   private closed = false;
   /** onClose ran (a connection in TIME_WAIT is closed for the application). */
   private reportedClose = false;
   private readonly pseudo = { srcAddr: 0, dstAddr: 0 };
+  /**
+   * inet_id: the IP id of the next segment, random at connect() or accept (get_random_u16; here the
+   * top half of the timestamp offset's draw, so the seed's other draws stay put), one more per segment.
+   */
+  private ipId = 0;
+  private readonly outputOptions = { protocol: IPPROTO_TCP, pmtudisc: 'do' as const, ident: 0 };
 
   constructor(
     private readonly host: TcpHost,
@@ -266,9 +316,10 @@ export class TcpSocket implements TcpEndpoints {
     return dev === undefined ? 576 : this.stack.pathMtu(route, this.remoteAddr, dev);
   }
 
-  /** tcp_full_space: the window our receive buffer (tcp_rmem[1]) backs. */
+  /** tcp_full_space of a new socket: sk_rcvbuf starts at tcp_rmem[1], the scaling ratio at one half. */
   private fullSpace(): number {
-    return windowFromSpace(bufferSysctl(this.stack.sysctls, 'tcp_rmem', 1));
+    this.window.rcvbuf = bufferSysctl(this.stack.sysctls, 'tcp_rmem', 1);
+    return fullSpace(this.window);
   }
 
   // ---- opening -------------------------------------------------------------------------
@@ -277,6 +328,7 @@ export class TcpSocket implements TcpEndpoints {
   connect(): void {
     this.iss = this.host.random32();
     this.tsOffset = this.host.random32();
+    this.ipId = this.tsOffset >>> 16;
     this.advmss = advertisedMss(this.pathMtu());
     this.tsOk = this.sysctl('tcp_timestamps') !== 0;
     this.sackOk = this.sysctl('tcp_sack') !== 0;
@@ -292,6 +344,7 @@ export class TcpSocket implements TcpEndpoints {
     this.window.windowClamp = initial.windowClamp;
     this.sndUna = this.iss;
     this.sndNxt = (this.iss + 1) >>> 0;
+    this.retxNxt = this.sndNxt;
     this.bufSeq = this.sndNxt;
     this.sndSml = this.sndNxt;
     this.retransmits = 0;
@@ -320,6 +373,7 @@ export class TcpSocket implements TcpEndpoints {
     this.received.parse(view, true);
     this.iss = this.host.random32();
     this.tsOffset = this.host.random32();
+    this.ipId = this.tsOffset >>> 16;
     this.window.rcvNxt = (view.seqNumber + 1) >>> 0;
     this.window.rcvWup = this.window.rcvNxt;
     this.tsOk = this.received.sawTimestamp && this.sysctl('tcp_timestamps') !== 0;
@@ -341,6 +395,7 @@ export class TcpSocket implements TcpEndpoints {
     this.sndWnd = view.window;
     this.sndUna = this.iss;
     this.sndNxt = (this.iss + 1) >>> 0;
+    this.retxNxt = this.sndNxt;
     this.bufSeq = this.sndNxt;
     this.sndSml = this.sndNxt;
     this.retransmits = 0;
@@ -363,8 +418,10 @@ export class TcpSocket implements TcpEndpoints {
   private establish(): void {
     this.state = 'ESTABLISHED';
     this.syncMss(this.pathMtu());
-    initBufferSpace(this.window, this.fullSpace(), this.advmss, this.sysctl('tcp_app_win'));
-    this.rcvMss = initialRcvMss(this.advmss, this.mss, this.window.rcvWnd);
+    this.tcpAdvmss = this.advmss - (this.tsOk ? TS_ALIGNED : 0);
+    this.copiedSeq = this.window.rcvNxt;
+    initBufferSpace(this.window, this.tcpAdvmss, this.sysctl('tcp_app_win'));
+    this.rcvMss = initialRcvMss(this.tcpAdvmss, this.mss, this.window.rcvWnd);
     this.retransmits = 0;
     this.cancelRto();
   }
@@ -388,8 +445,36 @@ export class TcpSocket implements TcpEndpoints {
     }
     this.sendBuf.set(data, this.sendLen);
     this.sendLen = needed;
-    if (this.synchronized()) this.pushPending();
+    if (this.synchronized()) this.pushFromApplication();
     return true;
+  }
+
+  /**
+   * tcp_sendmsg's push with the socket held. Called from process context (not from a received
+   * frame's consequences), each segment reaches the peer before the next leaves: dev_queue_xmit's
+   * local_bh_enable runs the receive softirq, so on a veth the peer's answers come back at once and
+   * wait in our backlog; release_sock then processes them (and what they make us send).
+   */
+  private pushFromApplication(): void {
+    if (this.owned || this.stack.ctx.backlog.draining) {
+      this.pushPending();
+      return;
+    }
+    this.owned = true;
+    this.sentWhileOwned = false;
+    this.pushPending();
+    this.releaseSock();
+  }
+
+  /** release_sock → __release_sock: the backlog in arrival order, the socket still held. */
+  private releaseSock(): void {
+    for (let i = 0; i < this.backlogViews.length; i++) {
+      this.process(this.backlogViews[i]!, this.backlogPackets[i]!);
+    }
+    this.backlogViews.length = 0;
+    this.backlogPackets.length = 0;
+    this.owned = false;
+    this.sentWhileOwned = false;
   }
 
   /** shutdown(SHUT_WR) (Node's end()): a FIN after the queued data. */
@@ -402,7 +487,29 @@ export class TcpSocket implements TcpEndpoints {
       this.finish(undefined);
       return;
     }
-    this.pushPending();
+    this.pushFromApplication();
+  }
+
+  /**
+   * Node's pause(): the application stops reading. Arriving data waits in the receive buffer,
+   * charged at its truesize, and the window advertised shrinks toward zero.
+   */
+  pauseReading(): void {
+    this.readPaused = true;
+  }
+
+  /**
+   * Node's resume(): the application reads what waits (one onData), and does so on arrival from
+   * now on; tcp_cleanup_rbuf may announce the space freed with a window update.
+   */
+  resumeReading(): void {
+    if (!this.readPaused) return;
+    this.readPaused = false;
+    this.deliver();
+    if (this.isTimeWait() && !this.orphan && !this.reportedClose) {
+      this.reportedClose = true;
+      this.onClose?.(this, undefined);
+    }
   }
 
   /** close(): like end(), and the application hears nothing more (the orphan finishes the close alone). */
@@ -425,8 +532,18 @@ export class TcpSocket implements TcpEndpoints {
 
   // ---- receiving -----------------------------------------------------------------------
 
-  /** tcp_v4_rcv → tcp_rcv_state_process for a segment the table found for this connection (checksum verified). */
+  /** tcp_v4_rcv for a segment the table found for this connection (checksum verified): the backlog while the application holds the socket. */
   receive(view: TcpView, pkt: Packet): void {
+    if (this.owned) {
+      this.backlogViews.push(view);
+      this.backlogPackets.push(pkt);
+      return;
+    }
+    this.process(view, pkt);
+  }
+
+  /** tcp_v4_do_rcv → tcp_rcv_state_process. */
+  private process(view: TcpView, pkt: Packet): void {
     if (this.closed) return;
     if (this.state === 'SYN_SENT') {
       this.receiveInSynSent(view, pkt);
@@ -488,30 +605,68 @@ export class TcpSocket implements TcpEndpoints {
     if (this.closed) return;
 
     let fin = false;
-    let data: Uint8Array | undefined;
+    let queued = false;
     if (payloadLen > 0 && this.acceptsData()) {
+      if (receiveWindow(this.window) === 0) {
+        // tcp_data_queue: no window left; the segment is dropped and answered at once.
+        this.enterQuickackMode();
+        this.ackPending |= ACK_SCHED;
+        this.ackCheck();
+        this.pushPending();
+        return;
+      }
+      // tcp_queue_rcv: the segment is charged to the receive buffer before tcp_event_data_recv.
       this.window.rcvNxt = (this.window.rcvNxt + payloadLen) >>> 0;
-      this.dataReceived(view, payloadLen);
+      this.window.rmemAlloc += payloadLen + SEGMENT_OVERHEAD;
       const start = view.offset + view.headerLen;
-      data = view.bytes.slice(start, start + payloadLen);
+      this.rcvQueue.push(view.bytes.slice(start, start + payloadLen));
+      this.dataReceived(view, payloadLen);
+      queued = true;
     }
     if (view.fin && segEnd === (this.window.rcvNxt + 1) >>> 0) {
       this.window.rcvNxt = segEnd;
       fin = true;
+      this.rcvShutdown = true;
+      this.endPending = true;
       this.finReceived();
     }
-    if (data !== undefined || fin) this.ackCheck();
+    if (queued || fin) this.ackCheck();
     this.pushPending();
+    if (!this.readPaused) this.deliver();
+    // Both FINs are through: the application's socket is closed while TIME_WAIT holds the 4-tuple.
+    if (this.isTimeWait() && !this.orphan && !this.reportedClose && !this.endPending) {
+      this.reportedClose = true;
+      this.onClose?.(this, undefined);
+    }
+  }
 
+  /**
+   * tcp_recvmsg: the application reads everything queued (one chunk), then tcp_cleanup_rbuf
+   * decides whether the freed space deserves an ACK; the FIN is read after the data.
+   */
+  private deliver(): void {
+    let data: Uint8Array | undefined;
+    if (this.rcvQueue.length === 1) data = this.rcvQueue[0]!;
+    else if (this.rcvQueue.length > 1) {
+      let total = 0;
+      for (const chunk of this.rcvQueue) total += chunk.length;
+      data = new Uint8Array(total);
+      let at = 0;
+      for (const chunk of this.rcvQueue) {
+        data.set(chunk, at);
+        at += chunk.length;
+      }
+    }
+    this.rcvQueue.length = 0;
     if (data !== undefined) {
+      this.window.rmemAlloc = 0;
+      this.copiedSeq = (this.copiedSeq + data.length) >>> 0;
       this.cleanupRbuf(data.length);
       if (!this.orphan) this.onData?.(this, data);
     }
-    if (fin && !this.orphan && !this.closed) this.onEnd?.(this);
-    // Both FINs are through: the application's socket is closed while TIME_WAIT holds the 4-tuple.
-    if (this.isTimeWait() && !this.orphan && !this.reportedClose) {
-      this.reportedClose = true;
-      this.onClose?.(this, undefined);
+    if (this.endPending && !this.readPaused) {
+      this.endPending = false;
+      if (!this.orphan && !this.closed) this.onEnd?.(this);
     }
   }
 
@@ -592,6 +747,7 @@ export class TcpSocket implements TcpEndpoints {
       this.bufSeq = (this.bufSeq + dataAcked) >>> 0;
     }
     this.sndUna = ack;
+    if (after(ack, this.retxNxt)) this.retxNxt = ack;
     this.sampleRtt(ack);
     // tcp_cong_avoid in slow start: one segment more per segment acknowledged.
     if (this.cwnd < this.ssthresh) this.cwnd += Math.max(1, Math.ceil(dataAcked / this.mss));
@@ -609,13 +765,17 @@ export class TcpSocket implements TcpEndpoints {
     return true;
   }
 
-  /** tcp_event_data_recv and tcp_measure_rcv_mss: schedules an ACK and runs the quick-ACK / ATO estimator. */
+  /**
+   * tcp_event_data_recv and tcp_measure_rcv_mss: schedules an ACK, re-measures the receive MSS and
+   * the buffer's scaling ratio, runs the quick-ACK / ATO estimator and grows the window.
+   */
   private dataReceived(view: TcpView, payloadLen: number): void {
     this.ackPending |= ACK_SCHED;
     const lss = this.lastSegSize;
     this.lastSegSize = 0;
     if (payloadLen >= this.rcvMss) {
-      this.rcvMss = Math.min(payloadLen, this.advmss);
+      measureScalingRatio(this.window, payloadLen, this.rcvMss);
+      this.rcvMss = Math.min(payloadLen, this.tcpAdvmss);
       if (view.psh) this.ackPending |= ACK_PUSHED;
     } else {
       const withHeader = payloadLen + view.headerLen;
@@ -645,6 +805,15 @@ export class TcpSocket implements TcpEndpoints {
       else if (gap > this.rto) this.incrQuickack();
     }
     this.lrcvtime = now;
+    // tcp_grow_window for segments of 128 bytes or more; a window that grew is acknowledged at once (quick |= 1).
+    if (payloadLen >= 128 && growWindow(this.window, payloadLen, this.tcpAdvmss)) this.quick |= 1;
+  }
+
+  /** tcp_enter_quickack_mode. */
+  private enterQuickackMode(): void {
+    this.incrQuickack();
+    this.pingpong = 0;
+    this.ato = ATO_MIN;
   }
 
   /** tcp_incr_quickack. */
@@ -681,26 +850,57 @@ export class TcpSocket implements TcpEndpoints {
     }
   }
 
-  /** __tcp_ack_snd_check: ACK now (more than one full segment unacknowledged, or quick-ACK mode), else later. */
+  /**
+   * __tcp_ack_snd_check: ACK now when more than one full segment is unacknowledged and either the
+   * application read everything or the window's right edge does not move back, or in quick-ACK
+   * mode; else later.
+   */
   private ackCheck(): void {
     if (!(this.ackPending & ACK_SCHED)) return;
     const unacked = (this.window.rcvNxt - this.window.rcvWup) >>> 0;
-    if (unacked > this.rcvMss || (this.quick > 0 && !this.inPingpong())) {
+    if (
+      (unacked > this.rcvMss &&
+        ((this.window.rcvNxt - this.copiedSeq) >>> 0 < 1 || this.peekWindow() >= this.window.rcvWnd)) ||
+      (this.quick > 0 && !this.inPingpong())
+    ) {
       this.sendAck();
       return;
     }
     this.scheduleDelayedAck();
   }
 
-  /** tcp_cleanup_rbuf: the application read everything; a pushed small segment outside ping-pong is ACKed now. */
+  /** __tcp_select_window without recording it; a receive buffer more than half full ends quick-ACK mode. */
+  private peekWindow(): number {
+    if (spaceBelowHalf(this.window)) this.quick = 0;
+    return computeWindow(this.window, this.rcvMss);
+  }
+
+  /**
+   * tcp_cleanup_rbuf after the application read `copied` bytes: an ACK owed for more than one
+   * segment, or for a pushed small segment outside ping-pong once the buffer is empty, goes now;
+   * so does a window update when the read at least doubled a window that had fallen under half
+   * the clamp.
+   */
   private cleanupRbuf(copied: number): void {
-    if (!(this.ackPending & ACK_SCHED) || this.closed) return;
-    const unacked = (this.window.rcvNxt - this.window.rcvWup) >>> 0;
-    if (
-      unacked > this.rcvMss ||
-      (copied > 0 && (this.ackPending & ACK_PUSHED2 || (this.ackPending & ACK_PUSHED && !this.inPingpong())))
-    )
-      this.sendAck();
+    if (this.closed) return;
+    let timeToAck = false;
+    if (this.ackPending & ACK_SCHED) {
+      const unacked = (this.window.rcvNxt - this.window.rcvWup) >>> 0;
+      timeToAck =
+        unacked > this.rcvMss ||
+        (copied > 0 &&
+          ((this.ackPending & ACK_PUSHED2) !== 0 ||
+            ((this.ackPending & ACK_PUSHED) !== 0 && !this.inPingpong())) &&
+          this.window.rmemAlloc === 0);
+    }
+    if (copied > 0 && !timeToAck && !this.rcvShutdown) {
+      const now = receiveWindow(this.window);
+      if (2 * now <= this.window.windowClamp) {
+        const next = this.peekWindow();
+        if (next > 0 && next >= 2 * now) timeToAck = true;
+      }
+    }
+    if (timeToAck) this.sendAck();
   }
 
   /** tcp_send_delayed_ack. */
@@ -736,18 +936,29 @@ export class TcpSocket implements TcpEndpoints {
 
   // ---- sending -------------------------------------------------------------------------
 
-  /** tcp_write_xmit: new segments while the peer's window, the congestion window and Nagle allow; then a FIN. */
+  /** tcp_packets_in_flight: segments sent and not acknowledged, less those marked lost and not yet resent. */
+  private packetsInFlight(): number {
+    return Math.ceil(((this.retxNxt - this.sndUna) >>> 0) / this.mss);
+  }
+
+  /**
+   * tcp_xmit_retransmit_queue then tcp_write_xmit: segments marked lost first, then new ones,
+   * while the congestion window, the peer's window (a whole segment must fit: tcp_snd_wnd_test)
+   * and Nagle allow; then a FIN.
+   */
   private pushPending(): void {
     if (!this.synchronized() || this.state === 'TIME_WAIT') return;
+    this.retransmitLost();
+    if (this.retxNxt !== this.sndNxt) return;
     for (;;) {
       const offset = (this.sndNxt - this.bufSeq) >>> 0;
       const unsent = this.sendLen - offset;
       if (unsent <= 0) break;
       const inFlight = (this.sndNxt - this.sndUna) >>> 0;
-      const windowLeft = this.sndWnd - inFlight;
-      const packetsOut = Math.ceil(inFlight / this.mss);
-      if (packetsOut >= this.cwnd || windowLeft <= 0) break;
-      const len = Math.min(unsent, this.mss, windowLeft);
+      if (this.packetsInFlight() >= this.cwnd) break;
+      const len = Math.min(unsent, this.mss);
+      // tcp_snd_wnd_test: the segment waits for a window it fits in whole (the persist timer probes a window too small).
+      if (inFlight + len > this.sndWnd) break;
       const last = len === unsent;
       // tcp_nagle_test with Minshall's check: a small segment waits while an earlier small one is unacknowledged.
       if (len < this.mss && !(last && this.finQueued) && after(this.sndSml, this.sndUna)) break;
@@ -760,6 +971,7 @@ export class TcpSocket implements TcpEndpoints {
       this.finSeq = this.sndNxt;
       this.transmit(FIN | ACK, this.sndNxt, 0, 0, undefined);
       this.sndNxt = (this.sndNxt + 1) >>> 0;
+      this.retxNxt = this.sndNxt;
       this.armRto();
     }
   }
@@ -773,6 +985,7 @@ export class TcpSocket implements TcpEndpoints {
     }
     this.transmit(flags, seq, offset, len, undefined);
     this.sndNxt = (seq + len + (fin ? 1 : 0)) >>> 0;
+    this.retxNxt = this.sndNxt;
     if (this.rttSeq < 0) {
       this.rttSeq = this.sndNxt;
       this.rttSentAt = this.stack.now;
@@ -821,7 +1034,8 @@ export class TcpSocket implements TcpEndpoints {
     writeOptions(pkt.buf, pkt.start + TCP_HEADER_LEN, options);
     tcp.fillChecksum(this.pseudo, headerLen + len);
     if (flags & ACK) this.ackSent();
-    this.output(pkt);
+    // A SYN-ACK leaves through ip_build_and_send_pkt: DF and id 0, like any DF datagram without a socket.
+    this.output(pkt, (flags & (SYN | ACK)) !== (SYN | ACK));
   }
 
   private readonly outgoing: OutgoingOptions = {
@@ -840,9 +1054,10 @@ export class TcpSocket implements TcpEndpoints {
     return this.outgoing;
   }
 
-  /** tcp_select_window over the free receive space (the application has read everything). */
+  /** tcp_select_window over the free receive space; a buffer more than half full ends quick-ACK mode. */
   private advertisedWindow(): number {
-    return selectWindow(this.window, this.fullSpace());
+    if (spaceBelowHalf(this.window)) this.quick = 0;
+    return selectWindow(this.window, this.rcvMss);
   }
 
   /** tcp_event_ack_sent → tcp_dec_quickack_mode, and the delayed ACK is off. */
@@ -861,11 +1076,16 @@ export class TcpSocket implements TcpEndpoints {
     }
   }
 
-  /** ip_queue_xmit with the socket's mark, DF set (IP_PMTUDISC_DO is TCP's default). */
-  private output(pkt: Packet): void {
+  /** ip_queue_xmit with the socket's mark, DF set (IP_PMTUDISC_DO is TCP's default) and the socket's IP id. */
+  private output(pkt: Packet, connected: boolean): void {
     pkt.mark = this.mark;
     const route = this.stack.routeOutput(this.remoteAddr, { src: this.localAddr, mark: this.mark });
-    const sent = this.stack.output(pkt, route, { protocol: IPPROTO_TCP, pmtudisc: 'do' });
+    this.outputOptions.ident = connected ? this.ipId : 0;
+    if (connected) this.ipId = (this.ipId + 1) & 0xffff;
+    // Process context: the segment before this one reached the peer, and its answer came back, before this one leaves.
+    if (this.owned && this.sentWhileOwned) this.stack.ctx.backlog.drain();
+    this.sentWhileOwned = this.owned;
+    const sent = this.stack.output(pkt, route, this.outputOptions);
     // A path MTU learned since the segment was cut: the retransmission uses the new size.
     if (!sent.ok && sent.error === 'EMSGSIZE' && sent.mtu !== undefined) this.syncMss(sent.mtu);
   }
@@ -926,11 +1146,41 @@ export class TcpSocket implements TcpEndpoints {
         this.finish('ETIMEDOUT');
         return;
       }
-      this.ssthresh = Math.max(Math.ceil((this.sndNxt - this.sndUna) / this.mss / 2), 2);
-      this.cwnd = 1;
-      this.resendFirst();
+      this.enterLoss();
+      this.retransmitLost();
     }
     this.armRto();
+  }
+
+  /**
+   * tcp_enter_loss: every segment in flight is marked lost (retransmission restarts at snd_una,
+   * go-back-N), ssthresh halves the congestion window (tcp_reno_ssthresh) and the window is one
+   * segment (tcp_packets_in_flight + 1 with nothing left in flight).
+   */
+  private enterLoss(): void {
+    this.ssthresh = Math.max(this.cwnd >> 1, 2);
+    this.cwnd = 1;
+    this.retxNxt = this.sndUna;
+  }
+
+  /**
+   * tcp_xmit_retransmit_queue: resends the segments marked lost, at today's MSS, in order, while
+   * the congestion window allows; a segment starting beyond the peer's window waits, unless it
+   * is the first (__tcp_retransmit_skb).
+   */
+  private retransmitLost(): void {
+    const sentEnd = this.finSeq >= 0 ? this.finSeq : this.sndNxt;
+    while (this.retxNxt !== this.sndNxt && this.packetsInFlight() < this.cwnd) {
+      const seq = this.retxNxt;
+      if (seq !== this.sndUna && (seq - this.sndUna) >>> 0 >= this.sndWnd) return;
+      const offset = (seq - this.bufSeq) >>> 0;
+      const len = Math.min(this.mss, (sentEnd - seq) >>> 0);
+      const fin = this.finSeq >= 0 && (seq + len) >>> 0 === this.finSeq;
+      const push = offset + len === this.sendLen;
+      this.transmit(ACK | (push && len > 0 ? PSH : 0) | (fin ? FIN : 0), seq, offset, len, undefined);
+      this.retxNxt = (seq + len + (fin ? 1 : 0)) >>> 0;
+      this.rttSeq = -1;
+    }
   }
 
   /** tcp_retransmit_skb for the head of the queue: the first unacknowledged data (at today's MSS), or the FIN. */
