@@ -252,6 +252,12 @@ export class TcpSocket implements TcpEndpoints {
   private rttSentAt = 0;
 
   private rtoTimer = -1;
+  /** The persist timer (ICSK_TIME_PROBE0), its backoff (icsk_backoff) and the probes sent unanswered by a window. */
+  private probeTimer = -1;
+  private probeBackoff = 0;
+  private probesOut = 0;
+  /** tcp_oow_rate_limited's last_oow_ack_time, in ns (-1: never). */
+  private lastOowAck = -1;
   private delackTimer = -1;
   private waitTimer = -1;
   /**
@@ -581,9 +587,14 @@ export class TcpSocket implements TcpEndpoints {
       if (this.closed) return;
     }
 
-    // tcp_sequence: a segment wholly before rcv_nxt or beyond the window is answered with an ACK (tcp_send_dupack).
     const rcvNxt = this.window.rcvNxt;
     const segEnd = (seq + payloadLen + (view.fin ? 1 : 0)) >>> 0;
+    // tcp_sequence: a segment that ends before the window last advertised (a zero-window probe at
+    // snd_una - 1) is answered with a duplicate ACK, at most one per tcp_invalid_ratelimit for one without data.
+    if (before(segEnd, this.window.rcvWup) && !view.rst) {
+      if (view.syn || !this.oowRateLimited(segEnd !== seq)) this.sendAck();
+      return;
+    }
     if (view.rst) {
       if (seq === rcvNxt) this.reset();
       return;
@@ -615,6 +626,8 @@ export class TcpSocket implements TcpEndpoints {
         this.pushPending();
         return;
       }
+      // tcp_try_rmem_schedule: a buffer already overcommitted grows to what it holds (tcp_prune_queue → tcp_clamp_window).
+      if (this.window.rmemAlloc > this.window.rcvbuf) this.clampWindow();
       // tcp_queue_rcv: the segment is charged to the receive buffer before tcp_event_data_recv.
       this.window.rcvNxt = (this.window.rcvNxt + payloadLen) >>> 0;
       this.window.rmemAlloc += payloadLen + SEGMENT_OVERHEAD;
@@ -668,6 +681,15 @@ export class TcpSocket implements TcpEndpoints {
       this.endPending = false;
       if (!this.orphan && !this.closed) this.onEnd?.(this);
     }
+  }
+
+  /** tcp_oow_rate_limited: data segments are never limited; others get one answer per tcp_invalid_ratelimit ms. */
+  private oowRateLimited(hasData: boolean): boolean {
+    if (hasData) return false;
+    const now = this.stack.now;
+    if (this.lastOowAck >= 0 && now - this.lastOowAck < this.sysctl('tcp_invalid_ratelimit') * MS) return true;
+    this.lastOowAck = now;
+    return false;
   }
 
   /** A method, so a state change inside a call is seen where the compiler narrowed the field. */
@@ -737,7 +759,10 @@ export class TcpSocket implements TcpEndpoints {
       this.sndWnd = window;
       this.sndWl1 = seq;
     }
-    if (!after(ack, this.sndUna)) return true;
+    if (!after(ack, this.sndUna)) {
+      if (this.sndNxt === this.sndUna && this.synchronized()) this.ackProbe();
+      return true;
+    }
     const acked = (ack - this.sndUna) >>> 0;
     const finAcked = this.finSeq >= 0 && !before(ack, (this.finSeq + 1) >>> 0);
     const dataAcked = Math.min(acked - (finAcked ? 1 : 0), this.sendLen);
@@ -807,6 +832,18 @@ export class TcpSocket implements TcpEndpoints {
     this.lrcvtime = now;
     // tcp_grow_window for segments of 128 bytes or more; a window that grew is acknowledged at once (quick |= 1).
     if (payloadLen >= 128 && growWindow(this.window, payloadLen, this.tcpAdvmss)) this.quick |= 1;
+  }
+
+  /**
+   * tcp_clamp_window: out of quick-ACK mode; the buffer grows to what is allocated, up to
+   * tcp_rmem[2]; still overcommitted, rcv_ssthresh falls to two segments.
+   */
+  private clampWindow(): void {
+    this.quick = 0;
+    const max = bufferSysctl(this.stack.sysctls, 'tcp_rmem', 2);
+    if (this.window.rcvbuf < max) this.window.rcvbuf = Math.min(this.window.rmemAlloc, max);
+    if (this.window.rmemAlloc > this.window.rcvbuf)
+      this.window.rcvSsthresh = Math.min(this.window.windowClamp, 2 * this.tcpAdvmss);
   }
 
   /** tcp_enter_quickack_mode. */
@@ -958,7 +995,10 @@ export class TcpSocket implements TcpEndpoints {
       if (this.packetsInFlight() >= this.cwnd) break;
       const len = Math.min(unsent, this.mss);
       // tcp_snd_wnd_test: the segment waits for a window it fits in whole (the persist timer probes a window too small).
-      if (inFlight + len > this.sndWnd) break;
+      if (inFlight + len > this.sndWnd) {
+        this.checkProbeTimer();
+        break;
+      }
       const last = len === unsent;
       // tcp_nagle_test with Minshall's check: a small segment waits while an earlier small one is unacknowledged.
       if (len < this.mss && !(last && this.finQueued) && after(this.sndSml, this.sndUna)) break;
@@ -993,6 +1033,89 @@ export class TcpSocket implements TcpEndpoints {
     // tcp_event_data_sent: a reply within ato of the last data received counts toward ping-pong mode.
     if (this.ato > 0 && this.stack.now - this.lrcvtime < this.ato && this.pingpong < 255) this.pingpong++;
     this.armRto();
+  }
+
+  // ---- the persist timer ----------------------------------------------------------------
+
+  /** tcp_check_probe_timer: nothing in flight, data waiting for the window, no timer running: probe after the RTO. */
+  private checkProbeTimer(): void {
+    if (this.sndNxt !== this.sndUna || this.rtoTimer >= 0 || this.probeTimer >= 0) return;
+    this.armProbe(Math.max(this.rto, RTO_MIN));
+  }
+
+  private armProbe(delay: number): void {
+    const scheduler = this.stack.ctx.scheduler;
+    if (this.probeTimer >= 0) scheduler.cancel(this.probeTimer);
+    this.probeTimer = scheduler.schedule(Math.min(delay, RTO_MAX), () => this.probeTimerFired());
+  }
+
+  /** tcp_probe0_when: the base (the RTO, at least TCP_RTO_MIN) doubled per backoff, at most TCP_RTO_MAX. */
+  private probe0When(): number {
+    const backoff = Math.min(this.probeBackoff, Math.log2(RTO_MAX / RTO_MIN) + 1);
+    return Math.min(Math.max(this.rto, RTO_MIN) * 2 ** backoff, RTO_MAX);
+  }
+
+  private hasUnsent(): boolean {
+    return (this.sndNxt - this.bufSeq) >>> 0 < this.sendLen;
+  }
+
+  /** tcp_probe_timer: a probe while the window stays shut; tcp_retries2 probes unanswered by a window end the connection. */
+  private probeTimerFired(): void {
+    this.probeTimer = -1;
+    if (this.closed) return;
+    if (this.sndNxt !== this.sndUna || !this.hasUnsent()) {
+      this.probesOut = 0;
+      return;
+    }
+    if (this.probesOut >= this.sysctl('tcp_retries2')) {
+      this.finish('ETIMEDOUT');
+      return;
+    }
+    this.sendProbe0();
+  }
+
+  /** tcp_send_probe0: tcp_write_wakeup, then the timer again with one more backoff (none once data is in flight). */
+  private sendProbe0(): void {
+    this.writeWakeup();
+    if (this.sndNxt !== this.sndUna || !this.hasUnsent()) {
+      this.probesOut = 0;
+      this.probeBackoff = 0;
+      return;
+    }
+    this.probesOut++;
+    if (this.probeBackoff < this.sysctl('tcp_retries2')) this.probeBackoff++;
+    this.armProbe(this.probe0When());
+  }
+
+  /**
+   * tcp_write_wakeup: the part of the next segment the window holds, with PSH, when there is any
+   * window; otherwise tcp_xmit_probe_skb: an ACK at snd_una - 1 without data, which the peer
+   * answers with its window.
+   */
+  private writeWakeup(): void {
+    const windowEnd = (this.sndUna + this.sndWnd) >>> 0;
+    if (before(this.sndNxt, windowEnd)) {
+      const offset = (this.sndNxt - this.bufSeq) >>> 0;
+      const len = Math.min((windowEnd - this.sndNxt) >>> 0, this.mss, this.sendLen - offset);
+      this.sendData(offset, len, true, false);
+      return;
+    }
+    this.transmit(ACK, (this.sndUna - 1) >>> 0, 0, 0, undefined);
+  }
+
+  /**
+   * tcp_ack_probe, for an ACK that finds nothing in flight and data waiting: a window that now
+   * holds the next segment ends the probing (the data follows), else the timer restarts.
+   */
+  private ackProbe(): void {
+    if (!this.hasUnsent()) return;
+    const offset = (this.sndNxt - this.bufSeq) >>> 0;
+    const next = Math.min(this.mss, this.sendLen - offset);
+    if (!after((this.sndNxt + next) >>> 0, (this.sndUna + this.sndWnd) >>> 0)) {
+      this.probeBackoff = 0;
+      if (this.probeTimer >= 0) this.stack.ctx.scheduler.cancel(this.probeTimer);
+      this.probeTimer = -1;
+    } else this.armProbe(this.probe0When());
   }
 
   /** tcp_send_ack: a pure ACK at snd_nxt. */
@@ -1239,9 +1362,10 @@ export class TcpSocket implements TcpEndpoints {
     this.closed = true;
     this.state = 'CLOSE';
     const scheduler = this.stack.ctx.scheduler;
-    for (const timer of [this.rtoTimer, this.delackTimer, this.waitTimer])
+    for (const timer of [this.rtoTimer, this.delackTimer, this.waitTimer, this.probeTimer])
       if (timer >= 0) scheduler.cancel(timer);
     this.rtoTimer = -1;
+    this.probeTimer = -1;
     this.delackTimer = -1;
     this.waitTimer = -1;
     this.host.unhash(this);

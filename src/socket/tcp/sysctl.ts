@@ -29,6 +29,8 @@ export function defineTcpSysctls(sysctls: Sysctls): void {
   int('tcp_retries2', 15);
   int('tcp_fin_timeout', 60);
   int('tcp_app_win', 31, 0, 31);
+  // Milliseconds between duplicate ACKs for out-of-window segments without data (tcp_oow_rate_limited).
+  int('tcp_invalid_ratelimit', 500);
 }
 
 /** One field (0, 1 or 2) of tcp_rmem or tcp_wmem. */

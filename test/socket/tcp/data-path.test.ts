@@ -1,0 +1,214 @@
+// Ladder tests of TCP's data path on a veth, on the manual clock: full-MSS segments that wait for the peer's
+// window, go-back-N after a retransmission timeout, the first ACKs of a send from process context, and a reader
+// that pauses until the window is zero (persist timer, zero-window probes, the window update of a read).
+
+import { describe, expect, it } from 'vitest';
+import type { Namespace } from '../../../src/netns/namespace.ts';
+import { Simulation } from '../../../src/netns/simulation.ts';
+import type { TcpSocket } from '../../../src/socket/tcp/socket.ts';
+import { exec, spawn } from '../../../src/tools/exec.ts';
+import { parseIpv4 } from '../../../src/wire/address.ts';
+
+function run(ns: Namespace, line: string): void {
+  const result = exec(ns, line);
+  if (result.exitCode !== 0) throw new Error(`${line}: ${result.stderr}`);
+}
+
+interface Ladder {
+  readonly sim: Simulation;
+  readonly client: TcpSocket;
+  server(): TcpSocket;
+  received(): number;
+  /** tcpdump's lines on a's eth0 so far: time, direction, flags, relative numbers, window, length. */
+  lines(): string[];
+}
+
+/** a (10.0.0.1:40000) connected to b (10.0.0.2:8080) over a veth; `setupB` runs on b before the listener. */
+function connected(options: { setupB?: readonly string[]; pauseServer?: boolean } = {}): Ladder {
+  const sim = new Simulation({ seed: 'tcp-data' });
+  const a = sim.addNamespace('a');
+  const b = sim.addNamespace('b');
+  run(a, 'ip link add eth0 type veth peer name eth0 netns b');
+  run(a, 'ip addr add 10.0.0.1/24 dev eth0');
+  run(b, 'ip addr add 10.0.0.2/24 dev eth0');
+  run(a, 'ip link set eth0 up');
+  run(b, 'ip link set eth0 up');
+  for (const line of options.setupB ?? []) run(b, line);
+  const capture = spawn(a, 'tcpdump -nn -i eth0 tcp');
+  if (!('stop' in capture)) throw new Error(capture.stderr);
+  let accepted: TcpSocket | undefined;
+  let received = 0;
+  b.tcp.listen(0, 8080, (socket) => {
+    accepted = socket;
+    if (options.pauseServer) socket.pauseReading();
+    socket.onData = (_s, data) => {
+      received += data.length;
+    };
+  });
+  const result = a.tcp.connect({ dst: parseIpv4('10.0.0.2')!, dstPort: 8080, srcPort: 40000 });
+  if (!result.ok) throw new Error(result.error);
+  sim.run(0);
+  const lines: string[] = [];
+  return {
+    sim,
+    client: result.socket,
+    server: () => accepted!,
+    received: () => received,
+    lines: () => {
+      // Stops the capture: a test reads the ladder once, at its end.
+      if (lines.length === 0)
+        for (const line of capture.stop().stdout.split('\n'))
+          if (line !== '')
+            lines.push(
+              line
+                .replace(/^00:00:(\d\d\.\d{6}) IP /, '$1 ')
+                .replace('10.0.0.1.40000 > 10.0.0.2.8080', 'a>b')
+                .replace('10.0.0.2.8080 > 10.0.0.1.40000', 'b>a')
+                .replace(/, options \[[^\]]*\]/, '')
+                .replace(/^(\S+ [ab]>[ab]):/, '$1')
+                .replace(/: HTTP$/, ''),
+            );
+      return lines;
+    },
+  };
+}
+
+const bytes = (n: number) => new Uint8Array(n).fill(0x78);
+
+describe('TCP data path on a veth', () => {
+  it('a send from process context: each segment is acknowledged before the next leaves (quick ACKs), windows grow', () => {
+    const t = connected();
+    t.client.write(bytes(3 * 1448));
+    t.sim.run(1e9);
+    expect(t.lines().slice(3)).toEqual([
+      '00.000000 a>b Flags [.], seq 1:1449, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 1449, win 67, length 0',
+      '00.000000 a>b Flags [.], seq 1449:2897, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 a>b Flags [P.], seq 2897:4345, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 4345, win 73, length 0',
+    ]);
+    expect(t.received()).toBe(3 * 1448);
+  });
+
+  it('a window that holds one segment and a part: full segments wait for a window they fit in whole (tcp_snd_wnd_test)', () => {
+    // tcp_rmem of 8 KiB on b: the window is 3840 bytes (30 units of 128), two segments and 944 bytes.
+    const t = connected({ setupB: ['sysctl -w "net.ipv4.tcp_rmem=4096 8192 8192"'] });
+    t.client.write(bytes(6000));
+    t.sim.run(1e9);
+    expect(t.lines().slice(2)).toEqual([
+      '00.000000 a>b Flags [.], ack 1, win 63, length 0',
+      '00.000000 a>b Flags [.], seq 1:1449, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 1449, win 30, length 0',
+      '00.000000 a>b Flags [.], seq 1449:2897, ack 1, win 63, length 1448',
+      '00.000000 a>b Flags [.], seq 2897:4345, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 4345, win 30, length 0',
+      '00.000000 a>b Flags [.], seq 4345:5793, ack 1, win 63, length 1448',
+      '00.000000 a>b Flags [P.], seq 5793:6001, ack 1, win 63, length 208',
+      '00.000000 b>a Flags [.], ack 6001, win 36, length 0',
+    ]);
+  });
+
+  it('a segment lost: duplicate ACKs, then after the RTO everything from snd_una again, in slow start from one segment', () => {
+    // The fifth segment b receives (the third data segment, seq 2897) is dropped, once.
+    const t = connected({
+      setupB: [
+        'iptables -A INPUT -p tcp --dport 8080 -m statistic --mode nth --every 100000 --packet 99995 -j DROP',
+      ],
+    });
+    t.client.write(bytes(12 * 1448));
+    t.sim.run(5e9);
+    expect(t.lines().slice(2)).toEqual([
+      '00.000000 a>b Flags [.], ack 1, win 63, length 0',
+      '00.000000 a>b Flags [.], seq 1:1449, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 1449, win 67, length 0',
+      '00.000000 a>b Flags [.], seq 1449:2897, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 a>b Flags [.], seq 2897:4345, ack 1, win 63, length 1448',
+      '00.000000 a>b Flags [.], seq 4345:5793, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 a>b Flags [.], seq 5793:7241, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 a>b Flags [.], seq 7241:8689, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 a>b Flags [.], seq 8689:10137, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 a>b Flags [.], seq 10137:11585, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 a>b Flags [.], seq 11585:13033, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 a>b Flags [.], seq 13033:14481, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 a>b Flags [.], seq 14481:15929, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 a>b Flags [P.], seq 15929:17377, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.200001 a>b Flags [.], seq 2897:4345, ack 1, win 63, length 1448',
+      '00.200001 b>a Flags [.], ack 4345, win 73, length 0',
+      '00.200001 a>b Flags [.], seq 4345:5793, ack 1, win 63, length 1448',
+      '00.200001 a>b Flags [.], seq 5793:7241, ack 1, win 63, length 1448',
+      '00.200001 b>a Flags [.], ack 5793, win 75, length 0',
+      '00.200001 a>b Flags [.], seq 7241:8689, ack 1, win 63, length 1448',
+      '00.200001 a>b Flags [.], seq 8689:10137, ack 1, win 63, length 1448',
+      '00.200001 b>a Flags [.], ack 7241, win 78, length 0',
+      '00.200001 a>b Flags [.], seq 10137:11585, ack 1, win 63, length 1448',
+      '00.200001 a>b Flags [.], seq 11585:13033, ack 1, win 63, length 1448',
+      '00.200001 b>a Flags [.], ack 8689, win 80, length 0',
+      '00.200001 a>b Flags [.], seq 13033:14481, ack 1, win 63, length 1448',
+      '00.200001 a>b Flags [.], seq 14481:15929, ack 1, win 63, length 1448',
+      '00.200001 b>a Flags [.], ack 10137, win 80, length 0',
+      '00.200001 a>b Flags [P.], seq 15929:17377, ack 1, win 63, length 1448',
+      '00.200001 b>a Flags [.], ack 11585, win 80, length 0',
+      '00.200001 b>a Flags [.], ack 13033, win 80, length 0',
+      '00.200001 b>a Flags [.], ack 14481, win 80, length 0',
+      '00.200001 b>a Flags [.], ack 15929, win 80, length 0',
+      '00.200001 b>a Flags [.], ack 17377, win 80, length 0',
+    ]);
+    expect(t.received()).toBe(12 * 1448);
+  });
+
+  it('a reader that pauses: the window closes, the persist timer fills a small window then probes at snd_una - 1 with backoff, answered at most every 500 ms; a read reopens it', () => {
+    // tcp_rmem of 16 KiB on b and a server that does not read until 2 s.
+    const t = connected({ setupB: ['sysctl -w "net.ipv4.tcp_rmem=4096 16384 16384"'], pauseServer: true });
+    t.client.write(bytes(20000));
+    t.sim.run(2e9);
+    expect(t.received()).toBe(0);
+    t.server().resumeReading();
+    t.sim.run(1e9);
+    expect(t.lines().slice(2)).toEqual([
+      '00.000000 a>b Flags [.], ack 1, win 63, length 0',
+      '00.000000 a>b Flags [.], seq 1:1449, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 1449, win 70, length 0',
+      '00.000000 a>b Flags [.], seq 1449:2897, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 2897, win 59, length 0',
+      '00.000000 a>b Flags [.], seq 2897:4345, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 4345, win 48, length 0',
+      '00.000000 a>b Flags [.], seq 4345:5793, ack 1, win 63, length 1448',
+      '00.000000 a>b Flags [.], seq 5793:7241, ack 1, win 63, length 1448',
+      '00.000000 a>b Flags [.], seq 7241:8689, ack 1, win 63, length 1448',
+      '00.000000 a>b Flags [.], seq 8689:10137, ack 1, win 63, length 1448',
+      '00.040000 b>a Flags [.], ack 10137, win 3, length 0',
+      '00.245000 a>b Flags [P.], seq 10137:10521, ack 1, win 63, length 384',
+      '00.325000 b>a Flags [.], ack 10521, win 0, length 0',
+      '00.539376 a>b Flags [.], ack 1, win 63, length 0',
+      '00.539376 b>a Flags [.], ack 10521, win 0, length 0',
+      '00.968128 a>b Flags [.], ack 1, win 63, length 0',
+      '01.825631 a>b Flags [.], ack 1, win 63, length 0',
+      '01.825631 b>a Flags [.], ack 10521, win 0, length 0',
+      '02.000000 b>a Flags [.], ack 10521, win 70, length 0',
+      '02.000000 a>b Flags [.], seq 10521:11969, ack 1, win 63, length 1448',
+      '02.000000 a>b Flags [.], seq 11969:13417, ack 1, win 63, length 1448',
+      '02.000000 a>b Flags [.], seq 13417:14865, ack 1, win 63, length 1448',
+      '02.000000 a>b Flags [.], seq 14865:16313, ack 1, win 63, length 1448',
+      '02.000000 a>b Flags [.], seq 16313:17761, ack 1, win 63, length 1448',
+      '02.000000 a>b Flags [.], seq 17761:19209, ack 1, win 63, length 1448',
+      '02.000000 b>a Flags [.], ack 11969, win 70, length 0',
+      '02.000000 a>b Flags [P.], seq 19209:20001, ack 1, win 63, length 792',
+      '02.000000 b>a Flags [.], ack 13417, win 70, length 0',
+      '02.000000 b>a Flags [.], ack 14865, win 70, length 0',
+      '02.000000 b>a Flags [.], ack 17761, win 70, length 0',
+      '02.000000 b>a Flags [.], ack 20001, win 73, length 0',
+    ]);
+    expect(t.received()).toBe(20000);
+  });
+});
