@@ -47,9 +47,17 @@ describe('differential: bulk TCP', () => {
     // of ACKs inside sendmsg decides which segment; packetlab marks PSH only at the end of a write.
     const midPush = /^(40000>8080 (?!65161)\d+:\d+ )P\./;
     expect(theirs.segments.filter((line) => midPush.test(line))).toHaveLength(1);
-    expect(ours.segments).toEqual(theirs.segments.map((line) => line.replace(midPush, '$1.')));
+    // node's shutdown() races the kernel's last transmissions: now and then the FIN rides on the
+    // last data segment (it was still queued); packetlab's end() comes once everything left.
+    const split = theirs.segments.flatMap((line) =>
+      line.startsWith('40000>8080 65161:65537 FP.')
+        ? [line.replace(' FP.', ' P.'), '40000>8080 65537:65537 F. ack 1 win 63']
+        : [line],
+    );
+    expect(ours.segments).toEqual(split.map((line) => line.replace(midPush, '$1.')));
     // The FIN waits for the receiver's delayed ACK; Linux probes for its loss (TLP, tcp_send_loss_probe), not modelled.
-    expect(theirs.retransmissions).toEqual(['40000>8080 65537:65537 F. ack 1 win 63']);
+    expect(theirs.retransmissions).toHaveLength(1);
+    expect(theirs.retransmissions[0]).toMatch(/^40000>8080 (65161|65537):65537 FP?\. ack 1 win 63$/);
     expect(ours.retransmissions).toEqual([]);
     expect([ours.idsStepByOne, theirs.idsStepByOne]).toEqual([true, true]);
   }, 30_000);

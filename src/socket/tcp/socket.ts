@@ -687,7 +687,8 @@ export class TcpSocket implements TcpEndpoints {
   private oowRateLimited(hasData: boolean): boolean {
     if (hasData) return false;
     const now = this.stack.now;
-    if (this.lastOowAck >= 0 && now - this.lastOowAck < this.sysctl('tcp_invalid_ratelimit') * MS) return true;
+    if (this.lastOowAck >= 0 && now - this.lastOowAck < this.sysctl('tcp_invalid_ratelimit') * MS)
+      return true;
     this.lastOowAck = now;
     return false;
   }
