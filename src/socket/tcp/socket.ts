@@ -252,6 +252,13 @@ export class TcpSocket implements TcpEndpoints {
   private rttSentAt = 0;
 
   private rtoTimer = -1;
+  /** When the oldest unacknowledged segment was first sent: where tcp_retries2's time budget starts (retrans_stamp). */
+  private headSentAt = 0;
+  /** tcp_sock's rcv_tstamp: when the last ACK arrived (keepalive counts silence from it and from lrcvtime). */
+  private rcvTstamp = 0;
+  /** SO_KEEPALIVE, with TCP_KEEPIDLE, TCP_KEEPINTVL and TCP_KEEPCNT in seconds (0: the sysctl's). */
+  private readonly keepalive = { on: false, idle: 0, interval: 0, count: 0 };
+  private keepaliveTimer = -1;
   /** The persist timer (ICSK_TIME_PROBE0), its backoff (icsk_backoff) and the probes sent unanswered by a window. */
   private probeTimer = -1;
   private probeBackoff = 0;
@@ -429,7 +436,9 @@ export class TcpSocket implements TcpEndpoints {
     initBufferSpace(this.window, this.tcpAdvmss, this.sysctl('tcp_app_win'));
     this.rcvMss = initialRcvMss(this.tcpAdvmss, this.mss, this.window.rcvWnd);
     this.retransmits = 0;
+    this.rcvTstamp = this.stack.now;
     this.cancelRto();
+    if (this.keepalive.on) this.armKeepalive(this.keepaliveTime());
   }
 
   /** tcp_sync_mss: the segment payload for a path MTU, bounded by the peer's MSS, less the timestamp option. */
@@ -516,6 +525,21 @@ export class TcpSocket implements TcpEndpoints {
       this.reportedClose = true;
       this.onClose?.(this, undefined);
     }
+  }
+
+  /**
+   * setsockopt SO_KEEPALIVE (Node's setKeepAlive) with TCP_KEEPIDLE, TCP_KEEPINTVL and TCP_KEEPCNT
+   * (seconds and a count; absent: tcp_keepalive_time 7200, tcp_keepalive_intvl 75 and
+   * tcp_keepalive_probes 9). tcp_set_keepalive starts the timer at the idle time.
+   */
+  setKeepAlive(on: boolean, options: { idle?: number; interval?: number; count?: number } = {}): void {
+    this.keepalive.on = on;
+    this.keepalive.idle = options.idle ?? 0;
+    this.keepalive.interval = options.interval ?? 0;
+    this.keepalive.count = options.count ?? 0;
+    if (this.keepaliveTimer >= 0) this.stack.ctx.scheduler.cancel(this.keepaliveTimer);
+    this.keepaliveTimer = -1;
+    if (on && this.synchronized() && !this.closed) this.armKeepalive(this.keepaliveTime());
   }
 
   /** close(): like end(), and the application hears nothing more (the orphan finishes the close alone). */
@@ -755,6 +779,11 @@ export class TcpSocket implements TcpEndpoints {
     }
     const seq = view.seqNumber;
     const window = view.window * 2 ** this.sndWscale;
+    if (!before(ack, this.sndUna)) {
+      // tcp_ack: something worked; keepalive probes start over.
+      this.probesOut = 0;
+      this.rcvTstamp = this.stack.now;
+    }
     // tcp_may_update_window.
     if (after(ack, this.sndUna) || after(seq, this.sndWl1) || (seq === this.sndWl1 && window > this.sndWnd)) {
       this.sndWnd = window;
@@ -773,6 +802,8 @@ export class TcpSocket implements TcpEndpoints {
       this.bufSeq = (this.bufSeq + dataAcked) >>> 0;
     }
     this.sndUna = ack;
+    // The next segment becomes the oldest; its own send time is not kept (packetlab keeps no per-segment record).
+    this.headSentAt = this.stack.now;
     if (after(ack, this.retxNxt)) this.retxNxt = ack;
     this.sampleRtt(ack);
     // tcp_cong_avoid in slow start: one segment more per segment acknowledged.
@@ -1010,6 +1041,7 @@ export class TcpSocket implements TcpEndpoints {
     const allSent = (this.sndNxt - this.bufSeq) >>> 0 >= this.sendLen;
     if (this.finQueued && this.finSeq < 0 && allSent) {
       this.finSeq = this.sndNxt;
+      if (this.sndNxt === this.sndUna) this.headSentAt = this.stack.now;
       this.transmit(FIN | ACK, this.sndNxt, 0, 0, undefined);
       this.sndNxt = (this.sndNxt + 1) >>> 0;
       this.retxNxt = this.sndNxt;
@@ -1019,6 +1051,7 @@ export class TcpSocket implements TcpEndpoints {
 
   private sendData(offset: number, len: number, push: boolean, fin: boolean): void {
     const seq = this.sndNxt;
+    if (seq === this.sndUna) this.headSentAt = this.stack.now;
     let flags = ACK | (push ? PSH : 0);
     if (fin) {
       flags |= FIN;
@@ -1034,6 +1067,56 @@ export class TcpSocket implements TcpEndpoints {
     // tcp_event_data_sent: a reply within ato of the last data received counts toward ping-pong mode.
     if (this.ato > 0 && this.stack.now - this.lrcvtime < this.ato && this.pingpong < 255) this.pingpong++;
     this.armRto();
+  }
+
+  // ---- keepalive ------------------------------------------------------------------------
+
+  /** keepalive_time_when, keepalive_intvl_when, keepalive_probes: the socket's values, else the sysctls'. */
+  private keepaliveTime(): number {
+    return (this.keepalive.idle || this.sysctl('tcp_keepalive_time')) * 1000 * MS;
+  }
+  private keepaliveInterval(): number {
+    return (this.keepalive.interval || this.sysctl('tcp_keepalive_intvl')) * 1000 * MS;
+  }
+  private keepaliveProbes(): number {
+    return this.keepalive.count || this.sysctl('tcp_keepalive_probes');
+  }
+
+  private armKeepalive(delay: number): void {
+    const scheduler = this.stack.ctx.scheduler;
+    if (this.keepaliveTimer >= 0) scheduler.cancel(this.keepaliveTimer);
+    this.keepaliveTimer = scheduler.schedule(delay, () => this.keepaliveFired());
+  }
+
+  /**
+   * tcp_keepalive_timer: while data is in flight or queued the retransmission and persist timers
+   * watch the peer; after the idle time without a segment from the peer, a probe (tcp_write_wakeup:
+   * an ACK at snd_una - 1 without data) every interval; the count of probes unanswered resets the
+   * connection (tcp_send_active_reset) and fails it with ETIMEDOUT (tcp_write_err).
+   */
+  private keepaliveFired(): void {
+    this.keepaliveTimer = -1;
+    if (this.closed || !this.keepalive.on) return;
+    if (this.state !== 'ESTABLISHED' && this.state !== 'CLOSE_WAIT' && this.state !== 'FIN_WAIT2') return;
+    const when = this.keepaliveTime();
+    if (this.sndNxt !== this.sndUna || this.hasUnsent()) {
+      this.armKeepalive(when);
+      return;
+    }
+    const now = this.stack.now;
+    const elapsed = Math.min(now - this.lrcvtime, now - this.rcvTstamp);
+    if (elapsed < when) {
+      this.armKeepalive(when - elapsed);
+      return;
+    }
+    if (this.probesOut >= this.keepaliveProbes()) {
+      this.transmit(RST | ACK, this.sndNxt, 0, 0, undefined);
+      this.finish('ETIMEDOUT');
+      return;
+    }
+    this.writeWakeup();
+    this.probesOut++;
+    this.armKeepalive(this.keepaliveInterval());
   }
 
   // ---- the persist timer ----------------------------------------------------------------
@@ -1095,7 +1178,7 @@ export class TcpSocket implements TcpEndpoints {
    */
   private writeWakeup(): void {
     const windowEnd = (this.sndUna + this.sndWnd) >>> 0;
-    if (before(this.sndNxt, windowEnd)) {
+    if (this.hasUnsent() && before(this.sndNxt, windowEnd)) {
       const offset = (this.sndNxt - this.bufSeq) >>> 0;
       const len = Math.min((windowEnd - this.sndNxt) >>> 0, this.mss, this.sendLen - offset);
       this.sendData(offset, len, true, false);
@@ -1266,7 +1349,8 @@ export class TcpSocket implements TcpEndpoints {
       }
       this.sendSynAck();
     } else {
-      if (this.retransmits > this.sysctl('tcp_retries2')) {
+      // tcp_write_timeout, before the retransmission: tcp_retries2 is a time budget, not a count.
+      if (this.retransmitsTimedOut(this.sysctl('tcp_retries2'))) {
         this.finish('ETIMEDOUT');
         return;
       }
@@ -1274,6 +1358,23 @@ export class TcpSocket implements TcpEndpoints {
       this.retransmitLost();
     }
     this.armRto();
+  }
+
+  /**
+   * retransmits_timed_out with tcp_model_timeout: after a first retransmission, true once the
+   * oldest unacknowledged segment was sent as long ago as `boundary` retransmissions take from
+   * TCP_RTO_MIN doubling up to TCP_RTO_MAX (tcp_retries2 = 15: 924.6 s; tcp_retries1 = 3: 3 s,
+   * where Linux only gives the route negative advice, a no-op here where routes are looked up
+   * per segment).
+   */
+  private retransmitsTimedOut(boundary: number): boolean {
+    if (this.retransmits <= 1) return false;
+    const linear = Math.floor(Math.log2(RTO_MAX / RTO_MIN));
+    const timeout =
+      boundary <= linear
+        ? (2 ** (boundary + 1) - 1) * RTO_MIN
+        : (2 ** (linear + 1) - 1) * RTO_MIN + (boundary - linear) * RTO_MAX;
+    return this.stack.now - this.headSentAt >= timeout;
   }
 
   /**
@@ -1363,8 +1464,15 @@ export class TcpSocket implements TcpEndpoints {
     this.closed = true;
     this.state = 'CLOSE';
     const scheduler = this.stack.ctx.scheduler;
-    for (const timer of [this.rtoTimer, this.delackTimer, this.waitTimer, this.probeTimer])
+    for (const timer of [
+      this.rtoTimer,
+      this.delackTimer,
+      this.waitTimer,
+      this.probeTimer,
+      this.keepaliveTimer,
+    ])
       if (timer >= 0) scheduler.cancel(timer);
+    this.keepaliveTimer = -1;
     this.rtoTimer = -1;
     this.probeTimer = -1;
     this.delackTimer = -1;

@@ -61,7 +61,9 @@ function connected(options: { setupB?: readonly string[]; pauseServer?: boolean 
           if (line !== '')
             lines.push(
               line
-                .replace(/^00:00:(\d\d\.\d{6}) IP /, '$1 ')
+                .replace(/^00:(\d\d):(\d\d\.\d{6}) IP /, (_m, min: string, sec: string) =>
+                  min === '00' ? `${sec} ` : `${Number(min) * 60 + Number(sec)} `,
+                )
                 .replace('10.0.0.1.40000 > 10.0.0.2.8080', 'a>b')
                 .replace('10.0.0.2.8080 > 10.0.0.1.40000', 'b>a')
                 .replace(/, options \[[^\]]*\]/, '')
@@ -210,5 +212,56 @@ describe('TCP data path on a veth', () => {
       '02.000000 b>a Flags [.], ack 20001, win 73, length 0',
     ]);
     expect(t.received()).toBe(20000);
+  });
+});
+
+describe('TCP timers that watch a silent peer', () => {
+  it('tcp_retries2 (15) is a time budget: a peer gone silent fails the connection 924.6 s after the segment was sent', () => {
+    const t = connected();
+    let error: string | undefined;
+    t.client.onClose = (_s, e) => {
+      error = e;
+    };
+    t.sim.run(1e9);
+    const b = t.sim.namespace('b');
+    run(b, 'iptables -A INPUT -j DROP');
+    const sentAt = t.sim.now;
+    t.client.write(bytes(100));
+    t.sim.run(924_599e6);
+    expect(error).toBeUndefined();
+    t.sim.run(3e6);
+    expect(error).toBe('ETIMEDOUT');
+    const lines = t.lines().slice(3);
+    // The segment and 15 retransmissions: 0.2 s doubling to 102.4 s, then every 120 s.
+    expect(lines).toHaveLength(16);
+    expect(lines.every((line) => line.includes('seq 1:101'))).toBe(true);
+    // The 15th retransmission 804.6 s after the segment (sent at 1 s), the failure when the next RTO would resend it.
+    expect(lines[15]).toMatch(/^805\.60\d+ a>b Flags \[P\.\], seq 1:101/);
+    expect((t.sim.now - sentAt) / 1e9).toBeCloseTo(924.602, 3);
+  });
+
+  it('SO_KEEPALIVE with TCP_KEEPIDLE 10, TCP_KEEPINTVL 5, TCP_KEEPCNT 3: a probe at snd_una - 1 per idle time while answered; silence resets the connection with ETIMEDOUT', () => {
+    const t = connected();
+    let error: string | undefined;
+    t.client.onClose = (_s, e) => {
+      error = e;
+    };
+    t.client.setKeepAlive(true, { idle: 10, interval: 5, count: 3 });
+    t.sim.run(21e9);
+    const b = t.sim.namespace('b');
+    run(b, 'iptables -A INPUT -j DROP');
+    t.sim.run(40e9);
+    expect(error).toBe('ETIMEDOUT');
+    expect(t.lines().slice(2)).toEqual([
+      '00.000000 a>b Flags [.], ack 1, win 63, length 0',
+      '10.000000 a>b Flags [.], ack 1, win 63, length 0',
+      '10.000000 b>a Flags [.], ack 1, win 64, length 0',
+      '20.000000 a>b Flags [.], ack 1, win 63, length 0',
+      '20.000000 b>a Flags [.], ack 1, win 64, length 0',
+      '30.000000 a>b Flags [.], ack 1, win 63, length 0',
+      '35.000000 a>b Flags [.], ack 1, win 63, length 0',
+      '40.000000 a>b Flags [.], ack 1, win 63, length 0',
+      '45.000000 a>b Flags [R.], seq 1, ack 1, win 63, length 0',
+    ]);
   });
 });
