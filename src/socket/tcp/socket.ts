@@ -182,6 +182,11 @@ export class TcpSocket implements TcpEndpoints {
    * Equal to snd_nxt when nothing is waiting to be retransmitted.
    */
   private retxNxt = 0;
+  /** Where the lost segments start and how long they were cut: a retransmission keeps their boundaries (tcp_fragment). */
+  private lostGrid = 0;
+  private lostMss = TCP_MSS_DEFAULT;
+  /** The MSS the segments in flight were cut with. */
+  private sentMss = TCP_MSS_DEFAULT;
   private sndWnd = 0;
   private sndWl1 = 0;
   private sndWscale = 0;
@@ -276,6 +281,8 @@ export class TcpSocket implements TcpEndpoints {
   private sentWhileOwned = false;
   private readonly backlogViews: TcpView[] = [];
   private readonly backlogPackets: Packet[] = [];
+  /** An ICMP frag-needed came while the socket was held (TCP_MTU_REDUCED_DEFERRED). */
+  private mtuReducedDeferred = false;
   /** The application closed its socket: nothing more is reported (an orphan finishing its close). */
   private orphan = false;
   private closed = false;
@@ -483,8 +490,13 @@ export class TcpSocket implements TcpEndpoints {
 
   /** release_sock → __release_sock: the backlog in arrival order, the socket still held. */
   private releaseSock(): void {
-    for (let i = 0; i < this.backlogViews.length; i++) {
-      this.process(this.backlogViews[i]!, this.backlogPackets[i]!);
+    let i = 0;
+    for (;;) {
+      for (; i < this.backlogViews.length; i++) this.process(this.backlogViews[i]!, this.backlogPackets[i]!);
+      // tcp_release_cb: deferred work once the backlog is done; what it sends is answered into the backlog again.
+      if (!this.mtuReducedDeferred) break;
+      this.mtuReducedDeferred = false;
+      this.mtuReduced();
     }
     this.backlogViews.length = 0;
     this.backlogPackets.length = 0;
@@ -1052,6 +1064,7 @@ export class TcpSocket implements TcpEndpoints {
   private sendData(offset: number, len: number, push: boolean, fin: boolean): void {
     const seq = this.sndNxt;
     if (seq === this.sndUna) this.headSentAt = this.stack.now;
+    this.sentMss = this.mss;
     let flags = ACK | (push ? PSH : 0);
     if (fin) {
       flags |= FIN;
@@ -1293,8 +1306,12 @@ export class TcpSocket implements TcpEndpoints {
     if (this.owned && this.sentWhileOwned) this.stack.ctx.backlog.drain();
     this.sentWhileOwned = this.owned;
     const sent = this.stack.output(pkt, route, this.outputOptions);
-    // A path MTU learned since the segment was cut: the retransmission uses the new size.
-    if (!sent.ok && sent.error === 'EMSGSIZE' && sent.mtu !== undefined) this.syncMss(sent.mtu);
+    // A path MTU learned since the segment was cut: ip_fragment refuses it and tells the socket
+    // (icmp_send to itself, handled as tcp_v4_err would, once this transmission is over).
+    if (!sent.ok && sent.error === 'EMSGSIZE') {
+      if (this.owned) this.mtuReducedDeferred = true;
+      else this.stack.ctx.scheduler.schedule(0, () => this.mtuReduced());
+    }
   }
 
   // ---- timers --------------------------------------------------------------------------
@@ -1385,7 +1402,24 @@ export class TcpSocket implements TcpEndpoints {
   private enterLoss(): void {
     this.ssthresh = Math.max(this.cwnd >> 1, 2);
     this.cwnd = 1;
+    this.markLost(this.mss);
+  }
+
+  /**
+   * tcp_simple_retransmit after tcp_v4_mtu_reduced: every segment in flight, cut for the old MSS,
+   * is lost and goes again at once as the congestion window allows (which it does not reduce).
+   */
+  private simpleRetransmit(oldMss: number): void {
+    this.markLost(oldMss);
+    this.sentMss = this.mss;
+    this.retransmitLost();
+  }
+
+  /** Everything from snd_una is to be sent again; the segments were cut `sentMss` bytes long. */
+  private markLost(sentMss: number): void {
     this.retxNxt = this.sndUna;
+    this.lostGrid = this.sndUna;
+    this.lostMss = sentMss;
   }
 
   /**
@@ -1399,31 +1433,15 @@ export class TcpSocket implements TcpEndpoints {
       const seq = this.retxNxt;
       if (seq !== this.sndUna && (seq - this.sndUna) >>> 0 >= this.sndWnd) return;
       const offset = (seq - this.bufSeq) >>> 0;
-      const len = Math.min(this.mss, (sentEnd - seq) >>> 0);
+      // tcp_retransmit_skb: a segment longer than today's MSS is split (tcp_fragment), its rest sent on its own.
+      const toBoundary = this.lostMss - (((seq - this.lostGrid) >>> 0) % this.lostMss);
+      const len = Math.min(this.mss, toBoundary, (sentEnd - seq) >>> 0);
       const fin = this.finSeq >= 0 && (seq + len) >>> 0 === this.finSeq;
       const push = offset + len === this.sendLen;
       this.transmit(ACK | (push && len > 0 ? PSH : 0) | (fin ? FIN : 0), seq, offset, len, undefined);
       this.retxNxt = (seq + len + (fin ? 1 : 0)) >>> 0;
       this.rttSeq = -1;
     }
-  }
-
-  /** tcp_retransmit_skb for the head of the queue: the first unacknowledged data (at today's MSS), or the FIN. */
-  private resendFirst(): void {
-    const offset = (this.sndUna - this.bufSeq) >>> 0;
-    const sentEnd = this.finSeq >= 0 ? this.finSeq : this.sndNxt;
-    const sentData = Math.min(this.sendLen - offset, (sentEnd - this.sndUna) >>> 0);
-    if (sentData > 0) {
-      const len = Math.min(sentData, this.mss);
-      const fin = this.finSeq >= 0 && len === sentData;
-      this.transmit(
-        ACK | (len === sentData ? PSH : 0) | (fin ? FIN : 0),
-        this.sndUna,
-        offset,
-        len,
-        undefined,
-      );
-    } else if (this.finSeq >= 0) this.transmit(FIN | ACK, this.finSeq, 0, 0, undefined);
   }
 
   private enterTimeWait(): void {
@@ -1445,16 +1463,22 @@ export class TcpSocket implements TcpEndpoints {
   icmpError(type: number, code: number, seq: number): void {
     if (this.closed || before(seq, this.sndUna) || !before(seq, this.sndNxt)) return;
     if (type === 3 && code === 4) {
-      // tcp_v4_mtu_reduced: the ICMP layer learned the path MTU; resend at the new size.
-      const oldMss = this.mss;
-      this.syncMss(this.pathMtu());
-      if (this.mss < oldMss && this.synchronized()) this.resendFirst();
+      // tcp_v4_err: while the application holds the socket, TCP_MTU_REDUCED_DEFERRED until release_sock.
+      if (this.owned) this.mtuReducedDeferred = true;
+      else this.mtuReduced();
       return;
     }
     const error = type === 3 ? UNREACH_ERRNO[code] : type === 11 ? 'EHOSTUNREACH' : undefined;
     if (error === undefined) return;
     if (this.state === 'SYN_SENT') this.finish(error);
     else if (this.state === 'SYN_RECV') this.finish(undefined);
+  }
+
+  /** tcp_v4_mtu_reduced: the ICMP layer learned the path MTU; what was cut for the old MSS goes again at the new one. */
+  private mtuReduced(): void {
+    if (this.closed) return;
+    this.syncMss(this.pathMtu());
+    if (this.mss < this.sentMss && this.synchronized()) this.simpleRetransmit(this.sentMss);
   }
 
   /** tcp_done: timers off, out of the table, the application told once. */
