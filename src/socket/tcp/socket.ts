@@ -21,7 +21,36 @@ import { sendTcpReset } from '../../net/tcp-reset.ts';
 import type { Ipv4Addr } from '../../wire/address.ts';
 import { IPPROTO_TCP } from '../../wire/ipv4.ts';
 import { TCP_HEADER_LEN, TcpView } from '../../wire/tcp.ts';
+import {
+  ACK,
+  ACK_PUSHED,
+  ACK_PUSHED2,
+  ACK_SCHED,
+  ACK_TIMER,
+  ATO_MIN,
+  advertisedMss,
+  after,
+  before,
+  DELACK_MAX,
+  FIN,
+  INIT_CWND,
+  MAX_QUICKACKS,
+  MS,
+  PINGPONG_THRESH,
+  PSH,
+  RMEM_MAX,
+  RST,
+  RTO_MAX,
+  RTO_MIN,
+  SYN,
+  type TcpError,
+  TIMEOUT_INIT,
+  TIMEWAIT_LEN,
+  TS_ALIGNED,
+  UNREACH_ERRNO,
+} from './constants.ts';
 import { type OutgoingOptions, optionsLength, ReceivedOptions, writeOptions } from './options.ts';
+import { ReceiveQueue } from './receive-queue.ts';
 import { bufferSysctl } from './sysctl.ts';
 import {
   computeWindow,
@@ -52,21 +81,7 @@ export type TcpState =
   | 'TIME_WAIT'
   | 'CLOSE';
 
-/** The errno an application sees when a connection fails (Node's error codes). */
-export type TcpError =
-  | 'ECONNREFUSED'
-  | 'ECONNRESET'
-  | 'ETIMEDOUT'
-  | 'EHOSTUNREACH'
-  | 'ENETUNREACH'
-  | 'ENOPROTOOPT'
-  | 'EHOSTDOWN'
-  | 'ENONET'
-  | 'EACCES'
-  | 'EPERM'
-  | 'EINVAL'
-  | 'EMSGSIZE'
-  | 'EPIPE';
+export type { TcpError } from './constants.ts';
 
 /** What a connection needs from its namespace's TCP table. */
 export interface TcpHost {
@@ -77,73 +92,6 @@ export interface TcpHost {
   unhash(socket: TcpSocket): void;
   /** A SYN_RECV child completed the handshake: hand it to its listener. */
   established(socket: TcpSocket): void;
-}
-
-const FIN = 0x01;
-const SYN = 0x02;
-const RST = 0x04;
-const PSH = 0x08;
-const ACK = 0x10;
-
-const MS = 1_000_000;
-/** TCP_TIMEOUT_INIT: the first retransmission timeout, before any RTT sample. */
-const TIMEOUT_INIT = 1000 * MS;
-/** TCP_RTO_MIN and TCP_RTO_MAX. */
-const RTO_MIN = 200 * MS;
-const RTO_MAX = 120_000 * MS;
-/** TCP_ATO_MIN (HZ/25) and TCP_DELACK_MAX (HZ/5). */
-const ATO_MIN = 40 * MS;
-const DELACK_MAX = 200 * MS;
-/** TCP_MAX_QUICKACKS. */
-const MAX_QUICKACKS = 16;
-/** TCP_PINGPONG_THRESH: replies within ato before ACKs are delayed for the reply to carry them. */
-const PINGPONG_THRESH = 1;
-/** TCP_TIMEWAIT_LEN. */
-const TIMEWAIT_LEN = 60_000 * MS;
-/** TCP_INIT_CWND. */
-const INIT_CWND = 10;
-/** sysctl_rmem_max on Linux 6.x (4 MiB), which the window scale also covers. */
-const RMEM_MAX = 4_194_304;
-/** TCPOLEN_TSTAMP_ALIGNED. */
-const TS_ALIGNED = 12;
-
-// icsk_ack.pending bits (inet_connection_sock.h).
-const ACK_SCHED = 1;
-const ACK_TIMER = 2;
-const ACK_PUSHED = 4;
-const ACK_PUSHED2 = 8;
-
-/** icmp_err_convert: the errno for each Destination Unreachable code, all fatal for a connecting socket. */
-const UNREACH_ERRNO: readonly (TcpError | undefined)[] = [
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'ENOPROTOOPT',
-  'ECONNREFUSED',
-  undefined, // fragmentation needed: path MTU discovery, not an error
-  undefined, // source route failed: EOPNOTSUPP, not fatal
-  'ENETUNREACH',
-  'EHOSTDOWN',
-  'ENONET',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'EHOSTUNREACH',
-  'EHOSTUNREACH',
-  'EHOSTUNREACH',
-];
-
-/** ipv4_default_advmss: the route MTU less IPv4 and TCP headers, at most IPV4_MAX_PMTU (65535) less them. */
-function advertisedMss(mtu: number): number {
-  return Math.min(mtu, 0xffff) - 40;
-}
-
-/** Sequence-space comparisons (before(), after() in tcp.h). */
-function before(a: number, b: number): boolean {
-  return ((a - b) | 0) < 0;
-}
-function after(a: number, b: number): boolean {
-  return ((b - a) | 0) < 0;
 }
 
 /** How a connection was opened. */
@@ -220,7 +168,7 @@ export class TcpSocket implements TcpEndpoints {
   /** copied_seq: the next byte the application reads. */
   private copiedSeq = 0;
   /** Bytes received in order and not yet read (the application paused reading). */
-  private readonly rcvQueue: Uint8Array[] = [];
+  private readonly rcvQueue = new ReceiveQueue();
   /** pauseReading(): arriving data stays in the receive buffer. */
   private readPaused = false;
   /** The peer's FIN arrived (RCV_SHUTDOWN). */
@@ -556,6 +504,11 @@ export class TcpSocket implements TcpEndpoints {
 
   /** close(): like end(), and the application hears nothing more (the orphan finishes the close alone). */
   destroy(): void {
+    // tcp_close: data the application never read is lost, and the peer is told with a reset (RFC 2525, 2.17).
+    if (!this.rcvQueue.empty && this.synchronized()) {
+      this.abort();
+      return;
+    }
     this.orphan = true;
     if (!this.closed) this.end();
   }
@@ -694,19 +647,7 @@ export class TcpSocket implements TcpEndpoints {
    * decides whether the freed space deserves an ACK; the FIN is read after the data.
    */
   private deliver(): void {
-    let data: Uint8Array | undefined;
-    if (this.rcvQueue.length === 1) data = this.rcvQueue[0]!;
-    else if (this.rcvQueue.length > 1) {
-      let total = 0;
-      for (const chunk of this.rcvQueue) total += chunk.length;
-      data = new Uint8Array(total);
-      let at = 0;
-      for (const chunk of this.rcvQueue) {
-        data.set(chunk, at);
-        at += chunk.length;
-      }
-    }
-    this.rcvQueue.length = 0;
+    const data = this.rcvQueue.takeAll();
     if (data !== undefined) {
       this.window.rmemAlloc = 0;
       this.copiedSeq = (this.copiedSeq + data.length) >>> 0;

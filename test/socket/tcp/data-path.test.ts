@@ -331,3 +331,18 @@ describe('TCP after an ICMP frag-needed', () => {
     ]);
   });
 });
+
+describe('TCP close with unread data', () => {
+  it('close() while received bytes wait unread sends a reset instead of a FIN (tcp_close, RFC 2525 2.17)', () => {
+    const t = connected({ pauseServer: true });
+    t.client.write(bytes(100));
+    t.sim.run(1e9);
+    t.server().destroy();
+    t.sim.run(1e9);
+    expect(t.lines().slice(3)).toEqual([
+      '00.000000 a>b Flags [P.], seq 1:101, ack 1, win 63, length 100',
+      '00.000000 b>a Flags [.], ack 101, win 64, length 0',
+      '01.000000 b>a Flags [R.], seq 1, ack 101, win 64, length 0',
+    ]);
+  });
+});
