@@ -93,6 +93,21 @@ describe('TCP data path on a veth', () => {
     expect(t.received()).toBe(3 * 1448);
   });
 
+  it('after the quick ACKs (16, and one more per window growth) every second full segment is acknowledged (__tcp_ack_snd_check)', () => {
+    const t = connected();
+    t.client.write(bytes(40 * 1448));
+    t.sim.run(1e9);
+    const acks = t
+      .lines()
+      .filter((line) => line.includes(' b>a ') && !line.includes('[S.]'))
+      .map((line) => Number(/ack (\d+)/.exec(line)?.[1]));
+    // Quick ACKs for segments 1..22 (windows grew six times), then one for every two segments up to the 40th.
+    const quick = Array.from({ length: 22 }, (_, i) => 1 + 1448 * (i + 1));
+    const stretched = Array.from({ length: 9 }, (_, i) => 1 + 1448 * (24 + 2 * i));
+    expect(acks).toEqual([...quick, ...stretched]);
+    expect(t.received()).toBe(40 * 1448);
+  });
+
   it('a window that holds one segment and a part: full segments wait for a window they fit in whole (tcp_snd_wnd_test)', () => {
     // tcp_rmem of 8 KiB on b: the window is 3840 bytes (30 units of 128), two segments and 944 bytes.
     const t = connected({ setupB: ['sysctl -w "net.ipv4.tcp_rmem=4096 8192 8192"'] });
