@@ -331,6 +331,7 @@ class LinuxRun {
     }
     const setup = this.runSetup(scenario.setup);
 
+    const bulk = scenario.traffic.some((step) => step.kind === 'tcp' && step.bytes !== undefined);
     const captures = await Promise.all(
       scenario.captures.map(async (capture, i) => {
         const path = join(this.dir, `capture-${i}.pcap`);
@@ -340,9 +341,8 @@ class LinuxRun {
           '-U',
           '--immediate-mode',
           // Immediate mode gives the ring one slot per snapshot length (256 KiB): the default 2 MiB
-          // held 8 frames and a bulk transfer's bursts were dropped. 64 MiB holds 256.
-          '-B',
-          '65536',
+          // holds 8 frames, and a bulk transfer's bursts were dropped; 64 MiB holds 256.
+          ...(bulk ? ['-B', '65536'] : []),
           '-Z',
           'root',
           '-i',
