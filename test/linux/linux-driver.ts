@@ -532,6 +532,9 @@ class LinuxRun {
         step.payload,
         String(step.timeoutMs),
         ...(step.kind === 'tcp' && step.bytes !== undefined ? [String(step.bytes)] : []),
+        ...(step.kind === 'tcp' && step.keepAliveMs !== undefined
+          ? ['', String(step.keepAliveMs), String(step.idleMs ?? 0)]
+          : []),
       ],
       timeoutMs,
     );
@@ -562,7 +565,7 @@ class LinuxRun {
   /** tcp-peer.mjs on both sides: the server (if any) first, ready before the client starts. */
   private async tcp(step: Extract<TrafficStep, { kind: 'tcp' }>): Promise<CommandOutput[]> {
     const labels = tcpLabels(step);
-    const lifetime = (step.count + 2) * step.timeoutMs + 2_000 + (step.readAfterMs ?? 0);
+    const lifetime = (step.count + 2) * step.timeoutMs + 2_000 + (step.readAfterMs ?? 0) + (step.idleMs ?? 0);
     let serverOut: (() => string) | undefined;
     let server: ChildProcess | undefined;
     if (step.bytes !== undefined)

@@ -47,7 +47,8 @@ export function tcpExchange(
   let serverClosed = false;
   // tcp-peer.mjs's server lives until its connection closed, or this long when none completes.
   const serverDeadline =
-    scheduler.now + ((step.count + 2) * step.timeoutMs + 2_000 + (step.readAfterMs ?? 0)) * NS_PER_MS;
+    scheduler.now +
+    ((step.count + 2) * step.timeoutMs + 2_000 + (step.readAfterMs ?? 0) + (step.idleMs ?? 0)) * NS_PER_MS;
   if (step.server !== undefined) {
     const server = step.server;
     listener = nsOf(server.ns).tcp.listen(address(server.bind, labels.server), server.port, (socket) => {
@@ -98,9 +99,17 @@ export function tcpExchange(
     closed = true;
   } else {
     const socket: TcpSocket = result.socket;
-    socket.onConnect = () => {
+    socket.onConnect = (s) => {
       connected = true;
       clientLines.push(tcpLines.connected);
+      // Node's setKeepAlive(true, ms) (libuv's uv_tcp_keepalive): SO_KEEPALIVE, TCP_KEEPIDLE in whole
+      // seconds, TCP_KEEPINTVL 1 and TCP_KEEPCNT 10.
+      if (step.keepAliveMs !== undefined)
+        s.setKeepAlive(true, {
+          idle: Math.max(1, Math.floor(step.keepAliveMs / 1000)),
+          interval: 1,
+          count: 10,
+        });
     };
     socket.onData = (_s, data) => {
       clientLines.push(tcpLines.reply(decoder.decode(data)));
@@ -129,6 +138,7 @@ export function tcpExchange(
       socket.write(encoder.encode(`${step.payload} ${n}`));
       if (!runUntil(() => replies > before || closed, step.timeoutMs)) clientLines.push(tcpLines.timeout(n));
     }
+    if (step.keepAliveMs !== undefined && !closed) runUntil(() => closed, step.idleMs ?? 0);
     if (!closed) socket.end();
   }
   // The kernel side waits for the server to end: its connection closed, or its lifetime over.

@@ -122,6 +122,12 @@ export type TrafficStep =
        */
       readonly bytes?: number;
       readonly readAfterMs?: number;
+      /**
+       * An echo client that turns SO_KEEPALIVE on at connect (Node's setKeepAlive(true, ms):
+       * TCP_KEEPIDLE in seconds) and stays idle `idleMs` after its last echo before it ends.
+       */
+      readonly keepAliveMs?: number;
+      readonly idleMs?: number;
     }
   /** Let time pass (real time on the kernel side, virtual time in packetlab). */
   | { readonly kind: 'wait'; readonly ms: number };
@@ -415,6 +421,8 @@ export class ScenarioBuilder {
       readonly whileListening?: readonly { readonly ns: string; readonly argv: readonly string[] }[];
       readonly bytes?: number;
       readonly readAfterMs?: number;
+      readonly keepAliveMs?: number;
+      readonly idleMs?: number;
     },
   ): this {
     this.requireNs(options.client.ns);
@@ -439,6 +447,9 @@ export class ScenarioBuilder {
       timeoutMs: options.timeoutMs ?? 1000,
       ...(whileListening.length > 0 ? { whileListening } : {}),
       ...(options.bytes !== undefined ? { bytes: options.bytes, readAfterMs: options.readAfterMs ?? 0 } : {}),
+      ...(options.keepAliveMs !== undefined
+        ? { keepAliveMs: options.keepAliveMs, idleMs: options.idleMs ?? 0 }
+        : {}),
     });
   }
 

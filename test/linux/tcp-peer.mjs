@@ -6,9 +6,10 @@
 //                                       accepts one connection, echoes every chunk, prints "ready" once listening; with
 //                                       READ_AFTER_MS (a bulk transfer) it does not echo, reads nothing before that many ms
 //                                       after its accept (pauseOnConnect), prints the bytes read at the end and ends too
-//   send  BIND PORT DST DST_PORT COUNT PAYLOAD TIMEOUT_MS [BYTES]
+//   send  BIND PORT DST DST_PORT COUNT PAYLOAD TIMEOUT_MS [BYTES [KEEPALIVE_MS IDLE_MS]]
 //                                       connects (from an ephemeral port when PORT is 0), sends "PAYLOAD i" for i = 1..COUNT, each after the previous
-//                                       echo or its timeout, then ends the connection; with BYTES, writes that many 'x' at once and ends
+//                                       echo or its timeout, then ends the connection; with BYTES, writes that many 'x' at once and ends;
+//                                       with KEEPALIVE_MS IDLE_MS (BYTES empty), setKeepAlive(true, KEEPALIVE_MS) and IDLE_MS idle before the end
 // Every other line printed is what the harness compares with packetlab's side (observed.ts, tcpLines).
 
 import net from 'node:net';
@@ -54,7 +55,7 @@ if (mode === 'serve') {
   // Node's default backlog (511), which packetlab's listener shows in `ss` (it takes none).
   server.listen({ host: bind, port }, () => console.log('ready'));
 } else if (mode === 'send') {
-  const [dst, dstPortText, countText, payload, timeoutText, bytesText] = rest;
+  const [dst, dstPortText, countText, payload, timeoutText, bytesText, keepAliveText, idleText] = rest;
   const count = Number(countText);
   const timeoutMs = Number(timeoutText);
   let sent = 0;
@@ -70,7 +71,8 @@ if (mode === 'serve') {
   const next = () => {
     clearTimeout(timer);
     if (sent >= count) {
-      socket.end();
+      if (keepAliveText !== undefined) setTimeout(() => socket.end(), Number(idleText));
+      else socket.end();
       return;
     }
     sent++;
@@ -87,7 +89,8 @@ if (mode === 'serve') {
   }, timeoutMs);
   socket.on('connect', () => {
     console.log('connected');
-    if (bytesText === undefined) next();
+    if (keepAliveText !== undefined) socket.setKeepAlive(true, Number(keepAliveText));
+    if (bytesText === undefined || bytesText === '') next();
     else {
       // Once the server's accept() is over and it sleeps, so no segment meets its socket held.
       clearTimeout(timer);
