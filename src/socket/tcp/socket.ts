@@ -6,14 +6,17 @@
 // and ping-pong (delayed ACK) engine, Nagle with Minshall's rule, PSH on the last segment of
 // the queued data, full-MSS segments that wait for the peer's window (tcp_snd_wnd_test), slow
 // start from ten segments, retransmission with backoff and go-back-N after a timeout
-// (tcp_enter_loss), SYN and SYN-ACK retries, TIME_WAIT (60 s), the receive buffer charged at each
-// segment's truesize with the window it backs (window.ts: scaling ratio, tcp_grow_window,
-// tcp_select_window, tcp_cleanup_rbuf's window update), an application that pauses reading, the
-// socket backlog while a send from process context holds the socket (on a veth the peer answers
-// each segment before the next leaves), per-socket IP ids, and the errors an application sees.
+// (tcp_enter_loss), tcp_simple_retransmit after an ICMP frag-needed, tcp_retries2 as a time
+// budget, SYN and SYN-ACK retries, TIME_WAIT (60 s), the receive buffer charged at each segment's
+// truesize with the window it backs (window.ts: scaling ratio, tcp_grow_window, tcp_select_window,
+// tcp_cleanup_rbuf's window update), an application that pauses reading, the persist timer and
+// zero-window probes, SO_KEEPALIVE, the socket backlog while a send from process context holds
+// the socket (on a veth the peer answers each segment before the next leaves), per-socket IP ids,
+// and the errors an application sees.
 // Not modelled: out-of-order queues and SACK blocks (a segment beyond rcv_nxt is dropped and
 // answered with a duplicate ACK), fast retransmit, tail loss probes, congestion avoidance beyond
-// slow start, receive-buffer autotuning (DRS), urgent data, keepalive.
+// slow start, receive-buffer autotuning (DRS), queue coalescing and collapsing, urgent data,
+// SO_LINGER with a timeout.
 
 import type { Packet } from '../../core/packet.ts';
 import type { Ipv4Stack } from '../../net/ipv4.ts';
