@@ -1198,8 +1198,9 @@ export class TcpSocket implements TcpEndpoints {
     writeOptions(pkt.buf, pkt.start + TCP_HEADER_LEN, options);
     tcp.fillChecksum(this.pseudo, headerLen + len);
     if (flags & ACK) this.ackSent();
-    // A SYN-ACK leaves through ip_build_and_send_pkt: DF and id 0, like any DF datagram without a socket.
-    this.output(pkt, (flags & (SYN | ACK)) !== (SYN | ACK));
+    // A SYN-ACK leaves through ip_build_and_send_pkt and a TIME_WAIT ACK through the namespace's
+    // control socket (ip_send_unicast_reply): DF and id 0, like any DF datagram without a connected socket.
+    this.output(pkt, (flags & (SYN | ACK)) !== (SYN | ACK) && this.state !== 'TIME_WAIT');
   }
 
   private readonly outgoing: OutgoingOptions = {
