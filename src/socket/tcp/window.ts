@@ -54,11 +54,6 @@ export function winFromSpace(state: ReceiveWindow, space: number): number {
   return Math.floor((space * state.scalingRatio) / 2 ** RMEM_TO_WIN_SCALE);
 }
 
-/** tcp_win_from_space with the default scaling ratio (128/256): the window a buffer of `space` bytes backs. */
-export function windowFromSpace(space: number): number {
-  return Math.max(0, Math.floor(space / 2));
-}
-
 /** tcp_full_space: the window the whole receive buffer backs. */
 export function fullSpace(state: ReceiveWindow): number {
   return winFromSpace(state, state.rcvbuf);
