@@ -19,6 +19,8 @@ export class Backlog {
   private head = 0;
   private count = 0;
   private drainScheduled = false;
+  /** A drain is running: the caller is in softirq context (a received frame's consequences). */
+  draining = false;
   private readonly drainNow = (): void => this.drain();
 
   constructor(private readonly scheduler: Scheduler) {}
@@ -43,6 +45,8 @@ export class Backlog {
   /** Delivers every queued frame, including those queued while draining. */
   drain(): void {
     this.drainScheduled = false;
+    const outer = this.draining;
+    this.draining = true;
     while (this.count > 0) {
       const slot = this.head;
       const receiver = this.receivers[slot]!;
@@ -53,6 +57,7 @@ export class Backlog {
       this.count--;
       receiver.receive(pkt);
     }
+    this.draining = outer;
   }
 
   private grow(): void {

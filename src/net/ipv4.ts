@@ -65,6 +65,8 @@ export interface OutputOptions {
   readonly ttl?: number;
   readonly tos?: number;
   readonly pmtudisc: PmtuDisc;
+  /** The IP id a connected socket chose (inet_id, ip_select_ident_segs); absent: __ip_select_ident's. */
+  readonly ident?: number;
 }
 
 export type SendError = 'ENETUNREACH' | 'EHOSTUNREACH' | 'EACCES' | 'EINVAL' | 'EMSGSIZE' | 'EPERM';
@@ -392,7 +394,7 @@ export class Ipv4Stack {
         dstAddr: route.dst,
         protocol: options.protocol,
         ttl: options.ttl ?? this.sysctls.int('net.ipv4.ip_default_ttl'),
-        ident: this.selectIdent(route.dst, dontFragment),
+        ident: options.ident ?? this.selectIdent(route.dst, dontFragment),
         dontFragment,
         moreFragments: false,
         fragmentOffset: 0,

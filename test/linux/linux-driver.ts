@@ -333,6 +333,7 @@ class LinuxRun {
     }
     const setup = this.runSetup(scenario.setup);
 
+    const bulk = scenario.traffic.some((step) => step.kind === 'tcp' && step.bytes !== undefined);
     const captures = await Promise.all(
       scenario.captures.map(async (capture, i) => {
         const path = join(this.dir, `capture-${i}.pcap`);
@@ -341,6 +342,9 @@ class LinuxRun {
           '-n',
           '-U',
           '--immediate-mode',
+          // Immediate mode gives the ring one slot per snapshot length (256 KiB): the default 2 MiB
+          // holds 8 frames, and a bulk transfer's bursts were dropped; 64 MiB holds 256.
+          ...(bulk ? ['-B', '65536'] : []),
           '-Z',
           'root',
           '-i',
@@ -533,17 +537,45 @@ class LinuxRun {
         String(step.count),
         step.payload,
         String(step.timeoutMs),
+        ...(step.kind === 'tcp' && step.bytes !== undefined ? [String(step.bytes)] : []),
+        ...(step.kind === 'tcp' && step.keepAliveMs !== undefined
+          ? ['', String(step.keepAliveMs), String(step.idleMs ?? 0)]
+          : []),
       ],
       timeoutMs,
     );
   }
 
+  /**
+   * A bulk transfer compares segments with packetlab's, which are MSS-sized: the veths of both
+   * peers' namespaces stop handing 64 KiB super-segments to the capture (gso_max_segs 1).
+   */
+  private async withoutGso(namespaces: readonly string[]): Promise<void> {
+    for (const ns of namespaces) {
+      const listed = await spawnAsync(
+        'ip',
+        ['-n', this.nsName(ns), '-o', 'link', 'show', 'type', 'veth'],
+        10_000,
+      );
+      for (const match of listed.stdout.matchAll(/^\d+: ([^:@]+)/gm)) {
+        const set = await spawnAsync(
+          'ip',
+          ['-n', this.nsName(ns), 'link', 'set', 'dev', match[1]!, 'gso_max_segs', '1'],
+          10_000,
+        );
+        if (set.status !== 0) throw new Error(`gso_max_segs on ${match[1]}: ${set.stderr}`);
+      }
+    }
+  }
+
   /** tcp-peer.mjs on both sides: the server (if any) first, ready before the client starts. */
   private async tcp(step: Extract<TrafficStep, { kind: 'tcp' }>): Promise<CommandOutput[]> {
     const labels = tcpLabels(step);
-    const lifetime = (step.count + 2) * step.timeoutMs + 2_000;
+    const lifetime = (step.count + 2) * step.timeoutMs + 2_000 + (step.readAfterMs ?? 0) + (step.idleMs ?? 0);
     let serverOut: (() => string) | undefined;
     let server: ChildProcess | undefined;
+    if (step.bytes !== undefined)
+      await this.withoutGso([step.client.ns, ...(step.server ? [step.server.ns] : [])]);
     if (step.server !== undefined) {
       server = this.start(this.nsName(step.server.ns), [
         process.execPath,
@@ -552,6 +584,7 @@ class LinuxRun {
         step.server.bind,
         String(step.server.port),
         String(lifetime),
+        ...(step.bytes !== undefined ? [String(step.readAfterMs ?? 0)] : []),
       ]);
       serverOut = collect(server);
       await waitForText(server, 'stdout', 'ready\n', 10_000);

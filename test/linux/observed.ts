@@ -75,7 +75,7 @@ export const framesLines = {
 export function tcpLabels(step: Extract<TrafficStep, { kind: 'tcp' }>): { client: string; server: string } {
   const { client, server } = step;
   return {
-    client: `${client.ns}: tcp send ${client.bind}:${client.port} -> ${step.dst}:${step.dstPort} x${step.count}`,
+    client: `${client.ns}: tcp send ${client.bind}:${client.port} -> ${step.dst}:${step.dstPort} ${step.bytes !== undefined ? `${step.bytes} bytes` : `x${step.count}`}`,
     server: server === undefined ? '' : `${server.ns}: tcp echo ${server.bind}:${server.port}`,
   };
 }
@@ -84,6 +84,7 @@ export function tcpLabels(step: Extract<TrafficStep, { kind: 'tcp' }>): { client
 export const tcpLines = {
   accepted: (addr: string, port: number) => `accept ${addr}:${port}`,
   data: (payload: string) => `data ${JSON.stringify(payload)}`,
+  read: (bytes: number) => `read ${bytes} bytes`,
   end: 'end',
   close: 'close',
   connected: 'connected',

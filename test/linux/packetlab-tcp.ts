@@ -46,17 +46,30 @@ export function tcpExchange(
   let listener: ReturnType<Namespace['tcp']['listen']> | undefined;
   let serverClosed = false;
   // tcp-peer.mjs's server lives until its connection closed, or this long when none completes.
-  const serverDeadline = scheduler.now + ((step.count + 2) * step.timeoutMs + 2_000) * NS_PER_MS;
+  const serverDeadline =
+    scheduler.now +
+    ((step.count + 2) * step.timeoutMs + 2_000 + (step.readAfterMs ?? 0) + (step.idleMs ?? 0)) * NS_PER_MS;
   if (step.server !== undefined) {
     const server = step.server;
     listener = nsOf(server.ns).tcp.listen(address(server.bind, labels.server), server.port, (socket) => {
       serverLines.push(tcpLines.accepted(formatIpv4(socket.remoteAddr), socket.remotePort));
       if (listener !== undefined && listener !== 'EADDRINUSE') listener.close();
+      let read = 0;
+      if (step.bytes !== undefined) {
+        // tcp-peer.mjs's pauseOnConnect, then resume() after readAfterMs.
+        socket.pauseReading();
+        scheduler.schedule((step.readAfterMs ?? 0) * NS_PER_MS, () => socket.resumeReading());
+      }
       socket.onData = (s, data) => {
+        if (step.bytes !== undefined) {
+          read += data.length;
+          return;
+        }
         serverLines.push(tcpLines.data(decoder.decode(data)));
         s.write(data);
       };
       socket.onEnd = (s) => {
+        if (step.bytes !== undefined) serverLines.push(tcpLines.read(read));
         serverLines.push(tcpLines.end);
         s.end();
       };
@@ -88,9 +101,17 @@ export function tcpExchange(
     closed = true;
   } else {
     const socket: TcpSocket = result.socket;
-    socket.onConnect = () => {
+    socket.onConnect = (s) => {
       connected = true;
       clientLines.push(tcpLines.connected);
+      // Node's setKeepAlive(true, ms) (libuv's uv_tcp_keepalive): SO_KEEPALIVE, TCP_KEEPIDLE in whole
+      // seconds, TCP_KEEPINTVL 1 and TCP_KEEPCNT 10.
+      if (step.keepAliveMs !== undefined)
+        s.setKeepAlive(true, {
+          idle: Math.max(1, Math.floor(step.keepAliveMs / 1000)),
+          interval: 1,
+          count: 10,
+        });
     };
     socket.onData = (_s, data) => {
       clientLines.push(tcpLines.reply(decoder.decode(data)));
@@ -107,11 +128,19 @@ export function tcpExchange(
       clientLines.push(tcpLines.closed);
       closed = true;
     }
-    for (let n = 1; n <= step.count && connected && !closed; n++) {
+    if (step.bytes !== undefined && connected && !closed) {
+      // tcp-peer.mjs waits 100 ms (BULK_DELAY_MS), then node's end(data): one write, then shutdown once it returned.
+      runUntil(() => closed, 100);
+      socket.write(new Uint8Array(step.bytes).fill(0x78));
+      socket.end();
+      runUntil(() => closed, (step.readAfterMs ?? 0) + step.timeoutMs);
+    }
+    for (let n = 1; n <= step.count && connected && !closed && step.bytes === undefined; n++) {
       const before = replies;
       socket.write(encoder.encode(`${step.payload} ${n}`));
       if (!runUntil(() => replies > before || closed, step.timeoutMs)) clientLines.push(tcpLines.timeout(n));
     }
+    if (step.keepAliveMs !== undefined && !closed) runUntil(() => closed, step.idleMs ?? 0);
     if (!closed) socket.end();
   }
   // The kernel side waits for the server to end: its connection closed, or its lifetime over.

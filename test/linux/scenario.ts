@@ -114,6 +114,20 @@ export type TrafficStep =
        * Their outputs come before the peers' lines.
        */
       readonly whileListening?: readonly Command[];
+      /**
+       * A bulk transfer instead of an echo: the client writes this many bytes ('x') at once and
+       * ends; the server does not echo, reads from `readAfterMs` after its accept on (not before:
+       * the data waits in its receive buffer), then prints the total and ends too. The kernel's
+       * veths then send MSS-sized segments (gso_max_segs 1), as packetlab's do.
+       */
+      readonly bytes?: number;
+      readonly readAfterMs?: number;
+      /**
+       * An echo client that turns SO_KEEPALIVE on at connect (Node's setKeepAlive(true, ms):
+       * TCP_KEEPIDLE in seconds) and stays idle `idleMs` after its last echo before it ends.
+       */
+      readonly keepAliveMs?: number;
+      readonly idleMs?: number;
     }
   /**
    * Local ports (ports-peer.mjs, packetlab-ports.ts): one client process runs `actions` in order,
@@ -434,9 +448,8 @@ export class ScenarioBuilder {
   }
 
   /**
-   * A TCP exchange between fixed ports; see TrafficStep. Messages stay under 536 bytes (the first
-   * rcv_mss guess): a larger segment makes Linux re-measure its window scaling ratio from skb
-   * truesize and grow its window, which packetlab does not model (docs/deviations.md).
+   * A TCP exchange between fixed ports; see TrafficStep: an echo of `count` messages, or a bulk
+   * transfer of `bytes` read by the server from `readAfterMs` on.
    * `whileListening` commands (`{ ns, argv }`) run once the server listens, before the client connects.
    */
   tcp(
@@ -446,6 +459,10 @@ export class ScenarioBuilder {
         readonly argv: readonly string[];
         readonly stdin?: string;
       }[];
+      readonly bytes?: number;
+      readonly readAfterMs?: number;
+      readonly keepAliveMs?: number;
+      readonly idleMs?: number;
     },
   ): this {
     this.requireNs(options.client.ns);
@@ -454,7 +471,8 @@ export class ScenarioBuilder {
     if (dstPort === undefined)
       throw new Error(`scenario ${this.name}: a TCP step without a server needs dstPort`);
     const payload = options.payload ?? 'packetlab';
-    if (payload.length > 500) throw new Error(`scenario ${this.name}: TCP messages stay under 536 bytes`);
+    if (options.bytes !== undefined && (options.server === undefined || options.bytes > 16 * 1024 * 1024))
+      throw new Error(`scenario ${this.name}: a bulk TCP transfer needs a server and at most 16 MiB`);
     const whileListening = (options.whileListening ?? []).map((command) => this.checked(command));
     if (whileListening.length > 0 && options.server === undefined)
       throw new Error(`scenario ${this.name}: commands while listening need a server`);
@@ -468,6 +486,10 @@ export class ScenarioBuilder {
       payload,
       timeoutMs: options.timeoutMs ?? 1000,
       ...(whileListening.length > 0 ? { whileListening } : {}),
+      ...(options.bytes !== undefined ? { bytes: options.bytes, readAfterMs: options.readAfterMs ?? 0 } : {}),
+      ...(options.keepAliveMs !== undefined
+        ? { keepAliveMs: options.keepAliveMs, idleMs: options.idleMs ?? 0 }
+        : {}),
     });
   }
 

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { kubeProxyNatRules } from '../../scenarios/kube-proxy-iptables.ts';
 import { differential, outputOf } from './harness.ts';
+import { segmentLadder } from './tcp-segments.ts';
 import { lesson, REMOTE_ENDPOINT_SERVICE, twoHosts } from './topologies.ts';
 
 const CLIENT = { ns: 'a', bind: '10.0.0.1', port: 40000 } as const;
@@ -79,6 +80,27 @@ describe('differential: TCP', () => {
       .build();
     await differential(ctx, scenario);
   });
+
+  it('SO_KEEPALIVE after one echo (setKeepAlive(true, 1000)): a probe at snd_una - 1 each idle second, answered with the window', async (ctx) => {
+    const scenario = twoHosts('tcp-keepalive')
+      .capture('a', 'veth-a')
+      .tcp({
+        client: CLIENT,
+        server: { ns: 'b', bind: '0.0.0.0', port: 8080 },
+        dst: '10.0.0.2',
+        count: 1,
+        keepAliveMs: 1000,
+        idleMs: 3500,
+      })
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    // Probes at snd_una - 1 (the echo ended at 12) each second of the 3.5 s, every one answered.
+    const ladder = segmentLadder(result.linux.captures[0]?.frames ?? []).segments;
+    const probes = ladder.filter((line) => line === '40000>8080 11:11 . ack 12 win 63');
+    expect(probes.length).toBeGreaterThanOrEqual(3);
+    expect(ladder.filter((line) => line === '8080>40000 12:12 . ack 12 win 64')).toHaveLength(probes.length);
+  }, 30_000);
 
   it('over lo: ping 127.0.0.1 and a TCP echo at MTU 65536 (MSS 65495, capped by IPV4_MAX_PMTU; SYN-ACK window 65483)', async (ctx) => {
     const scenario = twoHosts('tcp-loopback')

@@ -1,13 +1,23 @@
-// One TCP connection's state machine, mirroring net/ipv4/tcp_input.c, tcp_output.c and tcp_timer.c for what an
-// exchange between two applications needs: the handshake, in-order data, Linux's ACK policy, FIN and RST, timers.
+// One TCP connection's state machine, mirroring net/ipv4/tcp_input.c, tcp_output.c and tcp_timer.c for what
+// exchanges and bulk transfers between two applications need: the handshake, in-order data, Linux's ACK policy,
+// FIN and RST, timers.
 //
 // Modelled: Linux's SYN options and initial windows, window scaling, timestamps, the quick-ACK
 // and ping-pong (delayed ACK) engine, Nagle with Minshall's rule, PSH on the last segment of
-// the queued data, slow start from ten segments, retransmission with backoff, SYN and SYN-ACK
-// retries, TIME_WAIT (60 s), and the errors an application sees; the receiver's out-of-order
-// queue with SACK and D-SACK blocks (ofo-queue.ts, sack-blocks.ts). Not modelled: the sender's
-// SACK scoreboard and fast retransmit, congestion avoidance beyond slow start, receive-buffer
-// pressure and window growth, urgent data, keepalive. An application reads what arrives at once.
+// the queued data, full-MSS segments that wait for the peer's window (tcp_snd_wnd_test), slow
+// start from ten segments, retransmission with backoff and go-back-N after a timeout
+// (tcp_enter_loss), tcp_simple_retransmit after an ICMP frag-needed, tcp_retries2 as a time
+// budget, SYN and SYN-ACK retries, TIME_WAIT (60 s), the receive buffer charged at each segment's
+// truesize with the window it backs (window.ts: scaling ratio, tcp_grow_window, tcp_select_window,
+// tcp_cleanup_rbuf's window update), an application that pauses reading, the persist timer and
+// zero-window probes, SO_KEEPALIVE, the socket backlog while a send from process context holds
+// the socket (on a veth the peer answers each segment before the next leaves), per-socket IP ids,
+// the receiver's out-of-order queue with SACK and D-SACK blocks (ofo-queue.ts, sack-blocks.ts),
+// and the errors an application sees.
+// Not modelled yet in this file: the sender's SACK scoreboard, RACK-TLP and fast recovery, and
+// CUBIC (built and tested beside it: scoreboard.ts, rack.ts, recovery.ts, sender-control.ts,
+// congestion/, not yet driving the sender), so congestion control is slow start and a halving, receive-buffer autotuning (DRS), queue coalescing and collapsing, urgent data,
+// SO_LINGER with a timeout.
 
 import type { Packet } from '../../core/packet.ts';
 import type { Ipv4Stack } from '../../net/ipv4.ts';
@@ -15,20 +25,57 @@ import { sendTcpReset } from '../../net/tcp-reset.ts';
 import type { Ipv4Addr } from '../../wire/address.ts';
 import { IPPROTO_TCP } from '../../wire/ipv4.ts';
 import { TCP_HEADER_LEN, TcpView } from '../../wire/tcp.ts';
+import {
+  ACK,
+  ACK_PUSHED,
+  ACK_PUSHED2,
+  ACK_SCHED,
+  ACK_TIMER,
+  ATO_MIN,
+  advertisedMss,
+  after,
+  before,
+  DELACK_MAX,
+  FIN,
+  INIT_CWND,
+  MAX_QUICKACKS,
+  MS,
+  PINGPONG_THRESH,
+  PSH,
+  RMEM_MAX,
+  RST,
+  RTO_MAX,
+  RTO_MIN,
+  SYN,
+  TCP_TIMEOUT_MIN,
+  type TcpError,
+  TIMEOUT_INIT,
+  TIMEWAIT_LEN,
+  TS_ALIGNED,
+  UNREACH_ERRNO,
+} from './constants.ts';
 import type { TcpInfo } from './info.ts';
 import { OfoQueue } from './ofo-queue.ts';
 import { type OutgoingOptions, optionsLength, ReceivedOptions, writeOptions } from './options.ts';
+import { ReceiveQueue } from './receive-queue.ts';
 import { SackBlocks } from './sack-blocks.ts';
 import { seqAfter, seqBefore } from './seq.ts';
 import { bufferSysctl } from './sysctl.ts';
 import {
+  computeWindow,
+  DEFAULT_SCALING_RATIO,
+  fullSpace,
+  growWindow,
   initBufferSpace,
   initialRcvMss,
+  measureScalingRatio,
   type ReceiveWindow,
+  receiveWindow,
+  SEGMENT_OVERHEAD,
   selectInitialWindow,
   selectWindow,
+  spaceBelowHalf,
   TCP_MSS_DEFAULT,
-  windowFromSpace,
 } from './window.ts';
 
 export type TcpState =
@@ -43,21 +90,7 @@ export type TcpState =
   | 'TIME_WAIT'
   | 'CLOSE';
 
-/** The errno an application sees when a connection fails (Node's error codes). */
-export type TcpError =
-  | 'ECONNREFUSED'
-  | 'ECONNRESET'
-  | 'ETIMEDOUT'
-  | 'EHOSTUNREACH'
-  | 'ENETUNREACH'
-  | 'ENOPROTOOPT'
-  | 'EHOSTDOWN'
-  | 'ENONET'
-  | 'EACCES'
-  | 'EPERM'
-  | 'EINVAL'
-  | 'EMSGSIZE'
-  | 'EPIPE';
+export type { TcpError } from './constants.ts';
 
 /** What a connection needs from its namespace's TCP table. */
 export interface TcpHost {
@@ -68,75 +101,6 @@ export interface TcpHost {
   unhash(socket: TcpSocket): void;
   /** A SYN_RECV child completed the handshake: hand it to its listener. */
   established(socket: TcpSocket): void;
-}
-
-const FIN = 0x01;
-const SYN = 0x02;
-const RST = 0x04;
-const PSH = 0x08;
-const ACK = 0x10;
-
-const MS = 1_000_000;
-/** TCP_TIMEOUT_INIT: the first retransmission timeout, before any RTT sample. */
-const TIMEOUT_INIT = 1000 * MS;
-/** TCP_TIMEOUT_MIN: 2 jiffies, with the HZ=250 of the kernels packetlab is compared with. */
-const TCP_TIMEOUT_MIN = 8 * MS;
-/** TCP_RTO_MIN and TCP_RTO_MAX. */
-const RTO_MIN = 200 * MS;
-const RTO_MAX = 120_000 * MS;
-/** TCP_ATO_MIN (HZ/25) and TCP_DELACK_MAX (HZ/5). */
-const ATO_MIN = 40 * MS;
-const DELACK_MAX = 200 * MS;
-/** TCP_MAX_QUICKACKS. */
-const MAX_QUICKACKS = 16;
-/** TCP_PINGPONG_THRESH: replies within ato before ACKs are delayed for the reply to carry them. */
-const PINGPONG_THRESH = 1;
-/** TCP_TIMEWAIT_LEN. */
-const TIMEWAIT_LEN = 60_000 * MS;
-/** TCP_INIT_CWND. */
-const INIT_CWND = 10;
-/** sysctl_rmem_max on Linux 6.x (4 MiB), which the window scale also covers. */
-const RMEM_MAX = 4_194_304;
-/** TCPOLEN_TSTAMP_ALIGNED. */
-const TS_ALIGNED = 12;
-
-// icsk_ack.pending bits (inet_connection_sock.h).
-const ACK_SCHED = 1;
-const ACK_TIMER = 2;
-const ACK_PUSHED = 4;
-const ACK_PUSHED2 = 8;
-
-/** icmp_err_convert: the errno for each Destination Unreachable code, all fatal for a connecting socket. */
-const UNREACH_ERRNO: readonly (TcpError | undefined)[] = [
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'ENOPROTOOPT',
-  'ECONNREFUSED',
-  undefined, // fragmentation needed: path MTU discovery, not an error
-  undefined, // source route failed: EOPNOTSUPP, not fatal
-  'ENETUNREACH',
-  'EHOSTDOWN',
-  'ENONET',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'EHOSTUNREACH',
-  'EHOSTUNREACH',
-  'EHOSTUNREACH',
-];
-
-/** ipv4_default_advmss: the route MTU less IPv4 and TCP headers, at most IPV4_MAX_PMTU (65535) less them. */
-function advertisedMss(mtu: number): number {
-  return Math.min(mtu, 0xffff) - 40;
-}
-
-/** Sequence-space comparisons (before(), after() in tcp.h). */
-function before(a: number, b: number): boolean {
-  return ((a - b) | 0) < 0;
-}
-function after(a: number, b: number): boolean {
-  return ((b - a) | 0) < 0;
 }
 
 /** How a connection was opened. */
@@ -169,6 +133,17 @@ export class TcpSocket implements TcpEndpoints {
   private iss = 0;
   private sndUna = 0;
   private sndNxt = 0;
+  /**
+   * The next sequence number to retransmit after a loss (tcp_enter_loss marks everything in
+   * flight lost; tcp_xmit_retransmit_queue resends it in order as the congestion window opens).
+   * Equal to snd_nxt when nothing is waiting to be retransmitted.
+   */
+  private retxNxt = 0;
+  /** Where the lost segments start and how long they were cut: a retransmission keeps their boundaries (tcp_fragment). */
+  private lostGrid = 0;
+  private lostMss = TCP_MSS_DEFAULT;
+  /** The MSS the segments in flight were cut with. */
+  private sentMss = TCP_MSS_DEFAULT;
   private sndWnd = 0;
   private sndWl1 = 0;
   private sndWscale = 0;
@@ -191,8 +166,24 @@ export class TcpSocket implements TcpEndpoints {
     rcvSsthresh: 0,
     windowClamp: 0,
     rcvWscale: 0,
+    scalingRatio: DEFAULT_SCALING_RATIO,
+    rcvbuf: 0,
+    rmemAlloc: 0,
   };
+  /** The MSS our SYN announced (the route's MTU less 40). */
   private advmss = 0;
+  /** tp->advmss once synchronized: the announced MSS less the timestamp option when timestamps are on. */
+  private tcpAdvmss = 0;
+  /** copied_seq: the next byte the application reads. */
+  private copiedSeq = 0;
+  /** Bytes received in order and not yet read (the application paused reading). */
+  private readonly rcvQueue = new ReceiveQueue();
+  /** pauseReading(): arriving data stays in the receive buffer. */
+  private readPaused = false;
+  /** The peer's FIN arrived (RCV_SHUTDOWN). */
+  private rcvShutdown = false;
+  /** onEnd is owed once the application read up to the FIN. */
+  private endPending = false;
   /** mss_cache: the payload of a full-sized segment we send. */
   private mss = TCP_MSS_DEFAULT;
   private peerMss = TCP_MSS_DEFAULT;
@@ -226,8 +217,32 @@ export class TcpSocket implements TcpEndpoints {
   private rttSentAt = 0;
 
   private rtoTimer = -1;
+  /** When the oldest unacknowledged segment was first sent: where tcp_retries2's time budget starts (retrans_stamp). */
+  private headSentAt = 0;
+  /** tcp_sock's rcv_tstamp: when the last ACK arrived (keepalive counts silence from it and from lrcvtime). */
+  private rcvTstamp = 0;
+  /** SO_KEEPALIVE, with TCP_KEEPIDLE, TCP_KEEPINTVL and TCP_KEEPCNT in seconds (0: the sysctl's). */
+  private readonly keepalive = { on: false, idle: 0, interval: 0, count: 0 };
+  private keepaliveTimer = -1;
+  /** The persist timer (ICSK_TIME_PROBE0), its backoff (icsk_backoff) and the probes sent unanswered by a window. */
+  private probeTimer = -1;
+  private probeBackoff = 0;
+  private probesOut = 0;
+  /** tcp_oow_rate_limited's last_oow_ack_time, in ns (-1: never). */
+  private lastOowAck = -1;
   private delackTimer = -1;
   private waitTimer = -1;
+  /**
+   * The application holds the socket (lock_sock in a send from process context): segments that
+   * arrive meanwhile wait in the socket's backlog until release_sock.
+   */
+  private owned = false;
+  /** A segment left while the socket was held: its consequences run before the next one leaves. */
+  private sentWhileOwned = false;
+  private readonly backlogViews: TcpView[] = [];
+  private readonly backlogPackets: Packet[] = [];
+  /** An ICMP frag-needed came while the socket was held (TCP_MTU_REDUCED_DEFERRED). */
+  private mtuReducedDeferred = false;
   /** The application closed its socket: nothing more is reported (an orphan finishing its close). */
   private orphan = false;
   private closed = false;
@@ -235,6 +250,12 @@ export class TcpSocket implements TcpEndpoints {
   /** onClose ran (a connection in TIME_WAIT is closed for the application). */
   private reportedClose = false;
   private readonly pseudo = { srcAddr: 0, dstAddr: 0 };
+  /**
+   * inet_id: the IP id of the next segment, random at connect() or accept (get_random_u16; here the
+   * top half of the timestamp offset's draw, so the seed's other draws stay put), one more per segment.
+   */
+  private ipId = 0;
+  private readonly outputOptions = { protocol: IPPROTO_TCP, pmtudisc: 'do' as const, ident: 0 };
 
   constructor(
     private readonly host: TcpHost,
@@ -276,9 +297,10 @@ export class TcpSocket implements TcpEndpoints {
     return dev === undefined ? 576 : this.stack.pathMtu(route, this.remoteAddr, dev);
   }
 
-  /** tcp_full_space: the window our receive buffer (tcp_rmem[1]) backs. */
+  /** tcp_full_space of a new socket: sk_rcvbuf starts at tcp_rmem[1], the scaling ratio at one half. */
   private fullSpace(): number {
-    return windowFromSpace(bufferSysctl(this.stack.sysctls, 'tcp_rmem', 1));
+    this.window.rcvbuf = bufferSysctl(this.stack.sysctls, 'tcp_rmem', 1);
+    return fullSpace(this.window);
   }
 
   // ---- opening -------------------------------------------------------------------------
@@ -292,6 +314,7 @@ export class TcpSocket implements TcpEndpoints {
     const drawn = this.host.random32();
     this.iss = reuse?.iss ?? drawn;
     this.tsOffset = this.host.random32();
+    this.ipId = this.tsOffset >>> 16;
     this.advmss = advertisedMss(this.pathMtu());
     this.tsOk = this.sysctl('tcp_timestamps') !== 0;
     this.sackOk = this.sysctl('tcp_sack') !== 0;
@@ -299,7 +322,7 @@ export class TcpSocket implements TcpEndpoints {
     if (reuse !== undefined) this.tsRecent = reuse.tsRecent;
     const initial = selectInitialWindow(
       this.fullSpace(),
-      this.advmss - (reuse !== undefined && this.tsOk ? 12 : 0),
+      this.advmss - (reuse !== undefined && this.tsOk ? TS_ALIGNED : 0),
       this.wscaleOk,
       Math.max(bufferSysctl(this.stack.sysctls, 'tcp_rmem', 2), RMEM_MAX),
     );
@@ -308,6 +331,7 @@ export class TcpSocket implements TcpEndpoints {
     this.window.windowClamp = initial.windowClamp;
     this.sndUna = this.iss;
     this.sndNxt = (this.iss + 1) >>> 0;
+    this.retxNxt = this.sndNxt;
     this.bufSeq = this.sndNxt;
     this.sndSml = this.sndNxt;
     this.retransmits = 0;
@@ -337,6 +361,7 @@ export class TcpSocket implements TcpEndpoints {
     this.received.parse(view, true);
     this.iss = this.host.random32();
     this.tsOffset = this.host.random32();
+    this.ipId = this.tsOffset >>> 16;
     this.window.rcvNxt = (view.seqNumber + 1) >>> 0;
     this.window.rcvWup = this.window.rcvNxt;
     this.tsOk = this.received.sawTimestamp && this.sysctl('tcp_timestamps') !== 0;
@@ -358,6 +383,7 @@ export class TcpSocket implements TcpEndpoints {
     this.sndWnd = view.window;
     this.sndUna = this.iss;
     this.sndNxt = (this.iss + 1) >>> 0;
+    this.retxNxt = this.sndNxt;
     this.bufSeq = this.sndNxt;
     this.sndSml = this.sndNxt;
     this.retransmits = 0;
@@ -381,10 +407,14 @@ export class TcpSocket implements TcpEndpoints {
     this.state = 'ESTABLISHED';
     this.sack.sackOk = this.sackOk;
     this.syncMss(this.pathMtu());
-    initBufferSpace(this.window, this.fullSpace(), this.advmss, this.sysctl('tcp_app_win'));
-    this.rcvMss = initialRcvMss(this.advmss, this.mss, this.window.rcvWnd);
+    this.tcpAdvmss = this.advmss - (this.tsOk ? TS_ALIGNED : 0);
+    this.copiedSeq = this.window.rcvNxt;
+    initBufferSpace(this.window, this.tcpAdvmss, this.sysctl('tcp_app_win'));
+    this.rcvMss = initialRcvMss(this.tcpAdvmss, this.mss, this.window.rcvWnd);
     this.retransmits = 0;
+    this.rcvTstamp = this.stack.now;
     this.cancelRto();
+    if (this.keepalive.on) this.armKeepalive(this.keepaliveTime());
   }
 
   /** tcp_sync_mss: the segment payload for a path MTU, bounded by the peer's MSS, less the timestamp option. */
@@ -406,8 +436,41 @@ export class TcpSocket implements TcpEndpoints {
     }
     this.sendBuf.set(data, this.sendLen);
     this.sendLen = needed;
-    if (this.synchronized()) this.pushPending();
+    if (this.synchronized()) this.pushFromApplication();
     return true;
+  }
+
+  /**
+   * tcp_sendmsg's push with the socket held. Called from process context (not from a received
+   * frame's consequences), each segment reaches the peer before the next leaves: dev_queue_xmit's
+   * local_bh_enable runs the receive softirq, so on a veth the peer's answers come back at once and
+   * wait in our backlog; release_sock then processes them (and what they make us send).
+   */
+  private pushFromApplication(): void {
+    if (this.owned || this.stack.ctx.backlog.draining) {
+      this.pushPending();
+      return;
+    }
+    this.owned = true;
+    this.sentWhileOwned = false;
+    this.pushPending();
+    this.releaseSock();
+  }
+
+  /** release_sock → __release_sock: the backlog in arrival order, the socket still held. */
+  private releaseSock(): void {
+    let i = 0;
+    for (;;) {
+      for (; i < this.backlogViews.length; i++) this.process(this.backlogViews[i]!, this.backlogPackets[i]!);
+      // tcp_release_cb: deferred work once the backlog is done; what it sends is answered into the backlog again.
+      if (!this.mtuReducedDeferred) break;
+      this.mtuReducedDeferred = false;
+      this.mtuReduced();
+    }
+    this.backlogViews.length = 0;
+    this.backlogPackets.length = 0;
+    this.owned = false;
+    this.sentWhileOwned = false;
   }
 
   /** shutdown(SHUT_WR) (Node's end()): a FIN after the queued data. */
@@ -420,11 +483,53 @@ export class TcpSocket implements TcpEndpoints {
       this.finish(undefined);
       return;
     }
-    this.pushPending();
+    this.pushFromApplication();
+  }
+
+  /**
+   * Node's pause(): the application stops reading. Arriving data waits in the receive buffer,
+   * charged at its truesize, and the window advertised shrinks toward zero.
+   */
+  pauseReading(): void {
+    this.readPaused = true;
+  }
+
+  /**
+   * Node's resume(): the application reads what waits (one onData), and does so on arrival from
+   * now on; tcp_cleanup_rbuf may announce the space freed with a window update.
+   */
+  resumeReading(): void {
+    if (!this.readPaused) return;
+    this.readPaused = false;
+    this.deliver();
+    if (this.isTimeWait() && !this.orphan && !this.reportedClose) {
+      this.reportedClose = true;
+      this.onClose?.(this, undefined);
+    }
+  }
+
+  /**
+   * setsockopt SO_KEEPALIVE (Node's setKeepAlive) with TCP_KEEPIDLE, TCP_KEEPINTVL and TCP_KEEPCNT
+   * (seconds and a count; absent: tcp_keepalive_time 7200, tcp_keepalive_intvl 75 and
+   * tcp_keepalive_probes 9). tcp_set_keepalive starts the timer at the idle time.
+   */
+  setKeepAlive(on: boolean, options: { idle?: number; interval?: number; count?: number } = {}): void {
+    this.keepalive.on = on;
+    this.keepalive.idle = options.idle ?? 0;
+    this.keepalive.interval = options.interval ?? 0;
+    this.keepalive.count = options.count ?? 0;
+    if (this.keepaliveTimer >= 0) this.stack.ctx.scheduler.cancel(this.keepaliveTimer);
+    this.keepaliveTimer = -1;
+    if (on && this.synchronized() && !this.closed) this.armKeepalive(this.keepaliveTime());
   }
 
   /** close(): like end(), and the application hears nothing more (the orphan finishes the close alone). */
   destroy(): void {
+    // tcp_close: data the application never read is lost, and the peer is told with a reset (RFC 2525, 2.17).
+    if (!this.rcvQueue.empty && this.synchronized()) {
+      this.abort();
+      return;
+    }
     this.orphan = true;
     if (!this.closed) this.end();
   }
@@ -443,8 +548,18 @@ export class TcpSocket implements TcpEndpoints {
 
   // ---- receiving -----------------------------------------------------------------------
 
-  /** tcp_v4_rcv → tcp_rcv_state_process for a segment the table found for this connection (checksum verified). */
+  /** tcp_v4_rcv for a segment the table found for this connection (checksum verified): the backlog while the application holds the socket. */
   receive(view: TcpView, pkt: Packet): void {
+    if (this.owned) {
+      this.backlogViews.push(view);
+      this.backlogPackets.push(pkt);
+      return;
+    }
+    this.process(view, pkt);
+  }
+
+  /** tcp_v4_do_rcv → tcp_rcv_state_process. */
+  private process(view: TcpView, pkt: Packet): void {
     if (this.closed) return;
     this.countIn(view);
     if (this.state === 'SYN_SENT') {
@@ -483,9 +598,14 @@ export class TcpSocket implements TcpEndpoints {
       if (this.closed) return;
     }
 
-    // tcp_sequence: a segment wholly before rcv_nxt or beyond the window is answered with an ACK (tcp_send_dupack).
     const rcvNxt = this.window.rcvNxt;
     const segEnd = (seq + payloadLen + (view.fin ? 1 : 0)) >>> 0;
+    // tcp_sequence: a segment that ends before the window last advertised (a zero-window probe at
+    // snd_una - 1) is answered with a duplicate ACK, at most one per tcp_invalid_ratelimit for one without data.
+    if (before(segEnd, this.window.rcvWup) && !view.rst) {
+      if (view.syn || !this.oowRateLimited(segEnd !== seq)) this.sendAck();
+      return;
+    }
     if (view.rst) {
       if (seq === rcvNxt) this.reset();
       return;
@@ -512,24 +632,38 @@ export class TcpSocket implements TcpEndpoints {
     if (this.closed) return;
 
     let fin = false;
-    let data: Uint8Array | undefined;
+    let queued = false;
     let ackNow = false;
     const start = view.offset + view.headerLen;
-    if ((payloadLen > 0 || view.fin) && this.acceptsData()) this.sack.clearDsack();
-    if ((payloadLen > 0 || view.fin) && this.acceptsData() && seqAfter(seq, this.window.rcvNxt)) {
+    const carriesData = (payloadLen > 0 || view.fin) && this.acceptsData();
+    if (carriesData) this.sack.clearDsack();
+    if (carriesData && seqAfter(seq, this.window.rcvNxt)) {
       // tcp_data_queue_ofo: held until the hole fills; the ACK goes now, with the SACK blocks.
       this.ofo.insert(seq, view.bytes.slice(start, start + payloadLen), view.fin);
       this.ackPending |= ACK_SCHED;
       ackNow = true;
     } else if (payloadLen > 0 && this.acceptsData()) {
+      if (receiveWindow(this.window) === 0) {
+        // tcp_data_queue: no window left; the segment is dropped and answered at once.
+        this.enterQuickackMode();
+        this.ackPending |= ACK_SCHED;
+        this.ackCheck();
+        this.pushPending();
+        return;
+      }
+      // tcp_try_rmem_schedule: a buffer already overcommitted grows to what it holds (tcp_prune_queue → tcp_clamp_window).
+      if (this.window.rmemAlloc > this.window.rcvbuf) this.clampWindow();
       // In order, or its head already received (D-SACKed, tcp_data_queue's partial packet).
       const skip = (this.window.rcvNxt - seq) >>> 0;
       if (skip > 0) this.sack.dsackSet(seq, this.window.rcvNxt);
+      // tcp_queue_rcv: the segment is charged to the receive buffer before tcp_event_data_recv.
       this.window.rcvNxt = (seq + payloadLen) >>> 0;
+      this.window.rmemAlloc += payloadLen - skip + SEGMENT_OVERHEAD;
+      this.rcvQueue.push(view.bytes.slice(start + skip, start + payloadLen));
       this.dataReceived(view, payloadLen);
-      data = view.bytes.slice(start + skip, start + payloadLen);
+      queued = true;
       if (!this.ofo.empty) {
-        data = this.drainOfo(data);
+        this.drainOfo();
         // RFC 5681 4.2: ACK at once when the gap is filled.
         if (this.ofo.empty) ackNow = true;
         fin = this.ofo.drainedFin;
@@ -540,21 +674,48 @@ export class TcpSocket implements TcpEndpoints {
       this.window.rcvNxt = segEnd;
       fin = true;
     }
-    if (fin) this.finReceived();
-    if (ackNow && !this.closed && this.ackPending & ACK_SCHED) this.sendAck();
-    else if (data !== undefined || fin) this.ackCheck();
-    this.pushPending();
-
-    if (data !== undefined) {
-      this.cleanupRbuf(data.length);
-      if (!this.orphan) this.onData?.(this, data);
+    if (fin) {
+      this.rcvShutdown = true;
+      this.endPending = true;
+      this.finReceived();
     }
-    if (fin && !this.orphan && !this.closed) this.onEnd?.(this);
+    if (ackNow && !this.closed && this.ackPending & ACK_SCHED) this.sendAck();
+    else if (queued || fin) this.ackCheck();
+    this.pushPending();
+    if (!this.readPaused) this.deliver();
     // Both FINs are through: the application's socket is closed while TIME_WAIT holds the 4-tuple.
-    if (this.isTimeWait() && !this.orphan && !this.reportedClose) {
+    if (this.isTimeWait() && !this.orphan && !this.reportedClose && !this.endPending) {
       this.reportedClose = true;
       this.onClose?.(this, undefined);
     }
+  }
+
+  /**
+   * tcp_recvmsg: the application reads everything queued (one chunk), then tcp_cleanup_rbuf
+   * decides whether the freed space deserves an ACK; the FIN is read after the data.
+   */
+  private deliver(): void {
+    const data = this.rcvQueue.takeAll();
+    if (data !== undefined) {
+      this.window.rmemAlloc = 0;
+      this.copiedSeq = (this.copiedSeq + data.length) >>> 0;
+      this.cleanupRbuf(data.length);
+      if (!this.orphan) this.onData?.(this, data);
+    }
+    if (this.endPending && !this.readPaused) {
+      this.endPending = false;
+      if (!this.orphan && !this.closed) this.onEnd?.(this);
+    }
+  }
+
+  /** tcp_oow_rate_limited: data segments are never limited; others get one answer per tcp_invalid_ratelimit ms. */
+  private oowRateLimited(hasData: boolean): boolean {
+    if (hasData) return false;
+    const now = this.stack.now;
+    if (this.lastOowAck >= 0 && now - this.lastOowAck < this.sysctl('tcp_invalid_ratelimit') * MS)
+      return true;
+    this.lastOowAck = now;
+    return false;
   }
 
   /** tcp_sequence: some of [seq, segEnd) falls in [rcv_nxt, rcv_nxt + rcv_wnd) (zero-length segments at rcv_nxt only). */
@@ -564,22 +725,15 @@ export class TcpSocket implements TcpEndpoints {
     return seqAfter(segEnd, rcvNxt) && seqBefore(seq, windowEnd);
   }
 
-  /** tcp_ofo_queue: the in-order bytes just received, followed by what the out-of-order queue now releases. */
-  private drainOfo(head: Uint8Array): Uint8Array {
-    const pieces: Uint8Array[] = [head];
-    let total = head.length;
+  /**
+   * tcp_ofo_queue: what the out-of-order queue releases joins the receive queue, charged to the buffer then
+   * (Linux charges it on arrival, so out-of-order bytes also narrow the window: not modelled).
+   */
+  private drainOfo(): void {
     this.window.rcvNxt = this.ofo.drain(this.window.rcvNxt, (piece) => {
-      pieces.push(piece);
-      total += piece.length;
+      this.rcvQueue.push(piece);
+      this.window.rmemAlloc += piece.length + SEGMENT_OVERHEAD;
     });
-    if (pieces.length === 1) return head;
-    const joined = new Uint8Array(total);
-    let at = 0;
-    for (const piece of pieces) {
-      joined.set(piece, at);
-      at += piece.length;
-    }
-    return joined;
   }
 
   /** A method, so a state change inside a call is seen where the compiler narrowed the field. */
@@ -655,12 +809,20 @@ export class TcpSocket implements TcpEndpoints {
     }
     const seq = view.seqNumber;
     const window = view.window * 2 ** this.sndWscale;
+    if (!before(ack, this.sndUna)) {
+      // tcp_ack: something worked; keepalive probes start over.
+      this.probesOut = 0;
+      this.rcvTstamp = this.stack.now;
+    }
     // tcp_may_update_window.
     if (after(ack, this.sndUna) || after(seq, this.sndWl1) || (seq === this.sndWl1 && window > this.sndWnd)) {
       this.sndWnd = window;
       this.sndWl1 = seq;
     }
-    if (!after(ack, this.sndUna)) return true;
+    if (!after(ack, this.sndUna)) {
+      if (this.sndNxt === this.sndUna && this.synchronized()) this.ackProbe();
+      return true;
+    }
     const acked = (ack - this.sndUna) >>> 0;
     const finAcked = this.finSeq >= 0 && !before(ack, (this.finSeq + 1) >>> 0);
     const dataAcked = Math.min(acked - (finAcked ? 1 : 0), this.sendLen);
@@ -670,6 +832,9 @@ export class TcpSocket implements TcpEndpoints {
       this.bufSeq = (this.bufSeq + dataAcked) >>> 0;
     }
     this.sndUna = ack;
+    // The next segment becomes the oldest; its own send time is not kept (packetlab keeps no per-segment record).
+    this.headSentAt = this.stack.now;
+    if (after(ack, this.retxNxt)) this.retxNxt = ack;
     this.sampleRtt(ack);
     // tcp_cong_avoid in slow start: one segment more per segment acknowledged.
     if (this.cwnd < this.ssthresh) this.cwnd += Math.max(1, Math.ceil(dataAcked / this.mss));
@@ -687,13 +852,17 @@ export class TcpSocket implements TcpEndpoints {
     return true;
   }
 
-  /** tcp_event_data_recv and tcp_measure_rcv_mss: schedules an ACK and runs the quick-ACK / ATO estimator. */
+  /**
+   * tcp_event_data_recv and tcp_measure_rcv_mss: schedules an ACK, re-measures the receive MSS and
+   * the buffer's scaling ratio, runs the quick-ACK / ATO estimator and grows the window.
+   */
   private dataReceived(view: TcpView, payloadLen: number): void {
     this.ackPending |= ACK_SCHED;
     const lss = this.lastSegSize;
     this.lastSegSize = 0;
     if (payloadLen >= this.rcvMss) {
-      this.rcvMss = Math.min(payloadLen, this.advmss);
+      measureScalingRatio(this.window, payloadLen, this.rcvMss);
+      this.rcvMss = Math.min(payloadLen, this.tcpAdvmss);
       if (view.psh) this.ackPending |= ACK_PUSHED;
     } else {
       const withHeader = payloadLen + view.headerLen;
@@ -723,6 +892,27 @@ export class TcpSocket implements TcpEndpoints {
       else if (gap > this.rto) this.incrQuickack();
     }
     this.lrcvtime = now;
+    // tcp_grow_window for segments of 128 bytes or more; a window that grew is acknowledged at once (quick |= 1).
+    if (payloadLen >= 128 && growWindow(this.window, payloadLen, this.tcpAdvmss)) this.quick |= 1;
+  }
+
+  /**
+   * tcp_clamp_window: out of quick-ACK mode; the buffer grows to what is allocated, up to
+   * tcp_rmem[2]; still overcommitted, rcv_ssthresh falls to two segments.
+   */
+  private clampWindow(): void {
+    this.quick = 0;
+    const max = bufferSysctl(this.stack.sysctls, 'tcp_rmem', 2);
+    if (this.window.rcvbuf < max) this.window.rcvbuf = Math.min(this.window.rmemAlloc, max);
+    if (this.window.rmemAlloc > this.window.rcvbuf)
+      this.window.rcvSsthresh = Math.min(this.window.windowClamp, 2 * this.tcpAdvmss);
+  }
+
+  /** tcp_enter_quickack_mode. */
+  private enterQuickackMode(): void {
+    this.incrQuickack();
+    this.pingpong = 0;
+    this.ato = ATO_MIN;
   }
 
   /** tcp_incr_quickack. */
@@ -731,13 +921,6 @@ export class TcpSocket implements TcpEndpoints {
     if (quickacks === 0) quickacks = 2;
     quickacks = Math.min(quickacks, MAX_QUICKACKS);
     if (quickacks > this.quick) this.quick = quickacks;
-  }
-
-  /** tcp_enter_quickack_mode(sk, TCP_MAX_QUICKACKS). */
-  private enterQuickackMode(): void {
-    this.incrQuickack();
-    this.pingpong = 0;
-    this.ato = ATO_MIN;
   }
 
   private inPingpong(): boolean {
@@ -768,26 +951,57 @@ export class TcpSocket implements TcpEndpoints {
     }
   }
 
-  /** __tcp_ack_snd_check: ACK now (more than one full segment unacknowledged, or quick-ACK mode), else later. */
+  /**
+   * __tcp_ack_snd_check: ACK now when more than one full segment is unacknowledged and either the
+   * application read everything or the window's right edge does not move back, or in quick-ACK
+   * mode; else later.
+   */
   private ackCheck(): void {
     if (!(this.ackPending & ACK_SCHED)) return;
     const unacked = (this.window.rcvNxt - this.window.rcvWup) >>> 0;
-    if (unacked > this.rcvMss || (this.quick > 0 && !this.inPingpong())) {
+    if (
+      (unacked > this.rcvMss &&
+        ((this.window.rcvNxt - this.copiedSeq) >>> 0 < 1 || this.peekWindow() >= this.window.rcvWnd)) ||
+      (this.quick > 0 && !this.inPingpong())
+    ) {
       this.sendAck();
       return;
     }
     this.scheduleDelayedAck();
   }
 
-  /** tcp_cleanup_rbuf: the application read everything; a pushed small segment outside ping-pong is ACKed now. */
+  /** __tcp_select_window without recording it; a receive buffer more than half full ends quick-ACK mode. */
+  private peekWindow(): number {
+    if (spaceBelowHalf(this.window)) this.quick = 0;
+    return computeWindow(this.window, this.rcvMss);
+  }
+
+  /**
+   * tcp_cleanup_rbuf after the application read `copied` bytes: an ACK owed for more than one
+   * segment, or for a pushed small segment outside ping-pong once the buffer is empty, goes now;
+   * so does a window update when the read at least doubled a window that had fallen under half
+   * the clamp.
+   */
   private cleanupRbuf(copied: number): void {
-    if (!(this.ackPending & ACK_SCHED) || this.closed) return;
-    const unacked = (this.window.rcvNxt - this.window.rcvWup) >>> 0;
-    if (
-      unacked > this.rcvMss ||
-      (copied > 0 && (this.ackPending & ACK_PUSHED2 || (this.ackPending & ACK_PUSHED && !this.inPingpong())))
-    )
-      this.sendAck();
+    if (this.closed) return;
+    let timeToAck = false;
+    if (this.ackPending & ACK_SCHED) {
+      const unacked = (this.window.rcvNxt - this.window.rcvWup) >>> 0;
+      timeToAck =
+        unacked > this.rcvMss ||
+        (copied > 0 &&
+          ((this.ackPending & ACK_PUSHED2) !== 0 ||
+            ((this.ackPending & ACK_PUSHED) !== 0 && !this.inPingpong())) &&
+          this.window.rmemAlloc === 0);
+    }
+    if (copied > 0 && !timeToAck && !this.rcvShutdown) {
+      const now = receiveWindow(this.window);
+      if (2 * now <= this.window.windowClamp) {
+        const next = this.peekWindow();
+        if (next > 0 && next >= 2 * now) timeToAck = true;
+      }
+    }
+    if (timeToAck) this.sendAck();
   }
 
   /** tcp_send_delayed_ack. */
@@ -823,18 +1037,32 @@ export class TcpSocket implements TcpEndpoints {
 
   // ---- sending -------------------------------------------------------------------------
 
-  /** tcp_write_xmit: new segments while the peer's window, the congestion window and Nagle allow; then a FIN. */
+  /** tcp_packets_in_flight: segments sent and not acknowledged, less those marked lost and not yet resent. */
+  private packetsInFlight(): number {
+    return Math.ceil(((this.retxNxt - this.sndUna) >>> 0) / this.mss);
+  }
+
+  /**
+   * tcp_xmit_retransmit_queue then tcp_write_xmit: segments marked lost first, then new ones,
+   * while the congestion window, the peer's window (a whole segment must fit: tcp_snd_wnd_test)
+   * and Nagle allow; then a FIN.
+   */
   private pushPending(): void {
     if (!this.synchronized() || this.state === 'TIME_WAIT') return;
+    this.retransmitLost();
+    if (this.retxNxt !== this.sndNxt) return;
     for (;;) {
       const offset = (this.sndNxt - this.bufSeq) >>> 0;
       const unsent = this.sendLen - offset;
       if (unsent <= 0) break;
       const inFlight = (this.sndNxt - this.sndUna) >>> 0;
-      const windowLeft = this.sndWnd - inFlight;
-      const packetsOut = Math.ceil(inFlight / this.mss);
-      if (packetsOut >= this.cwnd || windowLeft <= 0) break;
-      const len = Math.min(unsent, this.mss, windowLeft);
+      if (this.packetsInFlight() >= this.cwnd) break;
+      const len = Math.min(unsent, this.mss);
+      // tcp_snd_wnd_test: the segment waits for a window it fits in whole (the persist timer probes a window too small).
+      if (inFlight + len > this.sndWnd) {
+        this.checkProbeTimer();
+        break;
+      }
       const last = len === unsent;
       // tcp_nagle_test with Minshall's check: a small segment waits while an earlier small one is unacknowledged.
       if (len < this.mss && !(last && this.finQueued) && after(this.sndSml, this.sndUna)) break;
@@ -845,14 +1073,18 @@ export class TcpSocket implements TcpEndpoints {
     const allSent = (this.sndNxt - this.bufSeq) >>> 0 >= this.sendLen;
     if (this.finQueued && this.finSeq < 0 && allSent) {
       this.finSeq = this.sndNxt;
+      if (this.sndNxt === this.sndUna) this.headSentAt = this.stack.now;
       this.transmit(FIN | ACK, this.sndNxt, 0, 0, undefined);
       this.sndNxt = (this.sndNxt + 1) >>> 0;
+      this.retxNxt = this.sndNxt;
       this.armRto();
     }
   }
 
   private sendData(offset: number, len: number, push: boolean, fin: boolean): void {
     const seq = this.sndNxt;
+    if (seq === this.sndUna) this.headSentAt = this.stack.now;
+    this.sentMss = this.mss;
     let flags = ACK | (push ? PSH : 0);
     if (fin) {
       flags |= FIN;
@@ -860,6 +1092,7 @@ export class TcpSocket implements TcpEndpoints {
     }
     this.transmit(flags, seq, offset, len, undefined);
     this.sndNxt = (seq + len + (fin ? 1 : 0)) >>> 0;
+    this.retxNxt = this.sndNxt;
     if (this.rttSeq < 0) {
       this.rttSeq = this.sndNxt;
       this.rttSentAt = this.stack.now;
@@ -867,6 +1100,139 @@ export class TcpSocket implements TcpEndpoints {
     // tcp_event_data_sent: a reply within ato of the last data received counts toward ping-pong mode.
     if (this.ato > 0 && this.stack.now - this.lrcvtime < this.ato && this.pingpong < 255) this.pingpong++;
     this.armRto();
+  }
+
+  // ---- keepalive ------------------------------------------------------------------------
+
+  /** keepalive_time_when, keepalive_intvl_when, keepalive_probes: the socket's values, else the sysctls'. */
+  private keepaliveTime(): number {
+    return (this.keepalive.idle || this.sysctl('tcp_keepalive_time')) * 1000 * MS;
+  }
+  private keepaliveInterval(): number {
+    return (this.keepalive.interval || this.sysctl('tcp_keepalive_intvl')) * 1000 * MS;
+  }
+  private keepaliveProbes(): number {
+    return this.keepalive.count || this.sysctl('tcp_keepalive_probes');
+  }
+
+  private armKeepalive(delay: number): void {
+    const scheduler = this.stack.ctx.scheduler;
+    if (this.keepaliveTimer >= 0) scheduler.cancel(this.keepaliveTimer);
+    this.keepaliveTimer = scheduler.schedule(delay, () => this.keepaliveFired());
+  }
+
+  /**
+   * tcp_keepalive_timer: while data is in flight or queued the retransmission and persist timers
+   * watch the peer; after the idle time without a segment from the peer, a probe (tcp_write_wakeup:
+   * an ACK at snd_una - 1 without data) every interval; the count of probes unanswered resets the
+   * connection (tcp_send_active_reset) and fails it with ETIMEDOUT (tcp_write_err).
+   */
+  private keepaliveFired(): void {
+    this.keepaliveTimer = -1;
+    if (this.closed || !this.keepalive.on) return;
+    if (this.state !== 'ESTABLISHED' && this.state !== 'CLOSE_WAIT' && this.state !== 'FIN_WAIT2') return;
+    const when = this.keepaliveTime();
+    if (this.sndNxt !== this.sndUna || this.hasUnsent()) {
+      this.armKeepalive(when);
+      return;
+    }
+    const now = this.stack.now;
+    const elapsed = Math.min(now - this.lrcvtime, now - this.rcvTstamp);
+    if (elapsed < when) {
+      this.armKeepalive(when - elapsed);
+      return;
+    }
+    if (this.probesOut >= this.keepaliveProbes()) {
+      this.transmit(RST | ACK, this.sndNxt, 0, 0, undefined);
+      this.finish('ETIMEDOUT');
+      return;
+    }
+    this.writeWakeup();
+    this.probesOut++;
+    this.armKeepalive(this.keepaliveInterval());
+  }
+
+  // ---- the persist timer ----------------------------------------------------------------
+
+  /** tcp_check_probe_timer: nothing in flight, data waiting for the window, no timer running: probe after the RTO. */
+  private checkProbeTimer(): void {
+    if (this.sndNxt !== this.sndUna || this.rtoTimer >= 0 || this.probeTimer >= 0) return;
+    this.armProbe(Math.max(this.rto, RTO_MIN));
+  }
+
+  private armProbe(delay: number): void {
+    const scheduler = this.stack.ctx.scheduler;
+    if (this.probeTimer >= 0) scheduler.cancel(this.probeTimer);
+    this.probeTimer = scheduler.schedule(Math.min(delay, RTO_MAX), () => this.probeTimerFired());
+  }
+
+  /** tcp_probe0_when: the base (the RTO, at least TCP_RTO_MIN) doubled per backoff, at most TCP_RTO_MAX. */
+  private probe0When(): number {
+    const backoff = Math.min(this.probeBackoff, Math.log2(RTO_MAX / RTO_MIN) + 1);
+    return Math.min(Math.max(this.rto, RTO_MIN) * 2 ** backoff, RTO_MAX);
+  }
+
+  private hasUnsent(): boolean {
+    return (this.sndNxt - this.bufSeq) >>> 0 < this.sendLen;
+  }
+
+  /** tcp_probe_timer: a probe while the window stays shut; tcp_retries2 probes unanswered by a window end the connection. */
+  private probeTimerFired(): void {
+    this.probeTimer = -1;
+    if (this.closed) return;
+    if (this.sndNxt !== this.sndUna || !this.hasUnsent()) {
+      this.probesOut = 0;
+      return;
+    }
+    if (this.probesOut >= this.sysctl('tcp_retries2')) {
+      this.finish('ETIMEDOUT');
+      return;
+    }
+    this.sendProbe0();
+  }
+
+  /** tcp_send_probe0: tcp_write_wakeup, then the timer again with one more backoff (none once data is in flight). */
+  private sendProbe0(): void {
+    this.writeWakeup();
+    if (this.sndNxt !== this.sndUna || !this.hasUnsent()) {
+      this.probesOut = 0;
+      this.probeBackoff = 0;
+      return;
+    }
+    this.probesOut++;
+    if (this.probeBackoff < this.sysctl('tcp_retries2')) this.probeBackoff++;
+    this.armProbe(this.probe0When());
+  }
+
+  /**
+   * tcp_write_wakeup: the part of the next segment the window holds, with PSH, when there is any
+   * window; otherwise tcp_xmit_probe_skb: an ACK at snd_una - 1 without data, which the peer
+   * answers with its window.
+   */
+  private writeWakeup(): void {
+    const windowEnd = (this.sndUna + this.sndWnd) >>> 0;
+    if (this.hasUnsent() && before(this.sndNxt, windowEnd)) {
+      const offset = (this.sndNxt - this.bufSeq) >>> 0;
+      const len = Math.min((windowEnd - this.sndNxt) >>> 0, this.mss, this.sendLen - offset);
+      this.sendData(offset, len, true, false);
+      return;
+    }
+    this.transmit(ACK, (this.sndUna - 1) >>> 0, 0, 0, undefined);
+  }
+
+  /**
+   * tcp_ack_probe, for an ACK that finds nothing in flight and data waiting: a window that now
+   * holds the next segment ends the probing (the data follows), else the timer restarts.
+   */
+  private ackProbe(): void {
+    if (!this.hasUnsent()) return;
+    const offset = (this.sndNxt - this.bufSeq) >>> 0;
+    const next = Math.min(this.mss, this.sendLen - offset);
+    if (!after((this.sndNxt + next) >>> 0, (this.sndUna + this.sndWnd) >>> 0)) {
+      this.probeBackoff = 0;
+      if (this.probeTimer >= 0) this.stack.ctx.scheduler.cancel(this.probeTimer);
+      this.probeTimer = -1;
+    } else this.armProbe(this.probe0When());
   }
 
   /** tcp_send_ack: a pure ACK at snd_nxt. */
@@ -912,7 +1278,9 @@ export class TcpSocket implements TcpEndpoints {
     tcp.fillChecksum(this.pseudo, headerLen + len);
     this.countOut(flags, seq, len);
     if (flags & ACK) this.ackSent();
-    this.output(pkt);
+    // A SYN-ACK leaves through ip_build_and_send_pkt and a TIME_WAIT ACK through the namespace's
+    // control socket (ip_send_unicast_reply): DF and id 0, like any DF datagram without a connected socket.
+    this.output(pkt, (flags & (SYN | ACK)) !== (SYN | ACK) && this.state !== 'TIME_WAIT');
   }
 
   private readonly outgoing: OutgoingOptions = {
@@ -931,9 +1299,10 @@ export class TcpSocket implements TcpEndpoints {
     return this.outgoing;
   }
 
-  /** tcp_select_window over the free receive space (the application has read everything). */
+  /** tcp_select_window over the free receive space; a buffer more than half full ends quick-ACK mode. */
   private advertisedWindow(): number {
-    return selectWindow(this.window, this.fullSpace());
+    if (spaceBelowHalf(this.window)) this.quick = 0;
+    return selectWindow(this.window, this.rcvMss);
   }
 
   /** tcp_event_ack_sent → tcp_dec_quickack_mode, and the delayed ACK is off. */
@@ -952,13 +1321,22 @@ export class TcpSocket implements TcpEndpoints {
     }
   }
 
-  /** ip_queue_xmit with the socket's mark, DF set (IP_PMTUDISC_DO is TCP's default). */
-  private output(pkt: Packet): void {
+  /** ip_queue_xmit with the socket's mark, DF set (IP_PMTUDISC_DO is TCP's default) and the socket's IP id. */
+  private output(pkt: Packet, connected: boolean): void {
     pkt.mark = this.mark;
     const route = this.stack.routeOutput(this.remoteAddr, { src: this.localAddr, mark: this.mark });
-    const sent = this.stack.output(pkt, route, { protocol: IPPROTO_TCP, pmtudisc: 'do' });
-    // A path MTU learned since the segment was cut: the retransmission uses the new size.
-    if (!sent.ok && sent.error === 'EMSGSIZE' && sent.mtu !== undefined) this.syncMss(sent.mtu);
+    this.outputOptions.ident = connected ? this.ipId : 0;
+    if (connected) this.ipId = (this.ipId + 1) & 0xffff;
+    // Process context: the segment before this one reached the peer, and its answer came back, before this one leaves.
+    if (this.owned && this.sentWhileOwned) this.stack.ctx.backlog.drain();
+    this.sentWhileOwned = this.owned;
+    const sent = this.stack.output(pkt, route, this.outputOptions);
+    // A path MTU learned since the segment was cut: ip_fragment refuses it and tells the socket
+    // (icmp_send to itself, handled as tcp_v4_err would, once this transmission is over).
+    if (!sent.ok && sent.error === 'EMSGSIZE') {
+      if (this.owned) this.mtuReducedDeferred = true;
+      else this.stack.ctx.scheduler.schedule(0, () => this.mtuReduced());
+    }
   }
 
   // ---- timers --------------------------------------------------------------------------
@@ -1013,33 +1391,82 @@ export class TcpSocket implements TcpEndpoints {
       }
       this.sendSynAck();
     } else {
-      if (this.retransmits > this.sysctl('tcp_retries2')) {
+      // tcp_write_timeout, before the retransmission: tcp_retries2 is a time budget, not a count.
+      if (this.retransmitsTimedOut(this.sysctl('tcp_retries2'))) {
         this.finish('ETIMEDOUT');
         return;
       }
-      this.ssthresh = Math.max(Math.ceil((this.sndNxt - this.sndUna) / this.mss / 2), 2);
-      this.cwnd = 1;
-      this.resendFirst();
+      this.enterLoss();
+      this.retransmitLost();
     }
     this.armRto();
   }
 
-  /** tcp_retransmit_skb for the head of the queue: the first unacknowledged data (at today's MSS), or the FIN. */
-  private resendFirst(): void {
-    const offset = (this.sndUna - this.bufSeq) >>> 0;
+  /**
+   * retransmits_timed_out with tcp_model_timeout: after a first retransmission, true once the
+   * oldest unacknowledged segment was sent as long ago as `boundary` retransmissions take from
+   * TCP_RTO_MIN doubling up to TCP_RTO_MAX (tcp_retries2 = 15: 924.6 s; tcp_retries1 = 3: 3 s,
+   * where Linux only gives the route negative advice, a no-op here where routes are looked up
+   * per segment).
+   */
+  private retransmitsTimedOut(boundary: number): boolean {
+    if (this.retransmits <= 1) return false;
+    const linear = Math.floor(Math.log2(RTO_MAX / RTO_MIN));
+    const timeout =
+      boundary <= linear
+        ? (2 ** (boundary + 1) - 1) * RTO_MIN
+        : (2 ** (linear + 1) - 1) * RTO_MIN + (boundary - linear) * RTO_MAX;
+    return this.stack.now - this.headSentAt >= timeout;
+  }
+
+  /**
+   * tcp_enter_loss: every segment in flight is marked lost (retransmission restarts at snd_una,
+   * go-back-N), ssthresh halves the congestion window (tcp_reno_ssthresh) and the window is one
+   * segment (tcp_packets_in_flight + 1 with nothing left in flight).
+   */
+  private enterLoss(): void {
+    this.ssthresh = Math.max(this.cwnd >> 1, 2);
+    this.cwnd = 1;
+    this.markLost(this.mss);
+  }
+
+  /**
+   * tcp_simple_retransmit after tcp_v4_mtu_reduced: every segment in flight, cut for the old MSS,
+   * is lost and goes again at once as the congestion window allows (which it does not reduce).
+   */
+  private simpleRetransmit(oldMss: number): void {
+    this.markLost(oldMss);
+    this.sentMss = this.mss;
+    this.retransmitLost();
+  }
+
+  /** Everything from snd_una is to be sent again; the segments were cut `sentMss` bytes long. */
+  private markLost(sentMss: number): void {
+    this.retxNxt = this.sndUna;
+    this.lostGrid = this.sndUna;
+    this.lostMss = sentMss;
+  }
+
+  /**
+   * tcp_xmit_retransmit_queue: resends the segments marked lost, at today's MSS, in order, while
+   * the congestion window allows; a segment starting beyond the peer's window waits, unless it
+   * is the first (__tcp_retransmit_skb).
+   */
+  private retransmitLost(): void {
     const sentEnd = this.finSeq >= 0 ? this.finSeq : this.sndNxt;
-    const sentData = Math.min(this.sendLen - offset, (sentEnd - this.sndUna) >>> 0);
-    if (sentData > 0) {
-      const len = Math.min(sentData, this.mss);
-      const fin = this.finSeq >= 0 && len === sentData;
-      this.transmit(
-        ACK | (len === sentData ? PSH : 0) | (fin ? FIN : 0),
-        this.sndUna,
-        offset,
-        len,
-        undefined,
-      );
-    } else if (this.finSeq >= 0) this.transmit(FIN | ACK, this.finSeq, 0, 0, undefined);
+    while (this.retxNxt !== this.sndNxt && this.packetsInFlight() < this.cwnd) {
+      const seq = this.retxNxt;
+      if (seq !== this.sndUna && (seq - this.sndUna) >>> 0 >= this.sndWnd) return;
+      const offset = (seq - this.bufSeq) >>> 0;
+      // tcp_retransmit_skb: a segment longer than today's MSS is split (tcp_fragment), its rest sent on its own.
+      const toBoundary = this.lostMss - (((seq - this.lostGrid) >>> 0) % this.lostMss);
+      const len = Math.min(this.mss, toBoundary, (sentEnd - seq) >>> 0);
+      const fin = this.finSeq >= 0 && (seq + len) >>> 0 === this.finSeq;
+      const push = offset + len === this.sendLen;
+      this.transmit(ACK | (push && len > 0 ? PSH : 0) | (fin ? FIN : 0), seq, offset, len, undefined);
+      this.retxNxt = (seq + len + (fin ? 1 : 0)) >>> 0;
+      this.rttSeq = -1;
+    }
   }
 
   /** tcp_twsk_unique's view of a TIME_WAIT connection: its entry time (tw_entry_stamp, ms), timestamps, snd_nxt, ts_recent. */
@@ -1084,16 +1511,22 @@ export class TcpSocket implements TcpEndpoints {
   icmpError(type: number, code: number, seq: number): void {
     if (this.closed || before(seq, this.sndUna) || !before(seq, this.sndNxt)) return;
     if (type === 3 && code === 4) {
-      // tcp_v4_mtu_reduced: the ICMP layer learned the path MTU; resend at the new size.
-      const oldMss = this.mss;
-      this.syncMss(this.pathMtu());
-      if (this.mss < oldMss && this.synchronized()) this.resendFirst();
+      // tcp_v4_err: while the application holds the socket, TCP_MTU_REDUCED_DEFERRED until release_sock.
+      if (this.owned) this.mtuReducedDeferred = true;
+      else this.mtuReduced();
       return;
     }
     const error = type === 3 ? UNREACH_ERRNO[code] : type === 11 ? 'EHOSTUNREACH' : undefined;
     if (error === undefined) return;
     if (this.state === 'SYN_SENT') this.finish(error);
     else if (this.state === 'SYN_RECV') this.finish(undefined);
+  }
+
+  /** tcp_v4_mtu_reduced: the ICMP layer learned the path MTU; what was cut for the old MSS goes again at the new one. */
+  private mtuReduced(): void {
+    if (this.closed) return;
+    this.syncMss(this.pathMtu());
+    if (this.mss < this.sentMss && this.synchronized()) this.simpleRetransmit(this.sentMss);
   }
 
   /** tcp_done: timers off, out of the table, the application told once. */
@@ -1103,9 +1536,17 @@ export class TcpSocket implements TcpEndpoints {
     this.closed = true;
     this.state = 'CLOSE';
     const scheduler = this.stack.ctx.scheduler;
-    for (const timer of [this.rtoTimer, this.delackTimer, this.waitTimer])
+    for (const timer of [
+      this.rtoTimer,
+      this.delackTimer,
+      this.waitTimer,
+      this.probeTimer,
+      this.keepaliveTimer,
+    ])
       if (timer >= 0) scheduler.cancel(timer);
+    this.keepaliveTimer = -1;
     this.rtoTimer = -1;
+    this.probeTimer = -1;
     this.delackTimer = -1;
     this.waitTimer = -1;
     this.host.unhash(this);

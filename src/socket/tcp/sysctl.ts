@@ -27,7 +27,11 @@ export function defineTcpSysctls(sysctls: Sysctls): void {
   int('tcp_window_scaling', 1, 0, 1);
   int('tcp_syn_retries', 6, 1, 127);
   int('tcp_synack_retries', 5, 0, 255);
+  int('tcp_retries1', 3, 0, 255);
   int('tcp_retries2', 15);
+  int('tcp_keepalive_time', 7200, 1, 32767);
+  int('tcp_keepalive_intvl', 75, 1, 32767);
+  int('tcp_keepalive_probes', 9, 1, 127);
   int('tcp_fin_timeout', 60);
   int('tcp_app_win', 31, 0, 31);
   // Loss recovery (tcp_sk_init): RACK on, F-RTO's SACK-enhanced variant, TLP, the dupthresh;
@@ -38,6 +42,8 @@ export function defineTcpSysctls(sysctls: Sysctls): void {
   int('tcp_reordering', 3, 1, 300);
   int('tcp_max_reordering', 300, 1);
   int('tcp_slow_start_after_idle', 1, 0, 255);
+  // Milliseconds between duplicate ACKs for out-of-window segments without data (tcp_oow_rate_limited).
+  int('tcp_invalid_ratelimit', 500);
 }
 
 /** One field (0, 1 or 2) of tcp_rmem or tcp_wmem. */
