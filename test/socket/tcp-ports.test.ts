@@ -130,6 +130,15 @@ describe('connect() ports', () => {
     expect(connectMany(a, 1)).toEqual([40000]);
   });
 
+  it('a bind() that joins a port connect() made turns it into bind()s (inet_csk_update_fastreuse)', () => {
+    const { a } = hosts('40000 40001');
+    expect(connectMany(a, 2)).toEqual([40000, 40001]);
+    // Another destination could share both ports, until a socket bound to 127.0.0.1 joins one of them.
+    const bound = a.tcp.bind(LOOPBACK, 40000);
+    expect(bound.ok).toBe(true);
+    expect(connectMany(a, 2, { dstPort: 8081 })).toEqual([40001, 'EADDRNOTAVAIL']);
+  });
+
   it('skips ip_local_reserved_ports', () => {
     const { a } = hosts('40000 40003');
     run(a, 'sysctl -w net.ipv4.ip_local_reserved_ports=40000-40002');

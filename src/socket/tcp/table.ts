@@ -54,7 +54,7 @@ interface PortOwner {
  * a bucket made by bind() is never taken by the search.
  */
 interface BindBucket {
-  readonly byConnect: boolean;
+  byConnect: boolean;
   readonly owners: Set<PortOwner>;
 }
 
@@ -353,6 +353,11 @@ export class TcpTable implements TcpHost {
       bucket = { byConnect, owners: new Set() };
       this.buckets.set(port, bucket);
       this.bucketKinds[port] = byConnect ? 1 : 2;
+    } else if (bucket.byConnect && !byConnect) {
+      // inet_csk_update_fastreuse: a bind() to the port sets fastreuseport (and fastreuse without
+      // SO_REUSEADDR) to 0, so connect()'s search no longer shares it.
+      bucket.byConnect = false;
+      this.bucketKinds[port] = 2;
     }
     bucket.owners.add(owner);
   }
