@@ -28,6 +28,14 @@ export { Segment, type SegmentImpairments } from './netns/segment.ts';
 export { Simulation, type SimulationOptions } from './netns/simulation.ts';
 export type { TcpInfo, TcpTimerKind } from './socket/tcp/info.ts';
 export type { TcpError, TcpSocket, TcpState } from './socket/tcp/socket.ts';
-export type { ConnectOptions, ConnectResult, TcpListener } from './socket/tcp/table.ts';
+export type {
+  BindResult,
+  ConnectOptions,
+  ConnectResult,
+  ListenResult,
+  ReuseOptions,
+  TcpBinding,
+  TcpListener,
+} from './socket/tcp/table.ts';
 export type { UdpDatagram } from './socket/udp.ts';
 export { type CommandResult, exec, spawn } from './tools/exec.ts';

@@ -105,8 +105,10 @@ export function runBaseChain(
       continue;
     }
     const policy = base.base?.policy === 'drop' ? DROP : ACCEPT;
-    base.policyPackets++;
-    base.policyBytes += state.length;
+    if (base.policyCounters) {
+      base.policyPackets++;
+      base.policyBytes += state.length;
+    }
     emit('policy', undefined, policy, base);
     return policy.kind === 'drop' ? 'drop' : 'accept';
   }

@@ -358,6 +358,12 @@ export interface Chain {
   /** Packets and bytes that met the policy (iptables -L's policy counters). */
   policyPackets: number;
   policyBytes: number;
+  /**
+   * Whether the base chain has counters at all (NFTA_CHAIN_COUNTERS at creation, or sent since):
+   * iptables-nft creates its built-in chains without them when a command other than -P, -Z or
+   * iptables-restore makes them, and their policy counters then stay 0.
+   */
+  policyCounters: boolean;
   /** nft's chain comment (`comment "..."` in the chain's block), set when the chain is created. */
   readonly comment?: string;
 }

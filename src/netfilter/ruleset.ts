@@ -106,7 +106,7 @@ export class RulesetDraft {
     table: Table,
     name: string,
     base: BaseChainSpec | undefined,
-    options: { exclusive?: boolean; comment?: string | undefined } = {},
+    options: { exclusive?: boolean; comment?: string | undefined; counters?: boolean } = {},
   ): Chain | RulesetError {
     const existing = table.chains.get(name);
     if (existing !== undefined) {
@@ -129,6 +129,7 @@ export class RulesetDraft {
       rules: [],
       policyPackets: 0,
       policyBytes: 0,
+      policyCounters: options.counters ?? true,
       // The kernel keeps the comment of the chain's creation: a later `add chain` with another is ignored.
       ...(options.comment !== undefined ? { comment: options.comment } : {}),
     };

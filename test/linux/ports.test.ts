@@ -33,6 +33,20 @@ describe('differential: local ports', () => {
     expect(lines).toContain('listen0 odd in range');
   });
 
+  it('listen(0) with SO_REUSEADDR (Node sets it) searches the lower half of the range first', async (ctx) => {
+    // inet_csk_find_open_port's attempt_half: [32768, 46884) before [46884, 61000).
+    const scenario = twoHosts('ports-half')
+      .ports({
+        client: 'a',
+        range: [32768, 46883],
+        actions: Array.from({ length: 8 }, () => ({ kind: 'listen0' }) as const),
+      })
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    expect(outputOf(result.linux, 'a: ports')).toBe('listen0 odd in range\n'.repeat(8));
+  });
+
   it('a 64-port range: 32 even then 32 odd ports, EADDRNOTAVAIL, another destination, listen(0) EADDRINUSE, TIME_WAIT and tcp_tw_reuse', async (ctx) => {
     const scenario = twoHosts('ports-exhaustion')
       .sysctl('a', 'net.ipv4.ip_local_port_range', '40000 40063')

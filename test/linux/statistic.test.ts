@@ -1,13 +1,12 @@
 // Which packets an nth counter picks, on the kernel and on packetlab: nine pings through `-m statistic --mode nth`
 // (xt_statistic, whose count libxt_statistic starts at every - packet) and through nft's `numgen inc mod 3`
-// (nft_ng_inc, whose counter starts at modulus - 1); ping's lines say which echo requests were dropped.
+// (nft_ng_inc, whose counter starts at modulus - 1); ping's lines say which echo requests were dropped. Also the
+// policy counters of iptables-nft's built-in chains, which exist only when -P, -Z or iptables-restore made them.
 
 import { describe, expect, it } from 'vitest';
 import { differential, outputOf } from './harness.ts';
 import { twoHosts } from './topologies.ts';
 
-// iptables-restore rather than `iptables -A`: iptables-nft then creates the base chains without counters, and
-// their policy counters stay [0:0] on Linux where packetlab counts them (a difference this case does not cover).
 const NTH_RULES = `*filter
 :INPUT ACCEPT [0:0]
 :FORWARD ACCEPT [0:0]
@@ -41,6 +40,39 @@ describe('differential: nth counters', () => {
     if (result === undefined) return;
     // INPUT drops requests 1, 4, 7; of the six answers (to 2 3 5 6 8 9), OUTPUT drops the 2nd, 4th and 6th.
     expect(answered(outputOf(result.linux, 'a: ping'))).toEqual([2, 5, 8]);
+  });
+
+  it('iptables -A makes the built-in chains without counters; -P gives a chain its policy counters', async (ctx) => {
+    const scenario = twoHosts('statistic-append')
+      .run(
+        'b',
+        'iptables',
+        '-A',
+        'INPUT',
+        '-p',
+        'icmp',
+        '-m',
+        'statistic',
+        '--mode',
+        'nth',
+        '--every',
+        '3',
+        '--packet',
+        '0',
+        '-j',
+        'DROP',
+      )
+      .run('b', 'iptables', '-P', 'OUTPUT', 'ACCEPT')
+      .ping('a', '10.0.0.2', { count: 3, interval: 0.2, wait: 1 })
+      .observe('b', 'iptables-save', '-c', '-t', 'filter')
+      .observe('b', 'iptables', '-L', '-v', '-n', '-x')
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    const saved = outputOf(result.linux, 'b: iptables-save');
+    // nft_chain_builtin_add sends no counters; nft_chain_set (-P) does.
+    expect(saved).toContain(':INPUT ACCEPT [0:0]');
+    expect(saved).toContain(':OUTPUT ACCEPT [2:168]');
   });
 
   it('numgen inc mod 3 0 drops the 1st, 4th and 7th packets', async (ctx) => {

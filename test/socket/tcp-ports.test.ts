@@ -85,11 +85,11 @@ describe('connect() ports', () => {
     expect(clientSockets(a).filter((s) => s.state === 'ESTABLISHED')).toHaveLength(128);
   });
 
-  it('past 64 probes the scan reads its per-destination index, kept in step as connections come and go', () => {
-    const { a, ms } = hosts('40000 40255');
-    const first = connectMany(a, 257);
-    expect(new Set(first.slice(0, 256)).size).toBe(256);
-    expect(first[256]).toBe('EADDRNOTAVAIL');
+  it('past 64 probes the scan reads its per-destination index (and past 256 ports a kinds array), kept in step', () => {
+    const { a, ms } = hosts('40000 40511');
+    const first = connectMany(a, 513);
+    expect(new Set(first.slice(0, 512)).size).toBe(512);
+    expect(first[512]).toBe('EADDRNOTAVAIL');
     ms(10);
     // One connection closes for good (reset): its port is free again, for this destination too.
     const victim = clientSockets(a).find((s) => s.localPort === 40100)!;
@@ -128,6 +128,15 @@ describe('connect() ports', () => {
     expect(connectMany(a, 1, { dstPort: 8081 })).toEqual([40002]);
     if (bound.ok) bound.value.close();
     expect(connectMany(a, 1)).toEqual([40000]);
+  });
+
+  it('a bind() that joins a port connect() made turns it into bind()s (inet_csk_update_fastreuse)', () => {
+    const { a } = hosts('40000 40001');
+    expect(connectMany(a, 2)).toEqual([40000, 40001]);
+    // Another destination could share both ports, until a socket bound to 127.0.0.1 joins one of them.
+    const bound = a.tcp.bind(LOOPBACK, 40000);
+    expect(bound.ok).toBe(true);
+    expect(connectMany(a, 2, { dstPort: 8081 })).toEqual([40001, 'EADDRNOTAVAIL']);
   });
 
   it('skips ip_local_reserved_ports', () => {

@@ -202,6 +202,8 @@ export function applyCommand(
         if (cmd.ruleNum === undefined) {
           chain.policyPackets = 0;
           chain.policyBytes = 0;
+          // nft_chain_zero_counters sends the chain's counters, so a base chain counts from now on.
+          if (chain.base !== undefined) chain.policyCounters = true;
         }
       };
       if (chainName !== undefined) {
@@ -260,6 +262,8 @@ export function applyCommand(
       if (chain === undefined) return nftError('Bad built-in chain name.');
       if ('errno' in chain) return rulesetFailure(chain, 'CHAIN_USER_ADD', `chain ${name}`);
       chain.base = { ...chain.base!, policy: policy === 'DROP' ? 'drop' : 'accept' };
+      // nft_chain_set sends the policy with counters: the chain counts its policy from now on.
+      chain.policyCounters = true;
       const counters = cmd.rule?.counters;
       if (counters !== undefined) {
         chain.policyPackets = counters.packets;

@@ -135,6 +135,7 @@ export function restoreRuleset(store: RulesetStore, input: string, options: Rest
             const created = ensureBuiltin(draft, tableName, chain);
             if (created === undefined || 'errno' in created) return nftError('Bad built-in chain name.');
             created.base = { ...created.base!, policy: policy === 'DROP' ? 'drop' : 'accept' };
+            created.policyCounters = true;
             if (counters !== undefined) {
               created.policyPackets = counters.packets;
               created.policyBytes = counters.bytes;

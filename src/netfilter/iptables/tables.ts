@@ -90,7 +90,8 @@ export function ensureBuiltin(
   const existing = table.chains.get(name);
   if (existing !== undefined) return existing;
   const base: BaseChainSpec = { type: spec.type, hook: spec.hook, priority: spec.priority, policy: 'accept' };
-  return draft.addChain(table, name, base);
+  // nft_chain_builtin_add sends no counters: the chain counts its policy only once -P, -Z or a restore sets them.
+  return draft.addChain(table, name, base, { counters: false });
 }
 
 /** The hooks each chain of `table` can be reached from (its own hook for base chains, through jumps for others). */

@@ -54,7 +54,7 @@ interface PortOwner {
  * a bucket made by bind() is never taken by the search.
  */
 interface BindBucket {
-  readonly byConnect: boolean;
+  byConnect: boolean;
   readonly owners: Set<PortOwner>;
 }
 
@@ -93,6 +93,9 @@ interface TupleIndex {
   count: number;
 }
 
+/** Ports held in a namespace before connect()'s scan reads bucket kinds from a typed array. */
+const KINDS_AFTER_BUCKETS = 256;
+
 /** Probes of connect()'s scan before it indexes the destination's ports. */
 const INDEX_AFTER_PROBES = 64;
 
@@ -117,8 +120,12 @@ export class TcpTable implements TcpHost {
   private readonly reuseGroups = new Map<TcpListener, TcpListener[]>();
   /** inet_bind_bucket by port. */
   private readonly buckets = new Map<number, BindBucket>();
-  /** The buckets' kinds by port, for connect()'s scan: 0 none, 1 made by connect(), 2 made by bind(). */
-  private readonly bucketKinds = new Uint8Array(65536);
+  /**
+   * The buckets' kinds by port, for connect()'s scan: 0 none, 1 made by connect(), 2 made by bind().
+   * Allocated (64 KiB) once a namespace holds more than KINDS_AFTER_BUCKETS ports; until then the scan
+   * asks the bucket map.
+   */
+  private bucketKinds: Uint8Array | undefined;
   /**
    * For destinations connect() scanned far for: (remote address and port) → local address → the local
    * ports with a connection to it, one bit each, so a scan over thousands of taken ports reads bits
@@ -261,6 +268,7 @@ export class TcpTable implements TcpHost {
       }
     } else {
       const kinds = this.bucketKinds;
+      const buckets = this.buckets;
       const destination = remoteKey(options.dst, options.dstPort);
       let index = this.tupleIndexes.get(destination)?.get(localAddr);
       let probes = 0;
@@ -269,7 +277,8 @@ export class TcpTable implements TcpHost {
       const reuse = this.stack.sysctls.int('net.ipv4.tcp_tw_reuse');
       const mayReuse = reuse === 1 || (reuse === 2 && (isLoopback(options.dst) || isLoopback(localAddr)));
       const found = this.ports.connectSearch(localAddr, options.dst, options.dstPort, (port) => {
-        const kind = kinds[port];
+        const bucket = kinds === undefined ? buckets.get(port) : undefined;
+        const kind = kinds !== undefined ? kinds[port] : bucket === undefined ? 0 : bucket.byConnect ? 1 : 2;
         if (kind === 0) return true;
         // A port bind() made (a listener, a bound socket, an accepted connection) is not connect()'s to share.
         if (kind === 2) return false;
@@ -352,7 +361,16 @@ export class TcpTable implements TcpHost {
     if (bucket === undefined) {
       bucket = { byConnect, owners: new Set() };
       this.buckets.set(port, bucket);
-      this.bucketKinds[port] = byConnect ? 1 : 2;
+      if (this.bucketKinds !== undefined) this.bucketKinds[port] = byConnect ? 1 : 2;
+      else if (this.buckets.size > KINDS_AFTER_BUCKETS) {
+        this.bucketKinds = new Uint8Array(65536);
+        for (const [held, each] of this.buckets) this.bucketKinds[held] = each.byConnect ? 1 : 2;
+      }
+    } else if (bucket.byConnect && !byConnect) {
+      // inet_csk_update_fastreuse: a bind() to the port sets fastreuseport (and fastreuse without
+      // SO_REUSEADDR) to 0, so connect()'s search no longer shares it.
+      bucket.byConnect = false;
+      if (this.bucketKinds !== undefined) this.bucketKinds[port] = 2;
     }
     bucket.owners.add(owner);
   }
@@ -363,7 +381,7 @@ export class TcpTable implements TcpHost {
     bucket.owners.delete(owner);
     if (bucket.owners.size > 0) return;
     this.buckets.delete(port);
-    this.bucketKinds[port] = 0;
+    if (this.bucketKinds !== undefined) this.bucketKinds[port] = 0;
   }
 
   /** Builds the index of the local ports connected from `localAddr` to `destination` (a remote key). */

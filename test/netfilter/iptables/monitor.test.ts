@@ -36,6 +36,7 @@ function event(
     rules: [],
     policyPackets: 0,
     policyBytes: 0,
+    policyCounters: true,
   };
   const table: Table = {
     family: 'ip',
