@@ -38,4 +38,4 @@ export type {
   TcpListener,
 } from './socket/tcp/table.ts';
 export type { UdpDatagram } from './socket/udp.ts';
-export { type CommandResult, exec, spawn } from './tools/exec.ts';
+export { type CommandResult, exec, execOrThrow, spawn } from './tools/exec.ts';

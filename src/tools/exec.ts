@@ -83,6 +83,16 @@ export function runArgv(ns: Namespace, argv: readonly string[], stdin: string): 
   return command(ns, args, stdin);
 }
 
+/**
+ * Runs `line` in `ns` like `exec` and returns its standard output; a non-zero exit is an Error naming the
+ * namespace, the line and what the command wrote on standard error (for setup steps that must succeed).
+ */
+export function execOrThrow(ns: Namespace, line: string, options: ExecOptions = {}): string {
+  const result = exec(ns, line, options);
+  if (result.exitCode !== 0) throw new Error(`${ns.name}: ${line}: ${result.stderr}`);
+  return result.stdout;
+}
+
 /** Programs that keep running in the background while the simulation does (`cmd &` in a shell). */
 const BACKGROUND: Record<string, (ns: Namespace, args: string[]) => Capture | CommandResult> = {
   tcpdump: startTcpdump,

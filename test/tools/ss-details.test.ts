@@ -11,6 +11,7 @@ import { exec } from '../../src/tools/exec.ts';
 import { formatBandwidth, formatG, formatMsTimer } from '../../src/tools/ss/details.ts';
 import { parseFilter } from '../../src/tools/ss/filter.ts';
 import { parseIpv4 } from '../../src/wire/address.ts';
+import { twoHosts } from '../support/two-hosts.ts';
 
 const MS = 1_000_000;
 const SECOND = 1000 * MS;
@@ -18,18 +19,6 @@ const SECOND = 1000 * MS;
 function must(ns: Namespace, line: string): void {
   const result = exec(ns, line);
   if (result.exitCode !== 0) throw new Error(`${ns.name}: ${line}: ${result.stderr}`);
-}
-
-function twoHosts(seed: string): { sim: Simulation; a: Namespace; b: Namespace } {
-  const sim = new Simulation({ seed });
-  const a = sim.addNamespace('a');
-  const b = sim.addNamespace('b');
-  must(a, 'ip link add eth0 type veth peer name eth0 netns b');
-  must(a, 'ip addr add 10.0.0.1/24 dev eth0');
-  must(b, 'ip addr add 10.0.0.2/24 dev eth0');
-  must(a, 'ip link set eth0 up');
-  must(b, 'ip link set eth0 up');
-  return { sim, a, b };
 }
 
 describe('print_ms_timer, %g and sprint_bw', () => {

@@ -10,6 +10,7 @@ import type { TcpSocket } from '../../src/socket/tcp/socket.ts';
 import { exec } from '../../src/tools/exec.ts';
 import { ss } from '../../src/tools/ss.ts';
 import { parseIpv4 } from '../../src/wire/address.ts';
+import { twoHosts } from '../support/two-hosts.ts';
 import { RECORDED } from './ss-fixtures.ts';
 import { canonical, hasHeader, inSectionOrder, packetlabSockets } from './ss-sockets.ts';
 
@@ -18,19 +19,6 @@ const SECOND = 1_000_000_000;
 function must(ns: Namespace, line: string): void {
   const result = exec(ns, line);
   if (result.exitCode !== 0) throw new Error(`${ns.name}: ${line}: ${result.stderr}`);
-}
-
-/** Hosts a (10.0.0.1) and b (10.0.0.2) on a veth. */
-function twoHosts(seed: string): { sim: Simulation; a: Namespace; b: Namespace } {
-  const sim = new Simulation({ seed });
-  const a = sim.addNamespace('a');
-  const b = sim.addNamespace('b');
-  must(a, 'ip link add eth0 type veth peer name eth0 netns b');
-  must(a, 'ip addr add 10.0.0.1/24 dev eth0');
-  must(b, 'ip addr add 10.0.0.2/24 dev eth0');
-  must(a, 'ip link set eth0 up');
-  must(b, 'ip link set eth0 up');
-  return { sim, a, b };
 }
 
 describe('ss against the recorded output of iproute2 6.1.0 (ss-fixtures.ts)', () => {

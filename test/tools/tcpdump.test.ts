@@ -9,10 +9,11 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readPcap } from '../../src/capture/pcap.ts';
 import type { Namespace } from '../../src/netns/namespace.ts';
-import { Simulation } from '../../src/netns/simulation.ts';
+import type { Simulation } from '../../src/netns/simulation.ts';
 import { exec, spawn } from '../../src/tools/exec.ts';
 import { run } from '../support/netns.ts';
 import { requireTool } from '../support/tools.ts';
+import { twoHosts as sharedTwoHosts, type TwoHosts } from '../support/two-hosts.ts';
 
 function must(ns: Namespace, line: string): string {
   const result = exec(ns, line);
@@ -20,17 +21,8 @@ function must(ns: Namespace, line: string): string {
   return result.stdout;
 }
 
-/** Hosts a (10.0.0.1) and b (10.0.0.2) on a veth. */
-function twoHosts(): { sim: Simulation; a: Namespace; b: Namespace } {
-  const sim = new Simulation({ seed: 'tcpdump-tool' });
-  const a = sim.addNamespace('a');
-  const b = sim.addNamespace('b');
-  must(a, 'ip link add eth0 type veth peer name eth0 netns b');
-  must(a, 'ip addr add 10.0.0.1/24 dev eth0');
-  must(b, 'ip addr add 10.0.0.2/24 dev eth0');
-  must(a, 'ip link set eth0 up');
-  must(b, 'ip link set eth0 up');
-  return { sim, a, b };
+function twoHosts(): TwoHosts {
+  return sharedTwoHosts('tcpdump-tool');
 }
 
 /** tcpdump LINE in a's background while a pings b twice; what it printed. */

@@ -2,27 +2,16 @@
 
 import { latin1, latin1Bytes } from '../../../src/app/http/message.ts';
 import type { Namespace } from '../../../src/netns/namespace.ts';
-import { Simulation } from '../../../src/netns/simulation.ts';
-import { exec } from '../../../src/tools/exec.ts';
+import { execOrThrow } from '../../../src/tools/exec.ts';
 import { parseIpv4 } from '../../../src/wire/address.ts';
+import { twoHosts as hosts, type TwoHosts } from '../../support/two-hosts.ts';
 
 export function run(ns: Namespace, line: string): void {
-  const result = exec(ns, line);
-  if (result.exitCode !== 0) throw new Error(`${line}: ${result.stderr}`);
+  execOrThrow(ns, line);
 }
 
-export function twoHosts(seed = 'http') {
-  const sim = new Simulation({ seed });
-  const a = sim.addNamespace('a');
-  const b = sim.addNamespace('b');
-  run(a, 'ip link add eth0 type veth peer name eth0 netns b');
-  run(a, 'ip addr add 10.0.0.1/24 dev eth0');
-  run(b, 'ip addr add 10.0.0.2/24 dev eth0');
-  run(a, 'ip link set eth0 up');
-  run(b, 'ip link set eth0 up');
-  run(a, 'ip link set lo up');
-  run(b, 'ip link set lo up');
-  return { sim, a, b };
+export function twoHosts(seed = 'http'): TwoHosts {
+  return hosts(seed, { loopback: true });
 }
 
 /** A raw TCP client on a → b:port that sends `chunks` one after the other and records what comes back. */
