@@ -1,5 +1,7 @@
 // tcpdump's packet timestamps (print.c's ts_print): -t none, default clock, -tt epoch, -ttt delta, -tttt date, -ttttt since the first packet; six or nine digits; in UTC (no time zones: the simulation's TZ is UTC).
 
+import { civilFromDays } from '../../core/civil-date.ts';
+
 /** How the timestamp is printed: `clock` is tcpdump's default, then -t, -tt, -ttt, -tttt and -ttttt. */
 export type TimestampFormat = 'clock' | 'none' | 'epoch' | 'delta' | 'date' | 'since-first';
 
@@ -22,19 +24,9 @@ function timeOfDay(seconds: number): string {
   return `${two(Math.floor(ofDay / 3600))}:${two(Math.floor(ofDay / 60) % 60)}:${two(ofDay % 60)}`;
 }
 
-/** `YYYY-MM-DD` of a day count since 1970-01-01 (the proleptic Gregorian calendar, days_from_civil inverted). */
+/** `YYYY-MM-DD` of a day count since 1970-01-01. */
 function civilDate(days: number): string {
-  const z = days + 719_468;
-  const era = Math.floor(z / 146_097);
-  const doe = z - era * 146_097;
-  const yoe = Math.floor(
-    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
-  );
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const { year, month, day } = civilFromDays(days);
   return `${String(year).padStart(4, '0')}-${two(month)}-${two(day)}`;
 }
 
