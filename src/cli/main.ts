@@ -2,6 +2,7 @@
 
 import { lessonSession } from '../../scenarios/lesson-cases-1-2.ts';
 import type { NodeWiring, PodWiring } from '../../scenarios/lesson-topology.ts';
+import { trafficSession } from '../../scenarios/traffic.ts';
 import { runTwoNamespaces } from '../../scenarios/two-namespaces.ts';
 
 const HELP = `usage: packetlab <command>
@@ -9,6 +10,7 @@ const HELP = `usage: packetlab <command>
 commands:
   tour      build two namespaces joined by a veth pair, ping across, print every frame
   lesson    the lesson's cases 1 and 2 on kind-like nodes: packetlab lesson [bridge|routed] [vxlan|direct]
+  traffic   an HTTP server, curl over a 10 ms link, and a connection storm that runs out of ports
   help      this text
 `;
 
@@ -30,6 +32,9 @@ export async function main(args: string[]): Promise<number> {
       process.stdout.write(`${lessonSession(pods as PodWiring, nodes as NodeWiring).join('\n')}\n`);
       return 0;
     }
+    case 'traffic':
+      process.stdout.write(`${trafficSession().join('\n')}\n`);
+      return 0;
     case 'help':
     case '--help':
     case '-h':
