@@ -4,20 +4,22 @@
 //
 // Modelled: Linux's SYN options and initial windows, window scaling, timestamps, the quick-ACK
 // and ping-pong (delayed ACK) engine, Nagle with Minshall's rule, PSH on the last segment of
-// the queued data, full-MSS segments that wait for the peer's window (tcp_snd_wnd_test), slow
-// start from ten segments, retransmission with backoff and go-back-N after a timeout
-// (tcp_enter_loss), tcp_simple_retransmit after an ICMP frag-needed, tcp_retries2 as a time
-// budget, SYN and SYN-ACK retries, TIME_WAIT (60 s), the receive buffer charged at each segment's
-// truesize with the window it backs (window.ts: scaling ratio, tcp_grow_window, tcp_select_window,
-// tcp_cleanup_rbuf's window update), an application that pauses reading, the persist timer and
-// zero-window probes, SO_KEEPALIVE, the socket backlog while a send from process context holds
-// the socket (on a veth the peer answers each segment before the next leaves), per-socket IP ids,
-// the receiver's out-of-order queue with SACK and D-SACK blocks (ofo-queue.ts, sack-blocks.ts),
-// and the errors an application sees.
-// Not modelled yet in this file: the sender's SACK scoreboard, RACK-TLP and fast recovery, and
-// CUBIC (built and tested beside it: scoreboard.ts, rack.ts, recovery.ts, sender-control.ts,
-// congestion/, not yet driving the sender), so congestion control is slow start and a halving, receive-buffer autotuning (DRS), queue coalescing and collapsing, urgent data,
-// SO_LINGER with a timeout.
+// the queued data, full-MSS segments that wait for the peer's window (tcp_snd_wnd_test), the
+// sender's loss recovery and congestion control through sender-control.ts (the SACK scoreboard,
+// RACK-TLP with tail loss probes and the reordering timer, the recovery states with PRR, undo and
+// F-RTO, CUBIC from ten segments, tcp_slow_start_after_idle), one transmit timer that is the RTO,
+// the loss probe or RACK's reordering timer (icsk_pending), retransmission with backoff after a
+// timeout (tcp_enter_loss), tcp_simple_retransmit after an ICMP frag-needed, tcp_retries2 as a
+// time budget, SYN retries with tcp_syn_linear_timeouts and SYN-ACK retries, TIME_WAIT (60 s), the
+// receive buffer charged at each segment's truesize with the window it backs (window.ts: scaling
+// ratio, tcp_grow_window, tcp_select_window, tcp_cleanup_rbuf's window update), an application
+// that pauses reading, the persist timer and zero-window probes, SO_KEEPALIVE, the socket backlog
+// while a send from process context holds the socket (on a veth the peer answers each segment
+// before the next leaves), per-socket IP ids, the receiver's out-of-order queue with SACK and
+// D-SACK blocks (ofo-queue.ts, sack-blocks.ts), and the errors an application sees.
+// Not modelled: the RTT estimator from per-ACK samples (one timed segment per round trip here),
+// out-of-order data charged to the receive buffer, receive-buffer autotuning (DRS), queue
+// coalescing and collapsing, TSO/GSO, urgent data, SO_LINGER with a timeout.
 
 import type { Packet } from '../../core/packet.ts';
 import type { Ipv4Stack } from '../../net/ipv4.ts';
@@ -1452,9 +1454,18 @@ export class TcpSocket implements TcpEndpoints {
     this.rttHost.srttUs = this.srtt / 1000;
   }
 
+  /**
+   * icsk_backoff: one doubling per timeout, except that in SYN_SENT the first
+   * tcp_syn_linear_timeouts timeouts keep the RTO (tcp_retransmit_timer's total_rto check).
+   */
+  private backoff(): number {
+    if (this.state !== 'SYN_SENT') return this.retransmits;
+    return Math.max(0, this.retransmits - this.sysctl('tcp_syn_linear_timeouts'));
+  }
+
   /** The RTO with its backoff (icsk_rto after tcp_retransmit_timer doubled it). */
   private backedOffRto(): number {
-    return Math.min(this.rto * 2 ** this.retransmits, RTO_MAX);
+    return Math.min(this.rto * 2 ** this.backoff(), RTO_MAX);
   }
 
   /** icsk_rto in jiffies. */
@@ -1562,7 +1573,8 @@ export class TcpSocket implements TcpEndpoints {
     this.retransmits++;
     this.rttSeq = -1;
     if (this.state === 'SYN_SENT') {
-      if (this.retransmits > this.sysctl('tcp_syn_retries')) {
+      // tcp_write_timeout: in SYN_SENT the linear timeouts come on top of tcp_syn_retries.
+      if (this.retransmits > this.sysctl('tcp_syn_retries') + this.sysctl('tcp_syn_linear_timeouts')) {
         this.finish('ETIMEDOUT');
         return;
       }
@@ -1842,7 +1854,7 @@ export class TcpSocket implements TcpEndpoints {
       timer,
       timerExpiresNs: waitDue ?? rtoDue ?? 0,
       timerRetrans: timer === 'on' ? this.retransmits : 0,
-      backoff: this.retransmits,
+      backoff: this.backoff(),
       timestamps: this.tsOk,
       sack: this.sackOk,
       wscaleOk: this.wscaleOk,
@@ -1869,6 +1881,9 @@ export class TcpSocket implements TcpEndpoints {
       dataSegsIn: counts.dataSegsIn,
       totalRetrans: counts.totalRetrans,
       unacked: inFlight === 0 ? 0 : Math.ceil(inFlight / this.mss),
+      retransOut: this.sender?.sb.retransOut ?? 0,
+      lost: this.sender?.sb.lostOut ?? 0,
+      sacked: this.sender?.sb.sackedOut ?? 0,
       rcvSpace: synchronized ? Math.min(this.window.rcvWnd, INIT_CWND * this.infoAdvmss()) : 0,
       rcvSsthresh: this.window.rcvSsthresh,
       sndWnd: this.sndWnd,
