@@ -139,6 +139,10 @@ describe('differential: bulk TCP', () => {
     if (!requireKernel(ctx, scenario)) return;
     const packetlab = runPacketlab(scenario);
     const linux = await runLinux(scenario);
+    // packetlab's ip refuses congctl (its TCP always runs CUBIC): the route stays, the kernel's alone has the option.
+    expect(packetlab.setup.find((step) => step.label.includes('congctl'))?.stderr).toBe(
+      'Error: "congctl" is not supported by packetlab.\n',
+    );
     expect(peers(packetlab)).toBe(peers(linux));
     // Every frame in capture order, the retransmission in its place. b's windows from the first duplicate ACK on
     // are set aside (with out-of-order data held, the kernel's grow to 75 and packetlab's stay at 70: docs/deviations.md),

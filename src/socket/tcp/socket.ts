@@ -1586,13 +1586,18 @@ export class TcpSocket implements TcpEndpoints {
       }
       this.sendSynAck();
     } else {
+      const sender = this.sender;
+      // tcp_retransmit_timer: nothing out, nothing to do.
+      if (sender !== undefined && sender.sb.packetsOut === 0) {
+        this.retransmits--;
+        return;
+      }
       // tcp_write_timeout, before the retransmission: tcp_retries2 is a time budget, not a count.
       if (this.retransmitsTimedOut(this.sysctl('tcp_retries2'))) {
         this.finish('ETIMEDOUT');
         return;
       }
       // tcp_enter_loss (before icsk_retransmits counts this timeout), then the head again (tcp_retransmit_skb).
-      const sender = this.sender;
       if (sender !== undefined) {
         sender.recovery.retransmits = this.retransmits - 1;
         sender.retransmitTimeout(this.stack.now, this.sysctl('tcp_frto') !== 0);
