@@ -176,6 +176,73 @@ describe('differential: bulk TCP', () => {
     expect(ours.filter((line) => line === '8080>40000 1:1 . ack 2897')).toHaveLength(10);
   }, 30_000);
 
+  it('1 MiB with every 50th segment b receives dropped: fifteen retransmissions on both sides after SACKed duplicate ACKs, the same ranges from the third on, no RTO', async (ctx) => {
+    const scenario = twoHosts('tcp-bulk-drops')
+      .route(
+        'a',
+        'replace',
+        '10.0.0.0/24',
+        'dev',
+        'veth-a',
+        'proto',
+        'kernel',
+        'scope',
+        'link',
+        'src',
+        '10.0.0.1',
+        'congctl',
+        'cubic',
+      )
+      .run(
+        'b',
+        'iptables',
+        '-A',
+        'INPUT',
+        '-p',
+        'tcp',
+        '--dport',
+        '8080',
+        '-m',
+        'statistic',
+        '--mode',
+        'nth',
+        '--every',
+        '50',
+        '--packet',
+        '40',
+        '-j',
+        'DROP',
+      )
+      .capture('a', 'veth-a')
+      .tcp({ client: CLIENT, server: SERVER, dst: '10.0.0.2', bytes: 1 << 20, timeoutMs: 5000 })
+      .build();
+    if (!requireKernel(ctx, scenario)) return;
+    const packetlab = runPacketlab(scenario);
+    const linux = await runLinux(scenario);
+    expect(peers(packetlab)).toBe(peers(linux));
+    const ours = ladder(packetlab).retransmissions;
+    const theirs = ladder(linux).retransmissions;
+    expect([ours.length, theirs.length]).toEqual([15, 15]);
+    // The first hole (the 40th segment) is resent by both; the kernel after two SACKed duplicate ACKs, as
+    // tcp_sendmsg flushes its backlog every 16 segments (sk_flush_backlog), packetlab only once the write stops
+    // (the window is full), so its retransmission is the 90th packet b sees and is dropped in turn, where the
+    // kernel's 90th is a new segment. From the third on, the same ranges, the last one by the tail loss probe.
+    expect(ours[0]).toBe('40000>8080 55025:56473 . ack 1 win 63');
+    expect(theirs[0]).toBe(ours[0]);
+    expect(ours[1]).toBe(ours[0]);
+    expect(theirs[1]).toBe('40000>8080 125977:127425 . ack 1 win 63');
+    expect(ours.slice(2, -1)).toEqual(theirs.slice(2, -1));
+    // The probe carries the FIN when node's shutdown() came before it (always on packetlab).
+    expect(ours.at(-1)).toBe('40000>8080 1048353:1048577 FP. ack 1 win 63');
+    expect(theirs.at(-1)).toMatch(/^40000>8080 1048353:1048577 F?P\. ack 1 win 63$/);
+    // Virtual time from the write (the first frame after the peer's 100 ms pause) to the last frame: no RTO was
+    // waited for (the kernel took ~10 ms).
+    const times = packetlab.captures[0]?.timesNs ?? [];
+    const write = times.findIndex((t, i) => i > 0 && t - (times[i - 1] ?? 0) > 50e6);
+    expect(write).toBeGreaterThan(0);
+    expect(((times.at(-1) ?? 0) - (times[write] ?? 0)) / 1e6).toBeLessThan(5);
+  }, 30_000);
+
   it('a reader that waits 2 s behind a 16 KiB buffer: the window closes, the persist timer fills what is left, probes at snd_una - 1 (answered at most every 500 ms), and the read reopens it', async (ctx) => {
     const scenario = twoHosts('tcp-zero-window')
       .sysctl('b', 'net.ipv4.tcp_rmem', '4096 16384 16384')
