@@ -223,10 +223,10 @@ describe('differential: bulk TCP', () => {
     const ours = ladder(packetlab).retransmissions;
     const theirs = ladder(linux).retransmissions;
     expect([ours.length, theirs.length]).toEqual([15, 15]);
-    // The first hole (the 40th segment) is resent by both; the kernel after two SACKed duplicate ACKs, as
-    // tcp_sendmsg flushes its backlog every 16 segments (sk_flush_backlog), packetlab only once the write stops
-    // (the window is full), so its retransmission is the 90th packet b sees and is dropped in turn, where the
-    // kernel's 90th is a new segment. From the third on, the same ranges, the last one by the tail loss probe.
+    // The first hole (the 40th segment) is resent by both at the third SACK; the kernel's with three segments out
+    // beyond it, packetlab's with a window out beyond it (its receiver acknowledged every segment or two of the
+    // burst, the kernel's far fewer), so packetlab's retransmission is the 90th packet b sees and is dropped in turn,
+    // where the kernel's 90th is a new segment. From the third on, the same ranges, the last by the tail loss probe.
     expect(ours[0]).toBe('40000>8080 55025:56473 . ack 1 win 63');
     expect(theirs[0]).toBe(ours[0]);
     expect(ours[1]).toBe(ours[0]);
