@@ -223,8 +223,8 @@ describe('differential: bulk TCP', () => {
     const ours = ladder(packetlab).retransmissions;
     const theirs = ladder(linux).retransmissions;
     expect([ours.length, theirs.length]).toEqual([15, 15]);
-    // The first hole (the 40th segment) is resent by both at the third SACK; the kernel's with three segments out
-    // beyond it, packetlab's with a window out beyond it (its receiver acknowledged every segment or two of the
+    // The first hole (the 40th segment) is resent by both: the kernel's after two SACKs (real time passed RACK's
+    // window) with three segments out beyond it, packetlab's at the third with a window out beyond it (its receiver acknowledged every segment or two of the
     // burst, the kernel's far fewer), so packetlab's retransmission is the 90th packet b sees and is dropped in turn,
     // where the kernel's 90th is a new segment. From the third on, the same ranges, the last by the tail loss probe.
     expect(ours[0]).toBe('40000>8080 55025:56473 . ack 1 win 63');
