@@ -45,6 +45,10 @@ export interface TcpInfo {
   readonly totalRetrans: number;
   /** Bytes sent and not yet acknowledged, in segments (tcpi_unacked = packets_out). */
   readonly unacked: number;
+  /** tcpi_retrans, tcpi_lost, tcpi_sacked: the scoreboard's retrans_out, lost_out, sacked_out. */
+  readonly retransOut: number;
+  readonly lost: number;
+  readonly sacked: number;
   readonly rcvSpace: number;
   readonly rcvSsthresh: number;
   readonly sndWnd: number;

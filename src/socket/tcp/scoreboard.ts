@@ -56,7 +56,8 @@ function swap(array: Uint32Array | Uint8Array, j: number): void {
 /** One sent segment in the retransmission queue. */
 export interface TxSegment {
   readonly seq: number;
-  readonly endSeq: number;
+  /** Moves back only when the segment is split for a smaller MSS (fragment). */
+  endSeq: number;
   /** The tag bits above. */
   sacked: number;
   /** skb_mstamp: when it was last (re)sent, µs. */
@@ -207,6 +208,42 @@ export class Scoreboard {
     this.undoRetrans++;
     this.untimed(segment);
     this.tsorted.push(segment);
+  }
+
+  /**
+   * __tcp_retransmit_skb alone, as a loss probe resends the last segment: EVER_RETRANS and a new
+   * send time, but not counted in retrans_out (tcp_retransmit_skb's part).
+   */
+  probeRetransmitted(segment: TxSegment, nowUs: number): void {
+    segment.sacked |= EVER_RETRANS;
+    segment.xmitUs = nowUs;
+    segment.txDelivered = this.delivered;
+    this.totalRetrans++;
+    this.untimed(segment);
+    this.tsorted.push(segment);
+  }
+
+  /**
+   * tcp_fragment on the retransmission queue: `segment` keeps its first `len` sequence numbers; the
+   * rest becomes the next segment, with the same tags and send time, counted in the same totals.
+   */
+  fragment(segment: TxSegment, len: number): TxSegment {
+    const rest: TxSegment = {
+      seq: (segment.seq + len) >>> 0,
+      endSeq: segment.endSeq,
+      sacked: segment.sacked,
+      xmitUs: segment.xmitUs,
+      txDelivered: segment.txDelivered,
+    };
+    segment.endSeq = rest.seq;
+    this.queue.splice(this.queue.indexOf(segment) + 1, 0, rest);
+    const timed = this.tsorted.indexOf(segment);
+    if (timed >= 0) this.tsorted.splice(timed + 1, 0, rest);
+    this.packetsOut++;
+    if (rest.sacked & LOST) this.lostOut++;
+    if (rest.sacked & SACKED_RETRANS) this.retransOut++;
+    if (rest.sacked & SACKED_ACKED) this.sackedOut++;
+    return rest;
   }
 
   /** tcp_mark_skb_lost. */

@@ -5,7 +5,8 @@
 
 import { Cubic } from './congestion/cubic.ts';
 import { Reno } from './congestion/reno.ts';
-import { type CongestionOps, CwndState } from './congestion/types.ts';
+import { slowStartAfterIdleCheck } from './congestion/restart.ts';
+import { type CongestionOps, CwndState, currentSsthresh } from './congestion/types.ts';
 import { chooseLossProbe, type LossProbe, lossProbeTimeout, Rack } from './rack.ts';
 import { AckInput, type AckOutcome, LossRecovery, type RecoveryHost } from './recovery.ts';
 import { Scoreboard, type TxSegment } from './scoreboard.ts';
@@ -147,6 +148,42 @@ export class SenderControl {
   /** The probe went out (`retransmitted`: the last segment again, rather than new data). */
   probeSent(retransmitted: boolean): void {
     this.recovery.probeSent(retransmitted);
+  }
+
+  /**
+   * tcp_simple_retransmit after the path MTU fell to `mss`: segments longer than it are lost (to be
+   * cut again when resent), Loss without a reduction of cwnd and without undo. False when none is.
+   */
+  simpleRetransmit(mss: number, finSeq: number, nowNs: number): boolean {
+    this.clock(nowNs);
+    const sb = this.sb;
+    sb.mss = mss;
+    for (const segment of sb.queue) {
+      const fin = finSeq >= 0 && segment.endSeq === (finSeq + 1) >>> 0 ? 1 : 0;
+      if (segment.endSeq - segment.seq - fin > mss) sb.markLost(segment);
+    }
+    if (sb.lostOut === 0) return false;
+    if (this.tp.caState !== 'Loss') {
+      sb.highSeq = sb.sndNxt;
+      this.tp.ssthresh = currentSsthresh(this.tp);
+      this.recovery.priorSsthresh = 0;
+      sb.undoMarker = 0;
+      this.recovery.setState('Loss');
+    }
+    return true;
+  }
+
+  /** tcp_slow_start_after_idle_check before new data is queued (net.ipv4.tcp_slow_start_after_idle). */
+  idleCheck(nowNs: number, enabled: boolean, rtoJiffies: number): void {
+    this.clock(nowNs);
+    slowStartAfterIdleCheck(this.tp, this.ca, { enabled, packetsOut: this.sb.packetsOut, rtoJiffies });
+  }
+
+  /** tcp_send_loss_probe resent the last segment (__tcp_retransmit_skb): the probe is out. */
+  probeRetransmitted(segment: TxSegment, nowNs: number): void {
+    this.clock(nowNs);
+    this.sb.probeRetransmitted(segment, this.stamp(nowNs));
+    this.recovery.probeSent(true);
   }
 
   /** tcp_jiffies32 (HZ=1000) and tcp_mstamp from the simulation's nanoseconds. */

@@ -4,20 +4,22 @@
 //
 // Modelled: Linux's SYN options and initial windows, window scaling, timestamps, the quick-ACK
 // and ping-pong (delayed ACK) engine, Nagle with Minshall's rule, PSH on the last segment of
-// the queued data, full-MSS segments that wait for the peer's window (tcp_snd_wnd_test), slow
-// start from ten segments, retransmission with backoff and go-back-N after a timeout
-// (tcp_enter_loss), tcp_simple_retransmit after an ICMP frag-needed, tcp_retries2 as a time
-// budget, SYN and SYN-ACK retries, TIME_WAIT (60 s), the receive buffer charged at each segment's
-// truesize with the window it backs (window.ts: scaling ratio, tcp_grow_window, tcp_select_window,
-// tcp_cleanup_rbuf's window update), an application that pauses reading, the persist timer and
-// zero-window probes, SO_KEEPALIVE, the socket backlog while a send from process context holds
-// the socket (on a veth the peer answers each segment before the next leaves), per-socket IP ids,
-// the receiver's out-of-order queue with SACK and D-SACK blocks (ofo-queue.ts, sack-blocks.ts),
-// and the errors an application sees.
-// Not modelled yet in this file: the sender's SACK scoreboard, RACK-TLP and fast recovery, and
-// CUBIC (built and tested beside it: scoreboard.ts, rack.ts, recovery.ts, sender-control.ts,
-// congestion/, not yet driving the sender), so congestion control is slow start and a halving, receive-buffer autotuning (DRS), queue coalescing and collapsing, urgent data,
-// SO_LINGER with a timeout.
+// the queued data, full-MSS segments that wait for the peer's window (tcp_snd_wnd_test), the
+// sender's loss recovery and congestion control through sender-control.ts (the SACK scoreboard,
+// RACK-TLP with tail loss probes and the reordering timer, the recovery states with PRR, undo and
+// F-RTO, CUBIC from ten segments, tcp_slow_start_after_idle), one transmit timer that is the RTO,
+// the loss probe or RACK's reordering timer (icsk_pending), retransmission with backoff after a
+// timeout (tcp_enter_loss), tcp_simple_retransmit after an ICMP frag-needed, tcp_retries2 as a
+// time budget, SYN retries with tcp_syn_linear_timeouts and SYN-ACK retries, TIME_WAIT (60 s), the
+// receive buffer charged at each segment's truesize with the window it backs (window.ts: scaling
+// ratio, tcp_grow_window, tcp_select_window, tcp_cleanup_rbuf's window update), an application
+// that pauses reading, the persist timer and zero-window probes, SO_KEEPALIVE, the socket backlog
+// while a send from process context holds the socket (on a veth the peer answers each segment
+// before the next leaves), per-socket IP ids, the receiver's out-of-order queue with SACK and
+// D-SACK blocks (ofo-queue.ts, sack-blocks.ts), and the errors an application sees.
+// Not modelled: the RTT estimator from per-ACK samples (one timed segment per round trip here),
+// out-of-order data charged to the receive buffer, receive-buffer autotuning (DRS), queue
+// coalescing and collapsing, TSO/GSO, urgent data, SO_LINGER with a timeout.
 
 import type { Packet } from '../../core/packet.ts';
 import type { Ipv4Stack } from '../../net/ipv4.ts';
@@ -25,6 +27,7 @@ import { sendTcpReset } from '../../net/tcp-reset.ts';
 import type { Ipv4Addr } from '../../wire/address.ts';
 import { IPPROTO_TCP } from '../../wire/ipv4.ts';
 import { TCP_HEADER_LEN, TcpView } from '../../wire/tcp.ts';
+import { TCP_INFINITE_SSTHRESH } from './congestion/types.ts';
 import {
   ACK,
   ACK_PUSHED,
@@ -59,6 +62,8 @@ import { OfoQueue } from './ofo-queue.ts';
 import { type OutgoingOptions, optionsLength, ReceivedOptions, writeOptions } from './options.ts';
 import { ReceiveQueue } from './receive-queue.ts';
 import { SackBlocks } from './sack-blocks.ts';
+import { FLAG_DATA, FLAG_WIN_UPDATE, type TxSegment } from './scoreboard.ts';
+import { SenderControl } from './sender-control.ts';
 import { seqAfter, seqBefore } from './seq.ts';
 import { bufferSysctl } from './sysctl.ts';
 import {
@@ -134,14 +139,14 @@ export class TcpSocket implements TcpEndpoints {
   private sndUna = 0;
   private sndNxt = 0;
   /**
-   * The next sequence number to retransmit after a loss (tcp_enter_loss marks everything in
-   * flight lost; tcp_xmit_retransmit_queue resends it in order as the congestion window opens).
-   * Equal to snd_nxt when nothing is waiting to be retransmitted.
+   * The sender's scoreboard, RACK-TLP, recovery states and CUBIC (sender-control.ts), from
+   * tcp_init_transfer on: which segments are out, lost, resent, and the congestion window.
    */
-  private retxNxt = 0;
-  /** Where the lost segments start and how long they were cut: a retransmission keeps their boundaries (tcp_fragment). */
-  private lostGrid = 0;
-  private lostMss = TCP_MSS_DEFAULT;
+  private sender: SenderControl | undefined;
+  /** tcp_cwnd_validate's record: is_cwnd_limited, max_packets_out, cwnd_usage_seq. */
+  private isCwndLimited = false;
+  private maxPacketsOut = 0;
+  private cwndUsageSeq = 0;
   /** The MSS the segments in flight were cut with. */
   private sentMss = TCP_MSS_DEFAULT;
   private sndWnd = 0;
@@ -207,9 +212,12 @@ export class TcpSocket implements TcpEndpoints {
   private lastSegSize = 0;
 
   // Congestion and retransmission.
-  private cwnd = INIT_CWND;
-  private ssthresh = 0x7fffffff;
   private srtt = 0;
+  /**
+   * What recovery reads of the RTT estimator: srtt in µs. The estimator stays the socket's (one
+   * timed segment per round trip, Karn's rule), so the scoreboard's per-ACK samples are not used.
+   */
+  private readonly rttHost = { rttSample: (_us: number): void => {}, srttUs: 0, sackOk: false };
   private rttvar = 0;
   private rto = TIMEOUT_INIT;
   private retransmits = 0;
@@ -217,6 +225,8 @@ export class TcpSocket implements TcpEndpoints {
   private rttSentAt = 0;
 
   private rtoTimer = -1;
+  /** What the one transmit timer is armed for (icsk_pending): the RTO, a tail loss probe, RACK's reordering window. */
+  private xmitKind: 'retrans' | 'loss-probe' | 'reo-timeout' = 'retrans';
   /** When the oldest unacknowledged segment was first sent: where tcp_retries2's time budget starts (retrans_stamp). */
   private headSentAt = 0;
   /** tcp_sock's rcv_tstamp: when the last ACK arrived (keepalive counts silence from it and from lrcvtime). */
@@ -331,7 +341,6 @@ export class TcpSocket implements TcpEndpoints {
     this.window.windowClamp = initial.windowClamp;
     this.sndUna = this.iss;
     this.sndNxt = (this.iss + 1) >>> 0;
-    this.retxNxt = this.sndNxt;
     this.bufSeq = this.sndNxt;
     this.sndSml = this.sndNxt;
     this.retransmits = 0;
@@ -383,7 +392,6 @@ export class TcpSocket implements TcpEndpoints {
     this.sndWnd = view.window;
     this.sndUna = this.iss;
     this.sndNxt = (this.iss + 1) >>> 0;
-    this.retxNxt = this.sndNxt;
     this.bufSeq = this.sndNxt;
     this.sndSml = this.sndNxt;
     this.retransmits = 0;
@@ -414,6 +422,14 @@ export class TcpSocket implements TcpEndpoints {
     this.retransmits = 0;
     this.rcvTstamp = this.stack.now;
     this.cancelRto();
+    this.rttHost.sackOk = this.sackOk;
+    this.rttHost.srttUs = this.srtt / 1000;
+    this.sender = new SenderControl(
+      { congestion: 'cubic', mss: this.mss, maxWindow: this.sndWnd, initialCwnd: INIT_CWND },
+      this.rttHost,
+    );
+    this.sender.start(this.sndUna, this.stack.now);
+    this.cwndUsageSeq = this.sndUna;
     if (this.keepalive.on) this.armKeepalive(this.keepaliveTime());
   }
 
@@ -421,6 +437,7 @@ export class TcpSocket implements TcpEndpoints {
   private syncMss(pmtu: number): void {
     const mss = Math.min(pmtu - 40, this.peerMss) - (this.tsOk ? TS_ALIGNED : 0);
     this.mss = Math.max(mss, 48);
+    if (this.sender !== undefined) this.sender.sb.mss = this.mss;
   }
 
   // ---- application calls ---------------------------------------------------------------
@@ -428,6 +445,7 @@ export class TcpSocket implements TcpEndpoints {
   /** send(): queues bytes and sends what the windows and Nagle allow. False once the sending side is shut. */
   write(data: Uint8Array): boolean {
     if (this.finQueued || this.closed) return false;
+    this.sender?.idleCheck(this.stack.now, this.sysctl('tcp_slow_start_after_idle') !== 0, this.rtoJiffies());
     const needed = this.sendLen + data.length;
     if (needed > this.sendBuf.length) {
       const grown = new Uint8Array(Math.max(needed, this.sendBuf.length * 2, 4096));
@@ -814,12 +832,16 @@ export class TcpSocket implements TcpEndpoints {
       this.probesOut = 0;
       this.rcvTstamp = this.stack.now;
     }
+    let flag = view.segmentLen > view.headerLen ? FLAG_DATA : 0;
     // tcp_may_update_window.
     if (after(ack, this.sndUna) || after(seq, this.sndWl1) || (seq === this.sndWl1 && window > this.sndWnd)) {
       this.sndWnd = window;
       this.sndWl1 = seq;
+      flag |= FLAG_WIN_UPDATE;
+      if (this.sender !== undefined && window > this.sender.sb.maxWindow) this.sender.sb.maxWindow = window;
     }
     if (!after(ack, this.sndUna)) {
+      if (this.sender !== undefined && this.sndNxt !== this.sndUna) this.senderAck(ack, flag);
       if (this.sndNxt === this.sndUna && this.synchronized()) this.ackProbe();
       return true;
     }
@@ -832,14 +854,12 @@ export class TcpSocket implements TcpEndpoints {
       this.bufSeq = (this.bufSeq + dataAcked) >>> 0;
     }
     this.sndUna = ack;
-    // The next segment becomes the oldest; its own send time is not kept (packetlab keeps no per-segment record).
+    // The next segment becomes the oldest; tcp_retries2's budget counts from now (retrans_stamp is not kept per segment).
     this.headSentAt = this.stack.now;
-    if (after(ack, this.retxNxt)) this.retxNxt = ack;
     this.sampleRtt(ack);
-    // tcp_cong_avoid in slow start: one segment more per segment acknowledged.
-    if (this.cwnd < this.ssthresh) this.cwnd += Math.max(1, Math.ceil(dataAcked / this.mss));
     this.retransmits = 0;
-    if (this.sndUna === this.sndNxt) this.cancelRto();
+    if (this.sender !== undefined) this.senderAck(ack, flag);
+    else if (this.sndUna === this.sndNxt) this.cancelRto();
     else this.armRto(true);
     if (finAcked) {
       if (this.state === 'FIN_WAIT1') this.state = 'FIN_WAIT2';
@@ -850,6 +870,58 @@ export class TcpSocket implements TcpEndpoints {
       }
     }
     return true;
+  }
+
+  /**
+   * tcp_ack's loss path for an ACK up to snd_nxt (duplicates included): the scoreboard tags SACK
+   * blocks and cleans the queue, RACK and the recovery states decide, CUBIC moves cwnd; then
+   * tcp_xmit_recovery resends what is lost, and the transmit timer is armed for RACK's
+   * reordering window, else a loss probe (tcp_set_xmit_timer), else the RTO.
+   */
+  private senderAck(ack: number, flag: number): void {
+    const sender = this.sender;
+    if (sender === undefined) return;
+    const received = this.received;
+    const tsEcr = this.tsOk && received.sawTimestamp ? (received.tsEcr - this.tsOffset) >>> 0 : 0;
+    const out = sender.ack(
+      {
+        ack,
+        flag,
+        sackEdges: received.sackEdges,
+        sackCount: this.sackOk ? received.sackCount : 0,
+        tsEcrMs: tsEcr,
+        cwndLimited: this.cwndLimited(),
+      },
+      this.stack.now,
+    );
+    if (out.old) return;
+    if (out.rexmit === 'new') {
+      // tcp_xmit_recovery, REXMIT_NEW (F-RTO): new data first; the lost ones only once none went beyond high_seq.
+      this.pushNew(false);
+      if (!after(this.sndNxt, sender.sb.highSeq)) this.retransmitLost();
+    } else if (out.rexmit === 'lost') this.retransmitLost();
+    if (this.sndUna === this.sndNxt) this.cancelRto();
+    else if (out.reoTimeout > 0) this.resetXmitTimer('reo-timeout', out.reoTimeout * MS);
+    else if (out.setXmitTimer && !this.scheduleLossProbe(true)) this.rearmRto();
+  }
+
+  /** tcp_is_cwnd_limited: in slow start, cwnd below twice the most ever out; else whether the last send was held by cwnd. */
+  private cwndLimited(): boolean {
+    const sender = this.sender;
+    if (sender === undefined) return false;
+    if (sender.tp.cwnd < sender.tp.ssthresh) return sender.tp.cwnd < 2 * this.maxPacketsOut;
+    return this.isCwndLimited;
+  }
+
+  /** tcp_cwnd_validate after tcp_write_xmit sent something or was held by cwnd. */
+  private cwndValidate(isCwndLimited: boolean): void {
+    const sb = this.sender?.sb;
+    if (sb === undefined) return;
+    if (!before(this.sndUna, this.cwndUsageSeq) || isCwndLimited || sb.packetsOut > this.maxPacketsOut) {
+      this.isCwndLimited = isCwndLimited;
+      this.maxPacketsOut = sb.packetsOut;
+      this.cwndUsageSeq = this.sndNxt;
+    }
   }
 
   /**
@@ -1037,11 +1109,6 @@ export class TcpSocket implements TcpEndpoints {
 
   // ---- sending -------------------------------------------------------------------------
 
-  /** tcp_packets_in_flight: segments sent and not acknowledged, less those marked lost and not yet resent. */
-  private packetsInFlight(): number {
-    return Math.ceil(((this.retxNxt - this.sndUna) >>> 0) / this.mss);
-  }
-
   /**
    * tcp_xmit_retransmit_queue then tcp_write_xmit: segments marked lost first, then new ones,
    * while the congestion window, the peer's window (a whole segment must fit: tcp_snd_wnd_test)
@@ -1050,13 +1117,26 @@ export class TcpSocket implements TcpEndpoints {
   private pushPending(): void {
     if (!this.synchronized() || this.state === 'TIME_WAIT') return;
     this.retransmitLost();
-    if (this.retxNxt !== this.sndNxt) return;
+    this.pushNew(false);
+  }
+
+  /**
+   * tcp_write_xmit: new segments while cwnd, the peer's window and Nagle allow, then a FIN; a
+   * loss probe (`probe`) sends one segment whatever cwnd says (push_one = 2). False when nothing left.
+   */
+  private pushNew(probe: boolean): boolean {
+    const sender = this.sender;
+    let sent = 0;
+    let cwndLimited = false;
     for (;;) {
       const offset = (this.sndNxt - this.bufSeq) >>> 0;
       const unsent = this.sendLen - offset;
       if (unsent <= 0) break;
       const inFlight = (this.sndNxt - this.sndUna) >>> 0;
-      if (this.packetsInFlight() >= this.cwnd) break;
+      if (sender !== undefined && !sender.canSend() && !(probe && sent === 0)) {
+        cwndLimited = true;
+        break;
+      }
       const len = Math.min(unsent, this.mss);
       // tcp_snd_wnd_test: the segment waits for a window it fits in whole (the persist timer probes a window too small).
       if (inFlight + len > this.sndWnd) {
@@ -1065,20 +1145,35 @@ export class TcpSocket implements TcpEndpoints {
       }
       const last = len === unsent;
       // tcp_nagle_test with Minshall's check: a small segment waits while an earlier small one is unacknowledged.
-      if (len < this.mss && !(last && this.finQueued) && after(this.sndSml, this.sndUna)) break;
+      if (!probe && len < this.mss && !(last && this.finQueued) && after(this.sndSml, this.sndUna)) break;
       const finHere = last && this.finQueued && this.finSeq < 0;
       this.sendData(offset, len, last, finHere);
+      sent++;
       if (len < this.mss) this.sndSml = this.sndNxt;
+      if (probe) break;
     }
     const allSent = (this.sndNxt - this.bufSeq) >>> 0 >= this.sendLen;
-    if (this.finQueued && this.finSeq < 0 && allSent) {
+    const finFits = sender === undefined || sender.canSend() || (probe && sent === 0);
+    if (this.finQueued && this.finSeq < 0 && allSent && !(probe && sent > 0) && !finFits) cwndLimited = true;
+    else if (this.finQueued && this.finSeq < 0 && allSent && !(probe && sent > 0)) {
       this.finSeq = this.sndNxt;
       if (this.sndNxt === this.sndUna) this.headSentAt = this.stack.now;
+      const priorPackets = sender?.sb.packetsOut ?? 0;
       this.transmit(FIN | ACK, this.sndNxt, 0, 0, undefined);
       this.sndNxt = (this.sndNxt + 1) >>> 0;
-      this.retxNxt = this.sndNxt;
-      this.armRto();
+      sender?.sent(this.finSeq, this.sndNxt, this.stack.now);
+      this.newDataSent(priorPackets);
+      sent++;
     }
+    if (sent > 0 || cwndLimited) this.cwndValidate(cwndLimited);
+    // tcp_write_xmit's tail: a loss probe replaces the RTO while in Open state (tcp_schedule_loss_probe).
+    if (sent > 0 && !probe) this.scheduleLossProbe(false);
+    return sent > 0;
+  }
+
+  /** tcp_event_new_data_sent: the RTO starts with the first segment out, and restarts over a pending loss probe. */
+  private newDataSent(priorPackets: number): void {
+    if (priorPackets === 0 || this.xmitKind === 'loss-probe') this.rearmRto();
   }
 
   private sendData(offset: number, len: number, push: boolean, fin: boolean): void {
@@ -1090,16 +1185,18 @@ export class TcpSocket implements TcpEndpoints {
       flags |= FIN;
       this.finSeq = (seq + len) >>> 0;
     }
+    const priorPackets = this.sender?.sb.packetsOut ?? 0;
     this.transmit(flags, seq, offset, len, undefined);
     this.sndNxt = (seq + len + (fin ? 1 : 0)) >>> 0;
-    this.retxNxt = this.sndNxt;
+    this.sender?.sent(seq, this.sndNxt, this.stack.now);
     if (this.rttSeq < 0) {
       this.rttSeq = this.sndNxt;
       this.rttSentAt = this.stack.now;
     }
     // tcp_event_data_sent: a reply within ato of the last data received counts toward ping-pong mode.
     if (this.ato > 0 && this.stack.now - this.lrcvtime < this.ato && this.pingpong < 255) this.pingpong++;
-    this.armRto();
+    if (this.sender === undefined) this.armRto();
+    else this.newDataSent(priorPackets);
   }
 
   // ---- keepalive ------------------------------------------------------------------------
@@ -1354,17 +1451,104 @@ export class TcpSocket implements TcpEndpoints {
       this.srtt = Math.max(Math.floor((7 * this.srtt + sample) / 8), 1000);
     }
     this.rto = Math.min(Math.max(this.srtt + Math.max(4 * this.rttvar, RTO_MIN), RTO_MIN), RTO_MAX);
+    this.rttHost.srttUs = this.srtt / 1000;
+  }
+
+  /**
+   * icsk_backoff: one doubling per timeout, except that in SYN_SENT the first
+   * tcp_syn_linear_timeouts timeouts keep the RTO (tcp_retransmit_timer's total_rto check).
+   */
+  private backoff(): number {
+    if (this.state !== 'SYN_SENT') return this.retransmits;
+    return Math.max(0, this.retransmits - this.sysctl('tcp_syn_linear_timeouts'));
+  }
+
+  /** The RTO with its backoff (icsk_rto after tcp_retransmit_timer doubled it). */
+  private backedOffRto(): number {
+    return Math.min(this.rto * 2 ** this.backoff(), RTO_MAX);
+  }
+
+  /** icsk_rto in jiffies. */
+  private rtoJiffies(): number {
+    return Math.ceil(this.backedOffRto() / MS);
   }
 
   private armRto(restart = false): void {
+    if (this.rtoTimer >= 0 && !restart) return;
+    this.resetXmitTimer('retrans', this.backedOffRto());
+  }
+
+  /** inet_csk_reset_xmit_timer: the one transmit timer, armed for `kind`. */
+  private resetXmitTimer(kind: 'retrans' | 'loss-probe' | 'reo-timeout', delay: number): void {
     const scheduler = this.stack.ctx.scheduler;
-    if (this.rtoTimer >= 0) {
-      if (!restart) return;
-      scheduler.cancel(this.rtoTimer);
-    }
-    this.rtoTimer = scheduler.schedule(Math.min(this.rto * 2 ** this.retransmits, RTO_MAX), () =>
+    if (this.rtoTimer >= 0) scheduler.cancel(this.rtoTimer);
+    this.xmitKind = kind;
+    this.rtoTimer = scheduler.schedule(Math.min(Math.max(Math.ceil(delay), 0), RTO_MAX), () =>
       this.retransmitTimer(),
     );
+  }
+
+  /** tcp_rto_delta_us: what remains of the RTO counted from the oldest segment's last transmission, in ns. */
+  private rtoDelta(): number {
+    const head = this.sender?.sb.queue[0];
+    if (head === undefined) return this.backedOffRto();
+    return this.backedOffRto() - (this.stack.now - head.xmitUs * 1000);
+  }
+
+  /**
+   * tcp_rearm_rto: nothing out stops the timer; over a pending loss probe or reordering timer the
+   * RTO counts from the oldest segment's transmission (at least 1 µs), else from now.
+   */
+  private rearmRto(): void {
+    if (this.sndUna === this.sndNxt) {
+      this.cancelRto();
+      return;
+    }
+    if (this.rtoTimer >= 0 && this.xmitKind !== 'retrans')
+      this.resetXmitTimer('retrans', Math.max(this.rtoDelta(), 1000));
+    else this.armRto(true);
+  }
+
+  /** tcp_schedule_loss_probe: a tail loss probe instead of the RTO, when in Open (or CWR) with SACK. */
+  private scheduleLossProbe(advancingRto: boolean): boolean {
+    const sender = this.sender;
+    if (sender === undefined) return false;
+    const early = this.sysctl('tcp_early_retrans');
+    if (early !== 3 && early !== 4) return false;
+    const pto = sender.probeTimeout(
+      this.srtt / 1000,
+      this.rtoJiffies(),
+      advancingRto,
+      this.rtoDelta() / 1000,
+    );
+    if (pto < 0) return false;
+    this.resetXmitTimer('loss-probe', pto * MS);
+    return true;
+  }
+
+  /** tcp_rack_reo_timeout: RACK's reordering window passed; what it now marks lost goes again. */
+  private reoTimeoutFired(): void {
+    const sender = this.sender;
+    if (sender === undefined) return;
+    if (sender.reoTimeout(this.stack.now)) this.retransmitLost();
+    if (this.rtoTimer < 0) this.rearmRto();
+  }
+
+  /** tcp_send_loss_probe: new data if the window holds a segment, else the last segment again; then the RTO. */
+  private sendLossProbe(): void {
+    const sender = this.sender;
+    if (sender === undefined) return;
+    const offset = (this.sndNxt - this.bufSeq) >>> 0;
+    const next = Math.min(this.mss, this.sendLen - offset);
+    const fits = next > 0 && !after((this.sndNxt + next) >>> 0, (this.sndUna + this.sndWnd) >>> 0);
+    const probe = sender.lossProbe(fits);
+    if (probe.kind === 'new-data') {
+      if (this.pushNew(true)) sender.probeSent(false);
+    } else if (probe.kind === 'retransmit') {
+      this.resend(probe.segment);
+      sender.probeRetransmitted(probe.segment, this.stack.now);
+    }
+    if (this.rtoTimer < 0) this.rearmRto();
   }
 
   private cancelRto(): void {
@@ -1376,10 +1560,21 @@ export class TcpSocket implements TcpEndpoints {
   private retransmitTimer(): void {
     this.rtoTimer = -1;
     if (this.closed) return;
+    const kind = this.xmitKind;
+    this.xmitKind = 'retrans';
+    if (kind === 'reo-timeout') {
+      this.reoTimeoutFired();
+      return;
+    }
+    if (kind === 'loss-probe') {
+      this.sendLossProbe();
+      return;
+    }
     this.retransmits++;
     this.rttSeq = -1;
     if (this.state === 'SYN_SENT') {
-      if (this.retransmits > this.sysctl('tcp_syn_retries')) {
+      // tcp_write_timeout: in SYN_SENT the linear timeouts come on top of tcp_syn_retries.
+      if (this.retransmits > this.sysctl('tcp_syn_retries') + this.sysctl('tcp_syn_linear_timeouts')) {
         this.finish('ETIMEDOUT');
         return;
       }
@@ -1391,13 +1586,23 @@ export class TcpSocket implements TcpEndpoints {
       }
       this.sendSynAck();
     } else {
+      const sender = this.sender;
+      // tcp_retransmit_timer: nothing out, nothing to do.
+      if (sender !== undefined && sender.sb.packetsOut === 0) {
+        this.retransmits--;
+        return;
+      }
       // tcp_write_timeout, before the retransmission: tcp_retries2 is a time budget, not a count.
       if (this.retransmitsTimedOut(this.sysctl('tcp_retries2'))) {
         this.finish('ETIMEDOUT');
         return;
       }
-      this.enterLoss();
-      this.retransmitLost();
+      // tcp_enter_loss (before icsk_retransmits counts this timeout), then the head again (tcp_retransmit_skb).
+      if (sender !== undefined) {
+        sender.recovery.retransmits = this.retransmits - 1;
+        sender.retransmitTimeout(this.stack.now, this.sysctl('tcp_frto') !== 0);
+        this.retransmitLost();
+      }
     }
     this.armRto();
   }
@@ -1420,53 +1625,50 @@ export class TcpSocket implements TcpEndpoints {
   }
 
   /**
-   * tcp_enter_loss: every segment in flight is marked lost (retransmission restarts at snd_una,
-   * go-back-N), ssthresh halves the congestion window (tcp_reno_ssthresh) and the window is one
-   * segment (tcp_packets_in_flight + 1 with nothing left in flight).
+   * tcp_simple_retransmit after tcp_v4_mtu_reduced: every segment in flight longer than the new
+   * MSS is lost and goes again at once, cut to it (tcp_fragment), as the congestion window
+   * allows (which it does not reduce).
    */
-  private enterLoss(): void {
-    this.ssthresh = Math.max(this.cwnd >> 1, 2);
-    this.cwnd = 1;
-    this.markLost(this.mss);
-  }
-
-  /**
-   * tcp_simple_retransmit after tcp_v4_mtu_reduced: every segment in flight, cut for the old MSS,
-   * is lost and goes again at once as the congestion window allows (which it does not reduce).
-   */
-  private simpleRetransmit(oldMss: number): void {
-    this.markLost(oldMss);
+  private simpleRetransmit(): void {
+    const sender = this.sender;
+    if (sender === undefined || !sender.simpleRetransmit(this.mss, this.finSeq, this.stack.now)) return;
     this.sentMss = this.mss;
     this.retransmitLost();
   }
 
-  /** Everything from snd_una is to be sent again; the segments were cut `sentMss` bytes long. */
-  private markLost(sentMss: number): void {
-    this.retxNxt = this.sndUna;
-    this.lostGrid = this.sndUna;
-    this.lostMss = sentMss;
+  /**
+   * tcp_xmit_retransmit_queue: resends the segments marked lost, in order, while the congestion
+   * window allows; a segment starting beyond the peer's window waits, unless it is the first
+   * (__tcp_retransmit_skb).
+   */
+  private retransmitLost(): void {
+    const sender = this.sender;
+    if (sender === undefined) return;
+    for (let segment = sender.nextRetransmit(); segment !== undefined; segment = sender.nextRetransmit()) {
+      if (segment.seq !== this.sndUna && (segment.seq - this.sndUna) >>> 0 >= this.sndWnd) return;
+      this.resend(segment);
+      sender.retransmitted(segment, this.stack.now, this.nowMs);
+    }
   }
 
   /**
-   * tcp_xmit_retransmit_queue: resends the segments marked lost, at today's MSS, in order, while
-   * the congestion window allows; a segment starting beyond the peer's window waits, unless it
-   * is the first (__tcp_retransmit_skb).
+   * __tcp_retransmit_skb's transmission: the segment again, from snd_una if partly acknowledged; one
+   * longer than today's MSS is split (tcp_fragment) and its rest stays queued, lost, on its own.
    */
-  private retransmitLost(): void {
-    const sentEnd = this.finSeq >= 0 ? this.finSeq : this.sndNxt;
-    while (this.retxNxt !== this.sndNxt && this.packetsInFlight() < this.cwnd) {
-      const seq = this.retxNxt;
-      if (seq !== this.sndUna && (seq - this.sndUna) >>> 0 >= this.sndWnd) return;
-      const offset = (seq - this.bufSeq) >>> 0;
-      // tcp_retransmit_skb: a segment longer than today's MSS is split (tcp_fragment), its rest sent on its own.
-      const toBoundary = this.lostMss - (((seq - this.lostGrid) >>> 0) % this.lostMss);
-      const len = Math.min(this.mss, toBoundary, (sentEnd - seq) >>> 0);
-      const fin = this.finSeq >= 0 && (seq + len) >>> 0 === this.finSeq;
-      const push = offset + len === this.sendLen;
-      this.transmit(ACK | (push && len > 0 ? PSH : 0) | (fin ? FIN : 0), seq, offset, len, undefined);
-      this.retxNxt = (seq + len + (fin ? 1 : 0)) >>> 0;
-      this.rttSeq = -1;
+  private resend(segment: TxSegment): void {
+    const finEnd = this.finSeq >= 0 ? (this.finSeq + 1) >>> 0 : -1;
+    const seq = before(segment.seq, this.sndUna) ? this.sndUna : segment.seq;
+    let fin = segment.endSeq === finEnd;
+    let len = ((segment.endSeq - seq) >>> 0) - (fin ? 1 : 0);
+    if (len > this.mss) {
+      this.sender?.sb.fragment(segment, ((seq - segment.seq) >>> 0) + this.mss);
+      len = this.mss;
+      fin = false;
     }
+    const offset = (seq - this.bufSeq) >>> 0;
+    const push = offset + len === this.sendLen;
+    this.transmit(ACK | (push && len > 0 ? PSH : 0) | (fin ? FIN : 0), seq, offset, len, undefined);
+    this.rttSeq = -1;
   }
 
   /** tcp_twsk_unique's view of a TIME_WAIT connection: its entry time (tw_entry_stamp, ms), timestamps, snd_nxt, ts_recent. */
@@ -1526,7 +1728,7 @@ export class TcpSocket implements TcpEndpoints {
   private mtuReduced(): void {
     if (this.closed) return;
     this.syncMss(this.pathMtu());
-    if (this.mss < this.sentMss && this.synchronized()) this.simpleRetransmit(this.sentMss);
+    if (this.mss < this.sentMss && this.synchronized()) this.simpleRetransmit();
   }
 
   /** tcp_done: timers off, out of the table, the application told once. */
@@ -1657,7 +1859,7 @@ export class TcpSocket implements TcpEndpoints {
       timer,
       timerExpiresNs: waitDue ?? rtoDue ?? 0,
       timerRetrans: timer === 'on' ? this.retransmits : 0,
-      backoff: this.retransmits,
+      backoff: this.backoff(),
       timestamps: this.tsOk,
       sack: this.sackOk,
       wscaleOk: this.wscaleOk,
@@ -1672,8 +1874,8 @@ export class TcpSocket implements TcpEndpoints {
       pmtu: this.pathMtu(),
       rcvMss: this.rcvMss,
       advmss: this.infoAdvmss(),
-      cwnd: this.cwnd,
-      ssthresh: this.ssthresh,
+      cwnd: this.sender?.cwnd ?? INIT_CWND,
+      ssthresh: this.sender?.tp.ssthresh ?? TCP_INFINITE_SSTHRESH,
       bytesSent: counts.bytesSent,
       bytesRetrans: counts.bytesRetrans,
       bytesAcked: synchronized ? (this.sndUna - this.iss - (counts.passive ? 1 : 0)) >>> 0 : 0,
@@ -1684,6 +1886,9 @@ export class TcpSocket implements TcpEndpoints {
       dataSegsIn: counts.dataSegsIn,
       totalRetrans: counts.totalRetrans,
       unacked: inFlight === 0 ? 0 : Math.ceil(inFlight / this.mss),
+      retransOut: this.sender?.sb.retransOut ?? 0,
+      lost: this.sender?.sb.lostOut ?? 0,
+      sacked: this.sender?.sb.sackedOut ?? 0,
       rcvSpace: synchronized ? Math.min(this.window.rcvWnd, INIT_CWND * this.infoAdvmss()) : 0,
       rcvSsthresh: this.window.rcvSsthresh,
       sndWnd: this.sndWnd,

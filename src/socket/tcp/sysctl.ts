@@ -26,6 +26,8 @@ export function defineTcpSysctls(sysctls: Sysctls): void {
   int('tcp_dsack', 1, 0, 255);
   int('tcp_window_scaling', 1, 0, 1);
   int('tcp_syn_retries', 6, 1, 127);
+  // SYN timeouts without backoff before the doubling starts (6.18 takes 0-127, measured).
+  int('tcp_syn_linear_timeouts', 4, 0, 127);
   int('tcp_synack_retries', 5, 0, 255);
   int('tcp_retries1', 3, 0, 255);
   int('tcp_retries2', 15);

@@ -177,8 +177,10 @@ function tcpStats(info: TcpInfo, options: DetailOptions, nowNs: number): string 
     text += ` pacing_rate ${formatBandwidth(rate * 8, options.numeric)}bps`;
   }
   if (info.unacked > 0) text += ` unacked:${info.unacked}`;
-  const retransOut = info.backoff > 0 && info.unacked > 0 ? 1 : 0;
-  if (retransOut > 0 || info.totalRetrans > 0) text += ` retrans:${retransOut}/${info.totalRetrans}`;
+  if (info.retransOut > 0 || info.totalRetrans > 0)
+    text += ` retrans:${info.retransOut}/${info.totalRetrans}`;
+  if (info.lost > 0) text += ` lost:${info.lost}`;
+  if (info.sacked > 0) text += ` sacked:${info.sacked}`;
   if (info.rcvSpace > 0) text += ` rcv_space:${info.rcvSpace}`;
   if (info.rcvSsthresh > 0) text += ` rcv_ssthresh:${info.rcvSsthresh}`;
   if (info.minRttNs > 0) text += ` minrtt:${formatG(Math.floor(info.minRttNs / 1000) / 1000)}`;

@@ -74,7 +74,8 @@ describe('the MTU pitfall over HTTP', () => {
     expect(rapport.stderr).toBe(
       'curl: (28) Operation timed out after 5000 milliseconds with 0 bytes received\n',
     );
-    // Every full-sized segment the server sent (the first window, then each retransmission) earned a frag-needed.
-    expect(exec(r2, 'iptables -L OUTPUT -v -n').stdout).toMatch(/^ +12 +6912 DROP /m);
+    // Every full-sized segment the server sent (the first window, the tail loss probe that resends its last
+    // segment, then each retransmission of the head) earned a frag-needed.
+    expect(exec(r2, 'iptables -L OUTPUT -v -n').stdout).toMatch(/^ +13 +7488 DROP /m);
   });
 });

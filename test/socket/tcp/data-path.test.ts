@@ -126,9 +126,10 @@ describe('TCP data path on a veth', () => {
     ]);
   });
 
-  it('a segment lost: duplicate ACKs while b queues what follows out of order; after the RTO the hole is resent and b acknowledges everything', () => {
-    // The fifth segment b receives (the third data segment, seq 2897) is dropped, once. The sender has no
-    // fast retransmit yet (the SACK scoreboard and RACK are not plugged into socket.ts), so it waits for the RTO.
+  it('a segment lost: SACKed duplicate ACKs while b queues what follows out of order; RACK resends the hole after the last of them, no RTO wait, and b acknowledges everything', () => {
+    // The fifth segment b receives (the third data segment, seq 2897) is dropped, once. The duplicate ACKs wait in
+    // a's backlog while the write sends; processed, their SACK blocks let RACK mark the hole lost and it goes again
+    // at once, as on the kernel (test/linux/tcp-bulk.test.ts, "one segment dropped on the receiver").
     const t = connected({
       setupB: [
         'iptables -A INPUT -p tcp --dport 8080 -m statistic --mode nth --every 100000 --packet 4 -j DROP',
@@ -161,8 +162,8 @@ describe('TCP data path on a veth', () => {
       '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
       '00.000000 a>b Flags [P.], seq 15929:17377, ack 1, win 63, length 1448',
       '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
-      '00.200001 a>b Flags [.], seq 2897:4345, ack 1, win 63, length 1448',
-      '00.200001 b>a Flags [.], ack 17377, win 67, length 0',
+      '00.000000 a>b Flags [.], seq 2897:4345, ack 1, win 63, length 1448',
+      '00.000000 b>a Flags [.], ack 17377, win 67, length 0',
     ]);
     expect(t.received()).toBe(12 * 1448);
   });
@@ -187,14 +188,16 @@ describe('TCP data path on a veth', () => {
       '00.000000 a>b Flags [.], seq 5793:7241, ack 1, win 63, length 1448',
       '00.000000 a>b Flags [.], seq 7241:8689, ack 1, win 63, length 1448',
       '00.000000 a>b Flags [.], seq 8689:10137, ack 1, win 63, length 1448',
-      '00.040000 b>a Flags [.], ack 10137, win 3, length 0',
-      '00.245000 a>b Flags [P.], seq 10137:10521, ack 1, win 63, length 384',
-      '00.325000 b>a Flags [.], ack 10521, win 0, length 0',
-      '00.539376 a>b Flags [.], ack 1, win 63, length 0',
-      '00.539376 b>a Flags [.], ack 10521, win 0, length 0',
-      '00.968128 a>b Flags [.], ack 1, win 63, length 0',
-      '01.825631 a>b Flags [.], ack 1, win 63, length 0',
-      '01.825631 b>a Flags [.], ack 10521, win 0, length 0',
+      // The tail loss probe (2 srtt + TCP_TIMEOUT_MIN): the last segment again; b answers its duplicate at once.
+      '00.003000 a>b Flags [.], seq 8689:10137, ack 1, win 63, length 1448',
+      '00.003000 b>a Flags [.], ack 10137, win 3, length 0',
+      '00.203001 a>b Flags [P.], seq 10137:10521, ack 1, win 63, length 384',
+      '00.243001 b>a Flags [.], ack 10521, win 0, length 0',
+      '00.448001 a>b Flags [.], ack 1, win 63, length 0',
+      '00.448001 b>a Flags [.], ack 10521, win 0, length 0',
+      '00.858003 a>b Flags [.], ack 1, win 63, length 0',
+      '01.678007 a>b Flags [.], ack 1, win 63, length 0',
+      '01.678007 b>a Flags [.], ack 10521, win 0, length 0',
       '02.000000 b>a Flags [.], ack 10521, win 70, length 0',
       '02.000000 a>b Flags [.], seq 10521:11969, ack 1, win 63, length 1448',
       '02.000000 a>b Flags [.], seq 11969:13417, ack 1, win 63, length 1448',
@@ -214,28 +217,66 @@ describe('TCP data path on a veth', () => {
 });
 
 describe('TCP timers that watch a silent peer', () => {
-  it('tcp_retries2 (15) is a time budget: a peer gone silent fails the connection 924.6 s after the segment was sent', () => {
+  it('tcp_retries2 (15) is a time budget: a peer gone silent fails the connection at the first RTO 924.6 s after the segment was sent (after a loss probe)', () => {
     const t = connected();
     let error: string | undefined;
+    let closedAt = 0;
     t.client.onClose = (_s, e) => {
       error = e;
+      closedAt = t.sim.now;
     };
     t.sim.run(1e9);
     const b = t.sim.namespace('b');
     run(b, 'iptables -A INPUT -j DROP');
     const sentAt = t.sim.now;
     t.client.write(bytes(100));
-    t.sim.run(924_599e6);
+    t.sim.run(924_799e6);
     expect(error).toBeUndefined();
-    t.sim.run(3e6);
+    t.sim.run(5e6);
     expect(error).toBe('ETIMEDOUT');
     const lines = t.lines().slice(3);
-    // The segment and 15 retransmissions: 0.2 s doubling to 102.4 s, then every 120 s.
-    expect(lines).toHaveLength(16);
+    // The segment, a tail loss probe (2 srtt + TCP_RTO_MIN with one segment out, capped by the RTO) 201 ms
+    // later, then 15 retransmissions: the RTO from the probe, 0.2 s doubling to 102.4 s, then every 120 s.
+    expect(lines).toHaveLength(17);
     expect(lines.every((line) => line.includes('seq 1:101'))).toBe(true);
-    // The 15th retransmission 804.6 s after the segment (sent at 1 s), the failure when the next RTO would resend it.
-    expect(lines[15]).toMatch(/^805\.60\d+ a>b Flags \[P\.\], seq 1:101/);
-    expect((t.sim.now - sentAt) / 1e9).toBeCloseTo(924.602, 3);
+    expect(lines[1]).toMatch(/^01\.201\d+ a>b /);
+    expect(lines[2]).toMatch(/^01\.401\d+ a>b /);
+    // The 15th retransmission 804.8 s after the segment (sent at 1 s), the failure when the next RTO would resend it,
+    // the 924.6 s budget (counted from the segment) being spent.
+    expect(lines[16]).toMatch(/^805\.80\d+ a>b Flags \[P\.\], seq 1:101/);
+    expect((closedAt - sentAt) / 1e9).toBeCloseTo(924.802, 3);
+  });
+
+  it('SYN retransmissions: four a second apart (tcp_syn_linear_timeouts = 4), then doubling; ETIMEDOUT after tcp_syn_retries + 4 of them', () => {
+    const sim = new Simulation({ seed: 'tcp-syn' });
+    const a = sim.addNamespace('a');
+    const b = sim.addNamespace('b');
+    run(a, 'ip link add eth0 type veth peer name eth0 netns b');
+    run(a, 'ip addr add 10.0.0.1/24 dev eth0');
+    run(b, 'ip addr add 10.0.0.2/24 dev eth0');
+    run(a, 'ip link set eth0 up');
+    run(b, 'ip link set eth0 up');
+    run(b, 'iptables -A INPUT -p tcp -j DROP');
+    const sent: number[] = [0];
+    const result = a.tcp.connect({ dst: parseIpv4('10.0.0.2')!, dstPort: 8080, srcPort: 40000 });
+    if (!result.ok) throw new Error(result.error);
+    let error: string | undefined;
+    let closedAt = 0;
+    result.socket.onClose = (_s, e) => {
+      error = e;
+      closedAt = sim.now;
+    };
+    const start = sim.now;
+    for (let ms = 0; ms < 200_000 && error === undefined; ms += 100) {
+      sim.run(100e6);
+      if (result.socket.info().segsOut > sent.length) sent.push(Math.round((sim.now - start) / 1e8) / 10);
+    }
+    // The SYN at 0, then 1, 2, 3, 4, 5 s (linear), 7, 11, 19, 35, 67 s (doubling): the eleventh timeout gives up.
+    // Linux 6.18 on this machine (a connect() to a dropped address): 1.01, 2.03, 3.06, 4.08, 5.10, 7.12, 11.38,
+    // 19.57, 35.70, 69.49 s, ETIMEDOUT at 135.0 s (HZ=250 jiffies; long timers fire late).
+    expect(sent.slice(1)).toEqual([1, 2, 3, 4, 5, 7, 11, 19, 35, 67]);
+    expect(error).toBe('ETIMEDOUT');
+    expect((closedAt - start) / 1e9).toBe(131);
   });
 
   it('SO_KEEPALIVE with TCP_KEEPIDLE 10, TCP_KEEPINTVL 5, TCP_KEEPCNT 3: a probe at snd_una - 1 per idle time while answered; silence resets the connection with ETIMEDOUT', () => {
@@ -342,5 +383,29 @@ describe('TCP close with unread data', () => {
       '00.000000 b>a Flags [.], ack 101, win 64, length 0',
       '01.000000 b>a Flags [R.], seq 1, ack 101, win 64, length 0',
     ]);
+  });
+});
+
+describe('TCP loss recovery in a bulk transfer', () => {
+  it('1 MiB with every 50th segment b receives dropped: SACK and RACK resend each hole once, within the millisecond, never an RTO', () => {
+    const t = connected({
+      setupB: [
+        'iptables -A INPUT -p tcp --dport 8080 -m statistic --mode nth --every 50 --packet 40 -j DROP',
+      ],
+    });
+    const start = t.sim.now;
+    let doneAt = -1;
+    t.client.write(bytes(1 << 20));
+    for (let ms = 0; ms < 2000 && doneAt < 0; ms++) {
+      t.sim.run(1e6);
+      if (t.client.info().bytesAcked >= 1 << 20) doneAt = t.sim.now;
+    }
+    expect(t.received()).toBe(1 << 20);
+    const counters = exec(t.sim.namespace('b'), 'iptables -nvL INPUT').stdout.split('\n')[2] ?? '';
+    expect(counters).toMatch(/^\s*15 /);
+    // Fifteen holes, fifteen retransmissions: none spurious, no go-back-N (the last is the tail loss probe,
+    // 2 srtt + TCP_TIMEOUT_MIN after the final segment). Waiting for the RTO instead: 200 ms a hole.
+    expect(t.client.info().totalRetrans).toBe(15);
+    expect((doneAt - start) / 1e6).toBeLessThanOrEqual(4);
   });
 });
