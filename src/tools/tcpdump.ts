@@ -1,6 +1,6 @@
 // `tcpdump` on a namespace's devices or on a capture file: taps one interface (Ethernet) or `any` (Linux cooked v2,
 // or v1 with -y LINUX_SLL), or reads `-r FILE` (pcap or pcapng) from the simulation's file store; filters with the pcap-filter
-// language, prints tcpdump 4.99.3's lines or writes a pcap file. Options: -i -r -w -c -s -y -n -nn -e -q -v[v[v]]
+// language, prints tcpdump 4.99.3's lines or writes a pcap file; -D lists the devices. Options: -i -r -w -c -s -y -D -n -nn -e -q -v[v[v]]
 // -x[x] -X[X] -A[A] -# -t[t[t[t[t]]]] -S -l -p -U --nano --micro --time-stamp-precision --number --print;
 // any other option answers "not supported". Names are never resolved (every run behaves as -nn).
 //
@@ -70,6 +70,8 @@ interface TcpdumpOptions {
   Xflag: number;
   Aflag: number;
   packetNumbers: boolean;
+  /** `-D`: list the devices and exit. */
+  listDevices: boolean;
   filter: string;
 }
 
@@ -156,6 +158,7 @@ function parseOptions(args: readonly string[]): TcpdumpOptions | CommandResult {
     Xflag: 0,
     Aflag: 0,
     packetNumbers: false,
+    listDevices: false,
     filter: '',
   };
   const getopt = new Getopt(['tcpdump', ...args], OPTSTRING, LONG_OPTIONS);
@@ -266,6 +269,9 @@ function parseOptions(args: readonly string[]): TcpdumpOptions | CommandResult {
       case '#':
         options.packetNumbers = true;
         break;
+      case 'D':
+        options.listDevices = true;
+        break;
       case 'n':
       case 'l':
       case 'U':
@@ -332,6 +338,10 @@ function filterFor(options: TcpdumpOptions, linkType: PrintLinkType): FilterPred
 export function startTcpdump(ns: Namespace, args: string[]): Capture | CommandResult {
   const options = parseOptions(args);
   if (!('filter' in options)) return options;
+  if (options.listDevices) {
+    const result = { stdout: listDevices(ns), stderr: '', exitCode: 0 };
+    return { done: true, stdout: result.stdout, stop: () => result };
+  }
   if (options.readFile !== undefined) {
     const result = readCapture(ns, options.readFile, options);
     return { done: true, stdout: result.stdout, stop: () => result };
@@ -354,6 +364,91 @@ export function startTcpdump(ns: Namespace, args: string[]): Capture | CommandRe
   const match = filterFor(options, printLinkType);
   if (typeof match !== 'function') return match;
   return new RunningCapture(ns, devices, options, printLinkType, match, ifaceName);
+}
+
+/** One entry of pcap_findalldevs: a name, a description, the flags tcpdump -D prints. */
+interface FoundDevice {
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly up: boolean;
+  readonly running: boolean;
+  readonly loopback: boolean;
+  readonly wireless: boolean;
+  readonly connection: 'connected' | 'disconnected' | 'not-applicable';
+}
+
+/** The pseudo-devices libpcap 1.10.3 offers on Linux after the interfaces (as Debian builds it). */
+const PSEUDO_DEVICES: readonly FoundDevice[] = [
+  ['bluetooth-monitor', 'Bluetooth Linux Monitor', true],
+  ['nflog', 'Linux netfilter log (NFLOG) interface', false],
+  ['nfqueue', 'Linux netfilter queue (NFQUEUE) interface', false],
+  ['dbus-system', 'D-Bus system bus', false],
+  ['dbus-session', 'D-Bus session bus', false],
+].map(([name, description, wireless]) => ({
+  name: name as string,
+  description: description as string,
+  up: false,
+  running: false,
+  loopback: false,
+  wireless: wireless as boolean,
+  connection: 'not-applicable' as const,
+}));
+
+/** get_figure_of_merit (libpcap 1.10): lower sorts first; `any` after the others but before loopback and disconnected devices. */
+function figureOfMerit(dev: FoundDevice): number {
+  let n = 0;
+  if (!dev.running) n += 0x8000_0000;
+  if (!dev.up) n += 0x4000_0000;
+  if (!dev.wireless && dev.connection === 'disconnected') n += 0x2000_0000;
+  if (dev.loopback) n += 0x1000_0000;
+  if (dev.name === 'any') n += 0x0800_0000;
+  return n;
+}
+
+/** `tcpdump -D` (show_devices_and_exit): pcap_findalldevs's list, sorted as libpcap inserts it. */
+function listDevices(ns: Namespace): string {
+  const found: FoundDevice[] = [];
+  const add = (dev: FoundDevice) => {
+    // add_dev: before the first entry with a greater figure of merit.
+    const merit = figureOfMerit(dev);
+    const at = found.findIndex((other) => figureOfMerit(other) > merit);
+    found.splice(at < 0 ? found.length : at, 0, dev);
+  };
+  for (const dev of [...ns.all()].sort((a, b) => a.ifindex - b.ifindex)) {
+    const loopback = dev.kind === 'loopback';
+    add({
+      name: dev.name,
+      description: undefined,
+      up: dev.adminUp,
+      running: dev.operUp,
+      loopback,
+      wireless: false,
+      // The ethtool link state of veths, bridges and VXLAN devices is their carrier.
+      connection: loopback ? 'not-applicable' : dev.operUp ? 'connected' : 'disconnected',
+    });
+  }
+  add({
+    name: 'any',
+    description: 'Pseudo-device that captures on all interfaces',
+    up: true,
+    running: true,
+    loopback: false,
+    wireless: false,
+    connection: 'not-applicable',
+  });
+  for (const dev of PSEUDO_DEVICES) add(dev);
+  return found
+    .map((dev, i) => {
+      const flags = [dev.up ? 'Up' : '', dev.running ? 'Running' : '', dev.loopback ? 'Loopback' : ''];
+      if (dev.wireless) flags.push('Wireless');
+      let status = flags.filter((f) => f !== '').join(', ');
+      if (status === '') status = 'none';
+      if (!dev.wireless && dev.connection === 'connected') status += ', Connected';
+      if (!dev.wireless && dev.connection === 'disconnected') status += ', Disconnected';
+      const description = dev.description === undefined ? '' : ` (${dev.description})`;
+      return `${i + 1}.${dev.name}${description} [${status}]\n`;
+    })
+    .join('');
 }
 
 /** `tcpdump -r FILE`: the file's records through the filter and the printer (or into -w's file). */
