@@ -1,7 +1,7 @@
 // `tcpdump` on a namespace's devices or on a capture file: taps one interface (Ethernet) or `any` (Linux cooked v2,
 // or v1 with -y LINUX_SLL), or reads `-r FILE` (pcap or pcapng) from the simulation's file store; filters with the pcap-filter
 // language, prints tcpdump 4.99.3's lines or writes a pcap file; -D lists the devices. Options: -i -r -w -c -s -y -D -n -nn -e -q -v[v[v]]
-// -x[x] -X[X] -A[A] -# -t[t[t[t[t]]]] -S -l -p -U --nano --micro --time-stamp-precision --number --print;
+// -x[x] -X[X] -A[A] -# -t[t[t[t[t]]]] -K -S -l -p -U --nano --micro --time-stamp-precision --number --print;
 // any other option answers "not supported". Names are never resolved (every run behaves as -nn).
 //
 // Time: a live capture stamps frames with the simulation's virtual time, whose 0 is 1970-01-01 00:00:00 UTC
@@ -66,6 +66,8 @@ interface TcpdumpOptions {
   promiscuous: boolean;
   verbose: number;
   quiet: boolean;
+  /** `-K`: do not verify checksums. */
+  noChecksums: boolean;
   xflag: number;
   Xflag: number;
   Aflag: number;
@@ -154,6 +156,7 @@ function parseOptions(args: readonly string[]): TcpdumpOptions | CommandResult {
     promiscuous: true,
     verbose: 0,
     quiet: false,
+    noChecksums: false,
     xflag: 0,
     Xflag: 0,
     Aflag: 0,
@@ -257,6 +260,9 @@ function parseOptions(args: readonly string[]): TcpdumpOptions | CommandResult {
       case 'q':
         options.quiet = true;
         break;
+      case 'K':
+        options.noChecksums = true;
+        break;
       case 'x':
         options.xflag++;
         break;
@@ -312,6 +318,7 @@ function makePrinter(ns: Namespace, options: TcpdumpOptions, linkType: PrintLink
     absoluteSeq: options.absoluteSeq,
     verbose: options.verbose,
     quiet: options.quiet,
+    noChecksums: options.noChecksums,
     packetNumbers: options.packetNumbers,
     ...(dump === undefined ? {} : { dump }),
     ifName: (ifindex) => ns.byIndex(ifindex)?.name,

@@ -560,8 +560,13 @@ describe('formatTcpdumpLine against the real tcpdump -nn -r', () => {
     }
   }
 
-  for (const verbose of [1, 2, 3]) {
-    const flag = `-${'v'.repeat(verbose)}`;
+  for (const [verbose, noChecksums] of [
+    [1, false],
+    [2, false],
+    [3, false],
+    [2, true],
+  ] as const) {
+    const flag = `-${'v'.repeat(verbose)}${noChecksums ? 'K' : ''}`;
     it(`prints what ${flag} adds as tcpdump does, whole and cut at every length`, (ctx) => {
       if (!requireTool('tcpdump', ctx)) return;
       const whole = verboseExtras();
@@ -575,8 +580,8 @@ describe('formatTcpdumpLine against the real tcpdump -nn -r', () => {
           });
         }
       }
-      const path = writeCapture(`verbose-${verbose}.pcap`, LINKTYPE_ETHERNET, records);
-      const ours = ourBlocks(records, { linkType: LINKTYPE_ETHERNET, verbose });
+      const path = writeCapture(`verbose-${flag}.pcap`, LINKTYPE_ETHERNET, records);
+      const ours = ourBlocks(records, { linkType: LINKTYPE_ETHERNET, verbose, noChecksums });
       expectSameLines(records, ours, tcpdumpBlocks(path, [flag]));
     });
   }

@@ -97,7 +97,6 @@ describe('tcpdump command lines the real tcpdump refuses', () => {
     const { a } = twoHosts();
     for (const [line, option] of [
       ['-G 5 -w x', '-G'],
-      ['-K', '-K'],
       ['--immediate-mode', '--immediate-mode'],
       ['--count -r x', '--count'],
       ['-y LINUX_SLL -i eth0', '-y LINUX_SLL on eth0'],

@@ -50,7 +50,7 @@ export function udpPrint(d: Dissector, at: number, length: number, ip: IpContext
     return;
   }
   d.print(addresses);
-  if (d.vflag > 1 && !ip.fragmented) {
+  if (d.vflag > 1 && !d.kflag && !ip.fragmented) {
     const field = d.u16(at + 6);
     if (field === 0) {
       d.print('[no cksum] ');
