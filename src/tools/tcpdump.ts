@@ -7,7 +7,7 @@
 // Time: a live capture stamps frames with the simulation's virtual time, whose 0 is 1970-01-01 00:00:00 UTC
 // (so -tttt prints 1970-01-01 dates); a file read with -r keeps its own dates, exact to the nanosecond.
 
-import { compileFilter, type FilterPredicate } from '../capture/filter/index.ts';
+import { compileFilter } from '../capture/filter/index.ts';
 import { PCAP_DEFAULT_SNAPLEN, PcapWriter, readPcap } from '../capture/pcap.ts';
 import { isPcapng, readPcapng } from '../capture/pcapng.ts';
 import {
@@ -325,8 +325,11 @@ function makePrinter(ns: Namespace, options: TcpdumpOptions, linkType: PrintLink
   });
 }
 
+/** The compiled filter for one link type: does this frame (of this wire length) pass? */
+type FrameFilter = (frame: Uint8Array, wireLength?: number) => boolean;
+
 /** The frame filter; a cooked v1 capture takes no expression (the filter compiler has no LINUX_SLL). */
-function filterFor(options: TcpdumpOptions, linkType: PrintLinkType): FilterPredicate | CommandResult {
+function filterFor(options: TcpdumpOptions, linkType: PrintLinkType): FrameFilter | CommandResult {
   if (linkType === LINKTYPE_LINUX_SLL) {
     if (options.filter.trim() !== '')
       return unsupported('tcpdump', 'filter expressions on LINUX_SLL captures');
@@ -334,7 +337,8 @@ function filterFor(options: TcpdumpOptions, linkType: PrintLinkType): FilterPred
   }
   const compiled = compileFilter(options.filter, { linkType });
   if (!compiled.ok) return fail(`tcpdump: ${compiled.message}\n`, 1);
-  return compiled.match;
+  const match = compiled.match;
+  return (frame, wireLength) => match(frame, linkType, wireLength);
 }
 
 /**
@@ -489,7 +493,7 @@ function readCapture(ns: Namespace, path: string, options: TcpdumpOptions): Comm
   let seen = 0;
   for (const record of records) {
     if (seen >= options.count) break;
-    if (!match(record.data, linkType as 1 | 276, record.origLen)) continue;
+    if (!match(record.data, record.origLen)) continue;
     seen++;
     // ts_sec is 32 bits in the file written (a pcapng offset may carry a date outside them).
     const seconds = ((record.seconds % 2 ** 32) + 2 ** 32) % 2 ** 32;
@@ -522,7 +526,7 @@ class RunningCapture implements Capture {
     private readonly devices: NetDevice[],
     private readonly options: TcpdumpOptions,
     private readonly linkType: PrintLinkType,
-    private readonly match: FilterPredicate,
+    private readonly match: FrameFilter,
     ifaceName: string,
   ) {
     const listening = `listening on ${ifaceName}, link-type ${linkTypeText(linkType)}, snapshot length ${options.snapLen} bytes\n`;
@@ -553,7 +557,7 @@ class RunningCapture implements Capture {
         : this.linkType === LINKTYPE_LINUX_SLL
           ? cookedV1(dev, pkt, direction)
           : pkt.frame();
-    if (!this.match(frame, this.linkType as 1 | 276)) return;
+    if (!this.match(frame)) return;
     this.captured++;
     const now = this.ns.sim.now;
     this.writer?.write(now, frame);
