@@ -2,7 +2,7 @@
 // or v1 with -y LINUX_SLL), or reads `-r FILE` (pcap or pcapng) from the simulation's file store; filters with the pcap-filter
 // language, prints tcpdump 4.99.3's lines or writes a pcap file; -D lists the devices. Options: -i -r -w -c -s -y -D -n -nn -e -q -v[v[v]]
 // -x[x] -X[X] -A[A] -# -t[t[t[t[t]]]] -K -S -l -p -U --nano --micro --time-stamp-precision --number --print;
-// any other option answers "not supported". Names are never resolved (every run behaves as -nn).
+// any other option answers "not supported". Names are never resolved: every run prints as with -n.
 //
 // Time: a live capture stamps frames with the simulation's virtual time, whose 0 is 1970-01-01 00:00:00 UTC
 // (so -tttt prints 1970-01-01 dates); a file read with -r keeps its own dates, exact to the nanosecond.
