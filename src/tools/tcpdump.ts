@@ -1,13 +1,13 @@
 // `tcpdump` on a namespace's devices or on a capture file: taps one interface (Ethernet) or `any` (Linux cooked v2,
 // or v1 with -y LINUX_SLL), or reads `-r FILE` (pcap or pcapng) from the simulation's file store; filters with the pcap-filter
-// language, prints tcpdump 4.99.3's lines or writes a pcap file. Options: -i -r -w -c -s -y -n -nn -e -q -v[v[v]]
-// -x[x] -X[X] -A[A] -# -t[t[t[t[t]]]] -S -l -p -U --nano --micro --time-stamp-precision --number --print;
-// any other option answers "not supported". Names are never resolved (every run behaves as -nn).
+// language, prints tcpdump 4.99.3's lines or writes a pcap file; -D lists the devices. Options: -i -r -w -c -s -y -D -n -nn -e -q -v[v[v]]
+// -x[x] -X[X] -A[A] -# -t[t[t[t[t]]]] -K -S -l -p -U --nano --micro --time-stamp-precision --number --print;
+// any other option answers "not supported". Names are never resolved: every run prints as with -n.
 //
 // Time: a live capture stamps frames with the simulation's virtual time, whose 0 is 1970-01-01 00:00:00 UTC
 // (so -tttt prints 1970-01-01 dates); a file read with -r keeps its own dates, exact to the nanosecond.
 
-import { compileFilter, type FilterPredicate } from '../capture/filter/index.ts';
+import { compileFilter } from '../capture/filter/index.ts';
 import { PCAP_DEFAULT_SNAPLEN, PcapWriter, readPcap } from '../capture/pcap.ts';
 import { isPcapng, readPcapng } from '../capture/pcapng.ts';
 import {
@@ -66,10 +66,14 @@ interface TcpdumpOptions {
   promiscuous: boolean;
   verbose: number;
   quiet: boolean;
+  /** `-K`: do not verify checksums. */
+  noChecksums: boolean;
   xflag: number;
   Xflag: number;
   Aflag: number;
   packetNumbers: boolean;
+  /** `-D`: list the devices and exit. */
+  listDevices: boolean;
   filter: string;
 }
 
@@ -152,10 +156,12 @@ function parseOptions(args: readonly string[]): TcpdumpOptions | CommandResult {
     promiscuous: true,
     verbose: 0,
     quiet: false,
+    noChecksums: false,
     xflag: 0,
     Xflag: 0,
     Aflag: 0,
     packetNumbers: false,
+    listDevices: false,
     filter: '',
   };
   const getopt = new Getopt(['tcpdump', ...args], OPTSTRING, LONG_OPTIONS);
@@ -254,6 +260,9 @@ function parseOptions(args: readonly string[]): TcpdumpOptions | CommandResult {
       case 'q':
         options.quiet = true;
         break;
+      case 'K':
+        options.noChecksums = true;
+        break;
       case 'x':
         options.xflag++;
         break;
@@ -265,6 +274,9 @@ function parseOptions(args: readonly string[]): TcpdumpOptions | CommandResult {
         break;
       case '#':
         options.packetNumbers = true;
+        break;
+      case 'D':
+        options.listDevices = true;
         break;
       case 'n':
       case 'l':
@@ -306,14 +318,18 @@ function makePrinter(ns: Namespace, options: TcpdumpOptions, linkType: PrintLink
     absoluteSeq: options.absoluteSeq,
     verbose: options.verbose,
     quiet: options.quiet,
+    noChecksums: options.noChecksums,
     packetNumbers: options.packetNumbers,
     ...(dump === undefined ? {} : { dump }),
     ifName: (ifindex) => ns.byIndex(ifindex)?.name,
   });
 }
 
+/** The compiled filter for one link type: does this frame (of this wire length) pass? */
+type FrameFilter = (frame: Uint8Array, wireLength?: number) => boolean;
+
 /** The frame filter; a cooked v1 capture takes no expression (the filter compiler has no LINUX_SLL). */
-function filterFor(options: TcpdumpOptions, linkType: PrintLinkType): FilterPredicate | CommandResult {
+function filterFor(options: TcpdumpOptions, linkType: PrintLinkType): FrameFilter | CommandResult {
   if (linkType === LINKTYPE_LINUX_SLL) {
     if (options.filter.trim() !== '')
       return unsupported('tcpdump', 'filter expressions on LINUX_SLL captures');
@@ -321,7 +337,8 @@ function filterFor(options: TcpdumpOptions, linkType: PrintLinkType): FilterPred
   }
   const compiled = compileFilter(options.filter, { linkType });
   if (!compiled.ok) return fail(`tcpdump: ${compiled.message}\n`, 1);
-  return compiled.match;
+  const match = compiled.match;
+  return (frame, wireLength) => match(frame, linkType, wireLength);
 }
 
 /**
@@ -332,6 +349,10 @@ function filterFor(options: TcpdumpOptions, linkType: PrintLinkType): FilterPred
 export function startTcpdump(ns: Namespace, args: string[]): Capture | CommandResult {
   const options = parseOptions(args);
   if (!('filter' in options)) return options;
+  if (options.listDevices) {
+    const result = { stdout: listDevices(ns), stderr: '', exitCode: 0 };
+    return { done: true, stdout: result.stdout, stop: () => result };
+  }
   if (options.readFile !== undefined) {
     const result = readCapture(ns, options.readFile, options);
     return { done: true, stdout: result.stdout, stop: () => result };
@@ -354,6 +375,91 @@ export function startTcpdump(ns: Namespace, args: string[]): Capture | CommandRe
   const match = filterFor(options, printLinkType);
   if (typeof match !== 'function') return match;
   return new RunningCapture(ns, devices, options, printLinkType, match, ifaceName);
+}
+
+/** One entry of pcap_findalldevs: a name, a description, the flags tcpdump -D prints. */
+interface FoundDevice {
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly up: boolean;
+  readonly running: boolean;
+  readonly loopback: boolean;
+  readonly wireless: boolean;
+  readonly connection: 'connected' | 'disconnected' | 'not-applicable';
+}
+
+/** The pseudo-devices libpcap 1.10.3 offers on Linux after the interfaces (as Debian builds it). */
+const PSEUDO_DEVICES: readonly FoundDevice[] = [
+  ['bluetooth-monitor', 'Bluetooth Linux Monitor', true],
+  ['nflog', 'Linux netfilter log (NFLOG) interface', false],
+  ['nfqueue', 'Linux netfilter queue (NFQUEUE) interface', false],
+  ['dbus-system', 'D-Bus system bus', false],
+  ['dbus-session', 'D-Bus session bus', false],
+].map(([name, description, wireless]) => ({
+  name: name as string,
+  description: description as string,
+  up: false,
+  running: false,
+  loopback: false,
+  wireless: wireless as boolean,
+  connection: 'not-applicable' as const,
+}));
+
+/** get_figure_of_merit (libpcap 1.10): lower sorts first; `any` after the others but before loopback and disconnected devices. */
+function figureOfMerit(dev: FoundDevice): number {
+  let n = 0;
+  if (!dev.running) n += 0x8000_0000;
+  if (!dev.up) n += 0x4000_0000;
+  if (!dev.wireless && dev.connection === 'disconnected') n += 0x2000_0000;
+  if (dev.loopback) n += 0x1000_0000;
+  if (dev.name === 'any') n += 0x0800_0000;
+  return n;
+}
+
+/** `tcpdump -D` (show_devices_and_exit): pcap_findalldevs's list, sorted as libpcap inserts it. */
+function listDevices(ns: Namespace): string {
+  const found: FoundDevice[] = [];
+  const add = (dev: FoundDevice) => {
+    // add_dev: before the first entry with a greater figure of merit.
+    const merit = figureOfMerit(dev);
+    const at = found.findIndex((other) => figureOfMerit(other) > merit);
+    found.splice(at < 0 ? found.length : at, 0, dev);
+  };
+  for (const dev of [...ns.all()].sort((a, b) => a.ifindex - b.ifindex)) {
+    const loopback = dev.kind === 'loopback';
+    add({
+      name: dev.name,
+      description: undefined,
+      up: dev.adminUp,
+      running: dev.operUp,
+      loopback,
+      wireless: false,
+      // The ethtool link state of veths, bridges and VXLAN devices is their carrier.
+      connection: loopback ? 'not-applicable' : dev.operUp ? 'connected' : 'disconnected',
+    });
+  }
+  add({
+    name: 'any',
+    description: 'Pseudo-device that captures on all interfaces',
+    up: true,
+    running: true,
+    loopback: false,
+    wireless: false,
+    connection: 'not-applicable',
+  });
+  for (const dev of PSEUDO_DEVICES) add(dev);
+  return found
+    .map((dev, i) => {
+      const flags = [dev.up ? 'Up' : '', dev.running ? 'Running' : '', dev.loopback ? 'Loopback' : ''];
+      if (dev.wireless) flags.push('Wireless');
+      let status = flags.filter((f) => f !== '').join(', ');
+      if (status === '') status = 'none';
+      if (!dev.wireless && dev.connection === 'connected') status += ', Connected';
+      if (!dev.wireless && dev.connection === 'disconnected') status += ', Disconnected';
+      const description = dev.description === undefined ? '' : ` (${dev.description})`;
+      return `${i + 1}.${dev.name}${description} [${status}]\n`;
+    })
+    .join('');
 }
 
 /** `tcpdump -r FILE`: the file's records through the filter and the printer (or into -w's file). */
@@ -387,7 +493,7 @@ function readCapture(ns: Namespace, path: string, options: TcpdumpOptions): Comm
   let seen = 0;
   for (const record of records) {
     if (seen >= options.count) break;
-    if (!match(record.data, linkType as 1 | 276, record.origLen)) continue;
+    if (!match(record.data, record.origLen)) continue;
     seen++;
     // ts_sec is 32 bits in the file written (a pcapng offset may carry a date outside them).
     const seconds = ((record.seconds % 2 ** 32) + 2 ** 32) % 2 ** 32;
@@ -420,7 +526,7 @@ class RunningCapture implements Capture {
     private readonly devices: NetDevice[],
     private readonly options: TcpdumpOptions,
     private readonly linkType: PrintLinkType,
-    private readonly match: FilterPredicate,
+    private readonly match: FrameFilter,
     ifaceName: string,
   ) {
     const listening = `listening on ${ifaceName}, link-type ${linkTypeText(linkType)}, snapshot length ${options.snapLen} bytes\n`;
@@ -451,7 +557,7 @@ class RunningCapture implements Capture {
         : this.linkType === LINKTYPE_LINUX_SLL
           ? cookedV1(dev, pkt, direction)
           : pkt.frame();
-    if (!this.match(frame, this.linkType as 1 | 276)) return;
+    if (!this.match(frame)) return;
     this.captured++;
     const now = this.ns.sim.now;
     this.writer?.write(now, frame);

@@ -462,20 +462,16 @@ function randomDnsFrames(count: number): [string, Uint8Array][] {
       payload[at] = next(max);
     }
     for (let i = 12; i < payload.length; i++) if (next(3) === 0) payload[i] = next(8);
-    const datagram = udp({
-      src: ip('10.96.0.10'),
-      dst: ip('10.244.1.5'),
-      srcPort: 53,
-      dstPort: 41234,
-      payload,
-    });
+    // Every other one is mDNS (port 5353), whose class fields carry the QU and cache-flush bits.
+    const [srcPort, dstPort] = k % 2 === 0 ? [53, 41234] : [5353, 5353];
+    const datagram = udp({ src: ip('10.96.0.10'), dst: ip('10.244.1.5'), srcPort, dstPort, payload });
     frames.push([`random message ${k}`, ethernet(toClient, datagram)]);
   }
   return frames;
 }
 
 describe('DNS (print-domain.c) against the real tcpdump -r', () => {
-  it('prints a thousand random messages as tcpdump, -v and -vv do', (ctx) => {
+  it('prints a thousand random DNS and mDNS messages as tcpdump, -v and -vv do', (ctx) => {
     if (!requireTool('tcpdump', ctx)) return;
     const records = randomDnsFrames(1000).map(([label, frame], i) => ({
       timeNs: seconds(i),
@@ -560,8 +556,13 @@ describe('formatTcpdumpLine against the real tcpdump -nn -r', () => {
     }
   }
 
-  for (const verbose of [1, 2, 3]) {
-    const flag = `-${'v'.repeat(verbose)}`;
+  for (const [verbose, noChecksums] of [
+    [1, false],
+    [2, false],
+    [3, false],
+    [2, true],
+  ] as const) {
+    const flag = `-${'v'.repeat(verbose)}${noChecksums ? 'K' : ''}`;
     it(`prints what ${flag} adds as tcpdump does, whole and cut at every length`, (ctx) => {
       if (!requireTool('tcpdump', ctx)) return;
       const whole = verboseExtras();
@@ -575,8 +576,8 @@ describe('formatTcpdumpLine against the real tcpdump -nn -r', () => {
           });
         }
       }
-      const path = writeCapture(`verbose-${verbose}.pcap`, LINKTYPE_ETHERNET, records);
-      const ours = ourBlocks(records, { linkType: LINKTYPE_ETHERNET, verbose });
+      const path = writeCapture(`verbose-${flag}.pcap`, LINKTYPE_ETHERNET, records);
+      const ours = ourBlocks(records, { linkType: LINKTYPE_ETHERNET, verbose, noChecksums });
       expectSameLines(records, ours, tcpdumpBlocks(path, [flag]));
     });
   }

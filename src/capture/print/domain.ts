@@ -1,4 +1,4 @@
-// DNS over UDP and TCP port 53 as tcpdump prints it (print-domain.c's domain_print, ns_qprint, ns_rprint, fqdn_print): the header's id, flags and counts, the questions, the answers (with -vv the question, authority and additional sections), compressed names; no mDNS, no EDNS0 options or bit labels, no DNSSEC record detail. Its own reader of the bytes: it needs no DNS wire module.
+// DNS over UDP and TCP port 53 (and mDNS on 5353) as tcpdump prints it (print-domain.c's domain_print, ns_qprint, ns_rprint, fqdn_print): the header's id, flags and counts, the questions, the answers (with -vv the question, authority and additional sections), compressed names, and mDNS's class bits on port 5353; no EDNS0 options or bit labels, no DNSSEC record detail. Its own reader of the bytes: it needs no DNS wire module.
 
 import { formatIpv4 } from '../../wire/address.ts';
 import { type Dissector, printableChar, Truncated } from './netdissect.ts';
@@ -20,6 +20,8 @@ const T_SRV = 33;
 const T_DNAME = 39;
 const T_OPT = 41;
 const C_IN = 1;
+const C_QU = 0x8000;
+const C_CACHE_FLUSH = 0x8000;
 const IQUERY = 1;
 
 /** ns_type2str, as tcpdump 4.99.3 names the types (read from the tool). */
@@ -151,14 +153,14 @@ const CUT = -1;
  * domain_print for UDP: `id[flags] [counts] questions answers (length)`. A message cut short
  * ends the line with ` [|domain]`; one shorter than its header is invalid.
  */
-export function domainPrint(d: Dissector, at: number, length: number): void {
+export function domainPrint(d: Dissector, at: number, length: number, mdns = false): void {
   d.protocol = 'domain';
   if (length < HEADER_LEN) {
     d.print(`domain [length ${length} < ${HEADER_LEN}] (invalid)`);
     return;
   }
   try {
-    if (!messagePrint(d, at, length)) d.printTrunc();
+    if (!messagePrint(d, at, length, mdns)) d.printTrunc();
   } catch (error) {
     if (!(error instanceof Truncated)) throw error;
     d.printTrunc();
@@ -185,7 +187,7 @@ export function domainOverTcpPrint(d: Dissector, at: number, length: number): vo
 }
 
 /** The whole message; false where tcpdump jumps to `trunc:`. */
-function messagePrint(d: Dissector, bp: number, length: number): boolean {
+function messagePrint(d: Dissector, bp: number, length: number, mdns: boolean): boolean {
   if (!d.has(bp, HEADER_LEN)) return false;
   const id = d.u16(bp);
   const flags = d.u16(bp + 2);
@@ -206,7 +208,7 @@ function messagePrint(d: Dissector, bp: number, length: number): boolean {
       if (i !== 0) d.print(',');
       if (d.vflag > 1) {
         d.print(' q:');
-        cp = questionPrint(d, cp, bp);
+        cp = questionPrint(d, cp, bp, mdns);
       } else {
         cp = nameSkip(d, cp);
         if (cp !== CUT) cp += 4;
@@ -215,12 +217,12 @@ function messagePrint(d: Dissector, bp: number, length: number): boolean {
     }
     d.print(` ${ancount}/${nscount}/${arcount}`);
     if (ancount > 0) {
-      cp = recordPrint(d, cp, bp);
+      cp = recordPrint(d, cp, bp, mdns);
       if (cp === CUT) return false;
       ancount--;
       while (cp < d.snapEnd && ancount > 0) {
         d.print(',');
-        cp = recordPrint(d, cp, bp);
+        cp = recordPrint(d, cp, bp, mdns);
         if (cp === CUT) return false;
         ancount--;
       }
@@ -229,13 +231,13 @@ function messagePrint(d: Dissector, bp: number, length: number): boolean {
     if (d.vflag > 1) {
       if (cp < d.snapEnd && nscount > 0) {
         d.print(' ns:');
-        ({ cp, left: nscount } = sectionPrint(d, cp, bp, nscount));
+        ({ cp, left: nscount } = sectionPrint(d, cp, bp, nscount, mdns));
         if (cp === CUT) return false;
       }
       if (nscount > 0) return false;
       if (cp < d.snapEnd && arcount > 0) {
         d.print(' ar:');
-        ({ cp, left: arcount } = sectionPrint(d, cp, bp, arcount));
+        ({ cp, left: arcount } = sectionPrint(d, cp, bp, arcount, mdns));
         if (cp === CUT) return false;
       }
       if (arcount > 0) return false;
@@ -257,11 +259,11 @@ function messagePrint(d: Dissector, bp: number, length: number): boolean {
     if (arcount > 0) d.print(` [${arcount}au]`);
     let questions = qdcount;
     if (questions > 0) {
-      cp = questionPrint(d, cp, bp);
+      cp = questionPrint(d, cp, bp, mdns);
       if (cp === CUT) return false;
       questions--;
       while (cp < d.snapEnd && questions > 0) {
-        cp = questionPrint(d, cp, bp);
+        cp = questionPrint(d, cp, bp, mdns);
         if (cp === CUT) return false;
         questions--;
       }
@@ -270,19 +272,19 @@ function messagePrint(d: Dissector, bp: number, length: number): boolean {
     if (d.vflag > 1) {
       // The answers of a request carry no label; the other sections do.
       if (ancount > 0) {
-        ({ cp, left: ancount } = sectionPrint(d, cp, bp, ancount));
+        ({ cp, left: ancount } = sectionPrint(d, cp, bp, ancount, mdns));
         if (cp === CUT) return false;
       }
       if (ancount > 0) return false;
       if (cp < d.snapEnd && nscount > 0) {
         d.print(' ns:');
-        ({ cp, left: nscount } = sectionPrint(d, cp, bp, nscount));
+        ({ cp, left: nscount } = sectionPrint(d, cp, bp, nscount, mdns));
         if (cp === CUT) return false;
       }
       if (nscount > 0) return false;
       if (cp < d.snapEnd && arcount > 0) {
         d.print(' ar:');
-        ({ cp, left: arcount } = sectionPrint(d, cp, bp, arcount));
+        ({ cp, left: arcount } = sectionPrint(d, cp, bp, arcount, mdns));
         if (cp === CUT) return false;
       }
       if (arcount > 0) return false;
@@ -293,13 +295,19 @@ function messagePrint(d: Dissector, bp: number, length: number): boolean {
 }
 
 /** One section's records, comma-separated, while the capture lasts. */
-function sectionPrint(d: Dissector, start: number, bp: number, count: number): { cp: number; left: number } {
-  let cp = recordPrint(d, start, bp);
+function sectionPrint(
+  d: Dissector,
+  start: number,
+  bp: number,
+  count: number,
+  mdns: boolean,
+): { cp: number; left: number } {
+  let cp = recordPrint(d, start, bp, mdns);
   if (cp === CUT) return { cp, left: count };
   let left = count - 1;
   while (cp < d.snapEnd && left > 0) {
     d.print(',');
-    cp = recordPrint(d, cp, bp);
+    cp = recordPrint(d, cp, bp, mdns);
     if (cp === CUT) return { cp, left };
     left--;
   }
@@ -363,19 +371,22 @@ function nameSkip(d: Dissector, start: number): number {
 }
 
 /** ns_qprint: ` TYPE[ CLASS]? name.`; returns what follows the question. */
-function questionPrint(d: Dissector, start: number, bp: number): number {
+function questionPrint(d: Dissector, start: number, bp: number, mdns: boolean): number {
   const cp = nameSkip(d, start);
   if (cp === CUT || !d.has(cp, 4)) return CUT;
   d.print(` ${typeName(d.u16(cp))}`);
-  const klass = d.u16(cp + 2);
+  const field = d.u16(cp + 2);
+  // mDNS takes the top bit of the class for "unicast response wanted" (RFC 6762 5.4).
+  const klass = mdns ? field & ~C_QU : field;
   if (klass !== C_IN) d.print(` ${className(klass)}`);
+  if (mdns) d.print((field & C_QU) !== 0 ? ' (QU)' : ' (QM)');
   d.print('? ');
   const end = fqdnPrint(d, start, bp);
   return end === CUT ? CUT : end + 4;
 }
 
 /** ns_rprint: `[ name] [CLASS ]TYPE data`; returns where the next record starts. */
-function recordPrint(d: Dissector, start: number, bp: number): number {
+function recordPrint(d: Dissector, start: number, bp: number, mdns: boolean): number {
   let cp: number;
   if (d.vflag > 0) {
     d.print(' ');
@@ -387,9 +398,12 @@ function recordPrint(d: Dissector, start: number, bp: number): number {
   // A record whose fixed part is not captured ends the section quietly (ns_rprint returns snapend).
   if (cp === CUT || !d.has(cp, 10)) return d.snapEnd;
   const type = d.u16(cp);
-  const klass = d.u16(cp + 2);
+  const field = d.u16(cp + 2);
+  // mDNS takes the top bit of the class for "cache flush" (RFC 6762 10.2).
+  const klass = mdns ? field & ~C_CACHE_FLUSH : field;
   const optFlags = type === T_OPT ? d.u16(cp + 6) : 0;
   if (klass !== C_IN && type !== T_OPT) d.print(` ${className(klass)}`);
+  if (mdns && (field & C_CACHE_FLUSH) !== 0) d.print(' (Cache flush)');
   const len = d.u16(cp + 8);
   cp += 10;
   const rp = cp + len;

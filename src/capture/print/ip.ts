@@ -171,7 +171,7 @@ function ipVerbosePrint(
     }
     d.print(')');
   }
-  if (at + hlen <= d.snapEnd) {
+  if (!d.kflag && at + hlen <= d.snapEnd) {
     const sum = inCksum(d.bytes, at, at + hlen);
     if (sum !== 0) {
       const field = d.u16(at + 10);

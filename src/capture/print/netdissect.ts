@@ -43,6 +43,8 @@ export class Dissector {
   readonly vflag: number;
   /** `-q` (ndo_qflag). */
   readonly qflag: boolean;
+  /** `-K` (ndo_Kflag): checksums are not verified. */
+  readonly kflag: boolean;
   /** -x and -X dump every packet, so undecoded bytes are not dumped twice; -q skips them (ndo_suppress_default_print). */
   readonly suppressDefaultPrint: boolean;
   /** The link-layer header's length, which -x and -X leave out (ndo_ll_hdr_len). */
@@ -56,6 +58,7 @@ export class Dissector {
     this.eflag = options.showLinkLayer === true;
     this.vflag = options.verbose ?? 0;
     this.qflag = options.quiet === true;
+    this.kflag = options.noChecksums === true;
     this.suppressDefaultPrint = options.suppressDefaultPrint === true || this.qflag;
   }
 

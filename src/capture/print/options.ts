@@ -19,6 +19,8 @@ export interface PrintOptions {
   readonly tcpSeq?: TcpSeqTable;
   /** `-v`, `-vv`, `-vvv`: how many times -v was given (ndo_vflag); default 0. */
   readonly verbose?: number;
+  /** `-K`: no checksum is verified, so -v prints none (ndo_Kflag). */
+  readonly noChecksums?: boolean;
   /** `-q`: the quiet, shorter protocol lines (ndo_qflag). */
   readonly quiet?: boolean;
   /** No hex dump of undecoded bytes (tcpdump's choice with -x and -X, which dump the whole packet). */

@@ -114,7 +114,7 @@ export function tcpPrint(d: Dissector, at: number, length: number, ip: IpContext
     d.print(` [bad hdr length ${hlen} - too long, > ${length}]`);
     return;
   }
-  if (d.vflag > 0 && !ip.fragmented && d.has(at, length)) {
+  if (d.vflag > 0 && !d.kflag && !ip.fragmented && d.has(at, length)) {
     // tcp_cksum: the pseudo-header, then the whole segment as captured.
     const sum = inCksum(d.bytes, at, at + length, pseudoHeaderSum(ip.src, ip.dst, IPPROTO_TCP, length));
     const field = d.u16(at + 16);

@@ -1,4 +1,4 @@
-// UDP (print-udp.c's udp_print): ports and length, and DNS on port 53 and the VXLAN/OTV tunnels by port, the checksum with -vv; no other application protocols.
+// UDP (print-udp.c's udp_print): ports and length, and DNS on port 53, mDNS on 5353 and the VXLAN/OTV tunnels by port, the checksum with -vv; no other application protocols.
 
 import { formatIpv4 } from '../../wire/address.ts';
 import { pseudoHeaderSum } from '../../wire/checksum.ts';
@@ -9,6 +9,7 @@ import { otvPrint } from './otv.ts';
 import { vxlanPrint } from './vxlan.ts';
 
 const NAMESERVER_PORT = 53;
+const MULTICASTDNS_PORT = 5353;
 const VXLAN_PORT = 4789;
 const OTV_PORT = 8472;
 
@@ -50,7 +51,7 @@ export function udpPrint(d: Dissector, at: number, length: number, ip: IpContext
     return;
   }
   d.print(addresses);
-  if (d.vflag > 1 && !ip.fragmented) {
+  if (d.vflag > 1 && !d.kflag && !ip.fragmented) {
     const field = d.u16(at + 6);
     if (field === 0) {
       d.print('[no cksum] ');
@@ -69,6 +70,8 @@ export function udpPrint(d: Dissector, at: number, length: number, ip: IpContext
     udpLengthPrint(d, ulen, payloadLen, ip.fragmented);
   } else if (srcPort === NAMESERVER_PORT || dstPort === NAMESERVER_PORT) {
     domainPrint(d, data, payloadLen);
+  } else if (srcPort === MULTICASTDNS_PORT || dstPort === MULTICASTDNS_PORT) {
+    domainPrint(d, data, payloadLen, true);
   } else if (srcPort === VXLAN_PORT || dstPort === VXLAN_PORT) {
     vxlanPrint(d, data, payloadLen);
   } else if (dstPort === OTV_PORT || srcPort === OTV_PORT) {
