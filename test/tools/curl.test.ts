@@ -126,6 +126,17 @@ describe('curl transfers', () => {
     );
   });
 
+  it('shows only the first read of a body that arrives in several segments (tool_debug_cb traced_data)', () => {
+    const { a } = lab();
+    const result = exec(a, 'curl -sv -o /dev/null http://10.0.0.2:8000/rapport');
+    // Real curl against Go printed `{ [3971 bytes data]` or `{ [5013 bytes data]` for a 5000-byte chunked body:
+    // one line whatever the reads, never one per read.
+    expect(result.stderr.match(/bytes data/g)).toHaveLength(1);
+    expect(result.stderr).toMatch(
+      /< \r\n\{ \[\d+ bytes data\]\n\* Connection #0 to host 10\.0\.0\.2 left intact\n$/,
+    );
+  });
+
   it('writes -o files into the simulation and /dev/null nowhere', () => {
     const { sim, a } = lab();
     expect(exec(a, 'curl -s -o /tmp/rapport http://10.0.0.2:8000/rapport').stdout).toBe('');
