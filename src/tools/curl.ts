@@ -1,12 +1,14 @@
 // `curl` as Debian 12's curl 7.88.1 runs one HTTP transfer: it drives the simulation until the transfer ends or times
 // out, then prints the body (-o, -i, -I), -w variables, -v's `*`/`>`/`<` lines and curl's errors and exit codes.
-// Not supported: more than one URL, https and other schemes, name resolution beyond --resolve, redirects, the
+// Several URLs run one after the other, reusing a kept-alive connection to the same host and port.
+// Not supported: https and other schemes, name resolution beyond --resolve, redirects, the
 // progress meter (never drawn), uploads other than -d, and the unmodelled options named in curl/args.ts.
 
 import { type HttpResult, type HttpTrace, httpRequest } from '../app/http/client.ts';
 import { curlErrorText, curlExitCode, curlFailureDetail } from '../app/http/failure.ts';
 import type { HeaderField } from '../app/http/message.ts';
 import type { Namespace } from '../netns/namespace.ts';
+import type { TcpSocket } from '../socket/tcp/socket.ts';
 import { formatIpv4, type Ipv4Addr, parseIpv4 } from '../wire/address.ts';
 import { type CurlArgs, parseCurlArgs } from './curl/args.ts';
 import { type WriteOutValues, writeOut } from './curl/write-out.ts';
@@ -120,6 +122,33 @@ function traceHead(prefix: string, head: string): string {
     .join('');
 }
 
+/** A connection in curl's cache between the transfers of one command line. */
+interface CachedConnection {
+  readonly socket: TcpSocket;
+  readonly host: string;
+  readonly port: number;
+  /** curl's connection number (`#0`). */
+  readonly number: number;
+}
+
+/**
+ * curl's connection cache for one command line: a connection the last response left intact is kept, reused by a
+ * later URL to the same host and port, and closed when curl exits (others stay open meanwhile).
+ */
+interface Connections {
+  readonly cached: CachedConnection[];
+  /** How many connections curl opened (the next one's number). */
+  opened: number;
+  /** The current transfer's connection number. */
+  number: number;
+}
+
+/**
+ * The address curl prints for a reused connection's bundle (`Found bundle for host: 0x...`): a heap pointer on
+ * the real curl, so any value is as true as another; a fixed one keeps the output deterministic.
+ */
+const BUNDLE_ADDRESS = '0x55d0c0ffee00';
+
 export function curl(ns: Namespace, argv: string[]): CommandResult {
   const parsed = parseCurlArgs(argv);
   if (!parsed.ok) {
@@ -128,15 +157,39 @@ export function curl(ns: Namespace, argv: string[]): CommandResult {
   }
   const args = parsed.args;
   if (args.urls.length === 0) return fail(`curl: no URL specified!\n${HINT}`, 2);
-  if (args.urls.length > 1) return unsupported('curl', 'with more than one URL');
+  const kept: Connections = { cached: [], opened: 0, number: 0 };
+  let stdout = '';
+  let stderr = '';
+  let exitCode = 0;
+  // mirrors tool_operate.c: the URLs run serially; -o names the first URL's output, the others go to stdout;
+  // the command's status is the last transfer's.
+  for (const [i, url] of args.urls.entries()) {
+    const one = transfer(ns, i === 0 ? args : { ...args, output: undefined }, url, kept);
+    stdout += one.stdout;
+    stderr += one.stderr;
+    exitCode = one.exitCode;
+    if (one.stalled) break;
+  }
+  // curl exits: its cached connections close with the process.
+  for (const connection of kept.cached) connection.socket.destroy();
+  return { stdout, stderr, exitCode };
+}
+
+/** One URL's transfer, on the kept connection when it goes to the same host and port. */
+function transfer(
+  ns: Namespace,
+  args: CurlArgs,
+  urlText: string,
+  kept: Connections,
+): CommandResult & { readonly stalled?: boolean } {
   const showErrors = !args.silent || args.showError;
   let stderr = '';
   const verbose = (line: string) => {
     if (args.verbose) stderr += `* ${line}\n`;
   };
-  const url = parseUrl(args.urls[0]!);
+  const url = parseUrl(urlText);
   if (!url.ok) {
-    if (/^https:/i.test(args.urls[0]!)) return unsupported('curl', 'https');
+    if (/^https:/i.test(urlText)) return unsupported('curl', 'https');
     return fail(showErrors ? `curl: (${url.exit}) ${url.message}\n` : '', url.exit);
   }
   const target = url.target;
@@ -172,7 +225,7 @@ export function curl(ns: Namespace, argv: string[]): CommandResult {
     values.errorMessage = errorMessage;
     if (exitCode !== 0) {
       verbose(errorMessage);
-      verbose('Closing connection 0');
+      verbose(`Closing connection ${kept.number}`);
     }
     let out = stdout;
     if (args.writeOut !== undefined) {
@@ -189,9 +242,24 @@ export function curl(ns: Namespace, argv: string[]): CommandResult {
   const method = args.method ?? (args.head ? 'HEAD' : args.data.length > 0 ? 'POST' : 'GET');
   values.method = method;
   const addrText = formatIpv4(addr);
-  verbose(`  Trying ${addrText}:${target.port}...`);
+  const cachedAt = kept.cached.findIndex((c) => c.host === target.host && c.port === target.port);
+  const reused = cachedAt >= 0 ? kept.cached.splice(cachedAt, 1)[0] : undefined;
+  const reuse = reused !== undefined;
+  if (reused !== undefined) {
+    kept.number = reused.number;
+    verbose(`Found bundle for host: ${BUNDLE_ADDRESS} [serially]`);
+    verbose('Can not multiplex, even if we wanted to');
+    verbose(`Re-using existing connection #${reused.number} with host ${target.host}`);
+  } else {
+    kept.number = kept.opened++;
+    verbose(`  Trying ${addrText}:${target.port}...`);
+  }
+  const socket = reused?.socket;
   const trace: HttpTrace = {
-    onConnected: () => verbose(`Connected to ${target.host} (${addrText}) port ${target.port} (#0)`),
+    onConnected: () => {
+      // A reused connection is not connected again (the client reports its socket as connected at once).
+      if (!reuse) verbose(`Connected to ${target.host} (${addrText}) port ${target.port} (#${kept.number})`);
+    },
     onRequest: (head, bodyBytes) => {
       if (!args.verbose) return;
       stderr += traceHead('> ', head);
@@ -226,6 +294,7 @@ export function curl(ns: Namespace, argv: string[]): CommandResult {
       ...(args.data.length > 0 ? { body: data } : {}),
       connectTimeoutMs,
       ...(args.maxTimeMs !== undefined ? { maxTimeMs: args.maxTimeMs } : {}),
+      ...(socket !== undefined ? { socket } : {}),
       trace,
     },
     () => {},
@@ -240,10 +309,14 @@ export function curl(ns: Namespace, argv: string[]): CommandResult {
   const result = exchange.result;
   if (result === undefined) {
     exchange.cancel();
-    return fail(`packetlab: curl: the transfer stalled with no event pending; give it --max-time\n`, 1);
+    return {
+      ...fail(`packetlab: curl: the transfer stalled with no event pending; give it --max-time\n`, 1),
+      stalled: true,
+    };
   }
-  // curl exits: a kept-alive connection closes with the process.
-  result.socket?.destroy();
+  if (result.keptAlive && result.socket !== undefined)
+    kept.cached.push({ socket: result.socket, host: target.host, port: target.port, number: kept.number });
+  else result.socket?.destroy();
   fillValues(values, result, data.length);
   const exitCode = curlExitCode(result.failure);
   const peer = { host: target.host, port: target.port };
@@ -255,7 +328,11 @@ export function curl(ns: Namespace, argv: string[]): CommandResult {
   if (args.fail && result.status >= 400)
     return finish('', 22, `The requested URL returned error: ${result.status}`);
   const stdout = outputOf(ns, args, result, true);
-  verbose(result.keptAlive ? `Connection #0 to host ${target.host} left intact` : 'Closing connection 0');
+  verbose(
+    result.keptAlive
+      ? `Connection #${kept.number} to host ${target.host} left intact`
+      : `Closing connection ${kept.number}`,
+  );
   return finish(stdout, 0, '');
 }
 

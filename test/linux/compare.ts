@@ -68,11 +68,15 @@ export const normalisePing: Normaliser = (label, text) =>
  * curl -v: the `< Date:` line (the kernel side's wall clock, packetlab's virtual epoch, 1970), and the size in
  * `{ [N bytes data]`: curl shows only the first read after a head (tool_debug_cb's traced_data), and what that read
  * finds depends on when curl woke (3971 or 5013 bytes of a 5013-byte chunked body on the kernel, run to run).
- * The body's size is still compared by `-w %{size_download}` and the frames.
+ * The body's size is still compared by `-w %{size_download}` and the frames. And the heap address of a reused
+ * connection's bundle (`* Found bundle for host: 0x55677793dcb0 [serially]`).
  */
 export const normaliseCurl: Normaliser = (label, text) =>
   /: curl /.test(label)
-    ? text.replace(/^< Date: .*\r$/gm, '< Date: D\r').replace(/^\{ \[\d+ bytes data\]$/gm, '{ [N bytes data]')
+    ? text
+        .replace(/^< Date: .*\r$/gm, '< Date: D\r')
+        .replace(/^\{ \[\d+ bytes data\]$/gm, '{ [N bytes data]')
+        .replace(/^\* Found bundle for host: 0x[0-9a-f]+ /gm, '* Found bundle for host: 0xADDR ')
     : text;
 
 /** Timers that count down in real time: a route exception's expiry (`ip route get`). */

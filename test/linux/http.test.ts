@@ -21,9 +21,8 @@ const WRITE_OUT = ['-s', '-w', '%{http_code} %{size_download}\\n'];
 function pcapOf(capture: CaptureResult): Uint8Array {
   const writer = new PcapWriter();
   const t0 = capture.timesNs?.[0] ?? 0;
-  capture.frames.forEach((frame, i) =>
-    writer.write(Math.max(0, Math.round(((capture.timesNs?.[i] ?? t0) - t0) / 1000)) * 1000, frame),
-  );
+  for (const [i, frame] of capture.frames.entries())
+    writer.write(Math.max(0, Math.round(((capture.timesNs?.[i] ?? t0) - t0) / 1000)) * 1000, frame);
   return writer.bytes();
 }
 
@@ -76,6 +75,36 @@ describe('differential: HTTP', () => {
     if (result === undefined) return;
     expect(outputOf(result.linux, 'a: curl')).toContain(written);
     for (const flags of [['-v'], ['-vv'], ['-v', '-x'], ['-A'], ['-X']]) expectTcpdumpAgrees(result, flags);
+  });
+
+  it('two URLs on one kept-alive connection (curl reuses #0): curl -v and every segment', async (ctx) => {
+    const scenario = twoHosts('http-keepalive')
+      .capture('a', 'veth-a')
+      .http({
+        server: SERVER,
+        client: 'a',
+        curl: ['-v', ...WRITE_OUT, 'http://10.0.0.2:8000/sante', 'http://10.0.0.2:8000/json'],
+      })
+      .build();
+    const result = await differential(ctx, scenario, { natPorts: [8000] });
+    if (result === undefined) return;
+    expect(outputOf(result.linux, 'a: curl')).toContain('Re-using existing connection #0 with host 10.0.0.2');
+    expect(result.linux.captures[0]!.frames.filter((f) => f.length > 54 && f[47] === 0x02)).toHaveLength(1);
+    for (const flags of [['-v'], ['-A']]) expectTcpdumpAgrees(result, flags);
+  });
+
+  it('two URLs, the second to a closed port: connection #1 refused, the last status decides (7)', async (ctx) => {
+    const scenario = twoHosts('http-second-refused')
+      .capture('a', 'veth-a')
+      .http({
+        server: SERVER,
+        client: 'a',
+        curl: ['-v', ...WRITE_OUT, '-o', '/dev/null', 'http://10.0.0.2:8000/sante', 'http://10.0.0.2:8010/'],
+      })
+      .build();
+    const result = await differential(ctx, scenario, { natPorts: [8000, 8010] });
+    if (result === undefined) return;
+    expect(outputOf(result.linux, 'a: curl')).toContain('* Closing connection 1');
   });
 
   it('GET of a body the handler flushed twice: Go sends three segments, packetlab one (pinned)', async (ctx) => {
