@@ -279,7 +279,10 @@ function transferOne(session: Session, urlText: string, first: boolean): Transfe
       session.stderr += `${traceHead('< ', fields)}* no chunk, no close, no size. Assume close to signal end\n< \r\n`;
     },
     onBodyData: (rawBytes) => {
-      if (args.verbose) session.stderr += `{ [${rawBytes} bytes data]\n`;
+      // mirrors tool_cb_dbg.c:tool_debug_cb's traced_data: only the first read after a header or text line is
+      // shown, so a body read in several reads prints one line, with the first read's size.
+      if (args.verbose && !/[{}] \[\d+ bytes data\]\n$/.test(session.stderr))
+        session.stderr += `{ [${rawBytes} bytes data]\n`;
     },
   };
   const connectTimeoutMs = args.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;

@@ -305,3 +305,63 @@ describe('TCP sequence spaces', () => {
     expect(fieldsOf([frame(B, A, 0, 1001, { rst: true, ack: true })])).toEqual(['tcp.seq=0 tcp.ack=1001']);
   });
 });
+
+describe('HTTP conversations in the comparator', () => {
+  const scenario = twoHosts('self-http')
+    .capture('a', 'veth-a')
+    .http({
+      server: { ns: 'b', bind: '10.0.0.2', port: 8000 },
+      client: 'a',
+      curl: ['-s', 'http://10.0.0.2:8000/cinq'],
+    })
+    .build();
+
+  it('blanks the Date value of a response head and keeps it, ignored, beside the payload', () => {
+    const run = runPacketlab(scenario);
+    const flows = new TcpSequenceSpaces();
+    const heads = run.captures[0]!.frames.map((frame) => dissectFrame(frame, flows)).filter((fields) =>
+      fields.some((f) => f.name === 'tcp.httpDate'),
+    );
+    expect(heads).toHaveLength(1);
+    const fields = heads[0]!;
+    expect(fields.find((f) => f.name === 'tcp.httpDate')).toMatchObject({
+      value: 'Thu, 01 Jan 1970 00:00:00 GMT',
+      ignored: expect.stringContaining('Date'),
+    });
+    const payload = fields.find((f) => f.name === 'tcp.payload')!.value;
+    expect(payload).toContain(
+      Buffer.from('\r\nDate: DDDDDDDDDDDDDDDDDDDDDDDDDDDDD\r\n', 'latin1').toString('hex'),
+    );
+  });
+
+  it('compares TCP byte streams: equal runs agree, one changed body byte is reported by direction', () => {
+    const run = runPacketlab(scenario);
+    const streams = { tcpStreams: ['a/veth-a'] };
+    expect(formatComparison(compareRuns(run, runPacketlab(scenario), streams))).toBe('');
+    const other = withFrames(run, (frames) => {
+      const data = frames.find((frame) => frame.length > 1000)!;
+      data[data.length - 1] ^= 1;
+      return frames;
+    });
+    expect(compareRuns(other, run, streams).unexpected.map((d) => `${d.where} ${d.what}`)).toEqual([
+      'capture a/veth-a (streams) conn 1 server->client payload',
+    ]);
+  });
+});
+
+describe('the http step in the builder', () => {
+  const server = { ns: 'b', bind: '10.0.0.2', port: 8000 } as const;
+  it.for([['-o', 'x.html'], ['-O'], ['-sK', 'cfg'], ['--trace', 't'], ['-d', '@body']])(
+    'refuses curl %s (a file on the kernel side)',
+    (args) => {
+      expect(() =>
+        twoHosts('curl-files').http({ server, client: 'a', curl: [...args, 'http://10.0.0.2:8000/'] }),
+      ).toThrow(/reads or writes a file/);
+    },
+  );
+  it('allows -o /dev/null', () => {
+    expect(() =>
+      twoHosts('curl-null').http({ server, client: 'a', curl: ['-o', '/dev/null', 'http://10.0.0.2:8000/'] }),
+    ).not.toThrow();
+  });
+});

@@ -37,7 +37,32 @@ export const IGNORED = {
   tcpSeq: 'TCP initial sequence number',
   tcpSeqAbsolute: 'absolute TCP sequence number (its place in a sequence space is compared)',
   tcpTimestamp: "TCP timestamp (the sender's clock plus a random per-connection offset)",
+  httpDate:
+    "an HTTP response's Date value (the kernel side's wall clock, packetlab's virtual epoch); the payload compares with it blanked",
 } as const;
+
+/** `\r\nDate: ` then an IMF-fixdate (always 29 characters: `Tue, 01 Dec 2026 14:30:00 GMT`) then `\r\n`. */
+const HTTP_DATE_FIELD = /\r\nDate: [A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT\r\n/;
+const HTTP_DATE_AT = '\r\nDate: '.length;
+const HTTP_DATE_LEN = 29;
+
+/**
+ * A TCP payload with the Date field of an HTTP response head (one starting `HTTP/1.`) blanked to `D`s, and the
+ * date it held; other payloads come back unchanged. Both sides' dates have the same length, so sequence numbers,
+ * lengths and segment boundaries still compare.
+ */
+function blankHttpDate(payload: Uint8Array): { payload: Uint8Array; date: string | undefined } {
+  if (payload.length < 8 || new TextDecoder('latin1').decode(payload.subarray(0, 7)) !== 'HTTP/1.')
+    return { payload, date: undefined };
+  const text = new TextDecoder('latin1').decode(payload);
+  const head = text.indexOf('\r\n\r\n');
+  const match = HTTP_DATE_FIELD.exec(head < 0 ? text : text.slice(0, head + 2));
+  if (match === null) return { payload, date: undefined };
+  const at = match.index + HTTP_DATE_AT;
+  const blanked = payload.slice();
+  blanked.fill(0x44, at, at + HTTP_DATE_LEN);
+  return { payload: blanked, date: text.slice(at, at + HTTP_DATE_LEN) };
+}
 
 const VXLAN_PORTS = new Set([8472, 4789]);
 
@@ -324,7 +349,9 @@ function tcp(out: Fields, prefix: string, ip: Ipv4View, bytes: Uint8Array, quote
   else checksumOrPartial(out, `${prefix}.checksum`, view.checksum, ip, 6, bytes.length);
   out.add(`${prefix}.urgent`, view.urgentPointer);
   tcpOptions(out, `${prefix}.options`, view.options());
-  out.add(`${prefix}.payload`, hex(view.payload()));
+  const { payload, date } = blankHttpDate(view.payload());
+  if (date !== undefined) out.add(`${prefix}.httpDate`, date, IGNORED.httpDate);
+  out.add(`${prefix}.payload`, hex(payload));
 }
 
 /** Options one by one (kind and length compared); a timestamp's values are not compared, whether TSecr is 0 is. */

@@ -23,6 +23,8 @@ export interface DifferentialOptions {
   readonly tolerances?: readonly Tolerance[];
   /** The ports no NAT chose, when a NAT in the case picks ports at random (compare.ts, normaliseNatPorts). */
   readonly natPorts?: readonly number[];
+  /** Capture labels compared as TCP byte streams instead of frame by frame (streams.ts): transfers past one segment. */
+  readonly tcpStreams?: readonly string[];
 }
 
 export interface DifferentialResult {
@@ -34,7 +36,10 @@ export interface DifferentialResult {
 /** The programs the real side needs, beyond what a scenario's commands name. */
 const BASE_TOOLS = ['ip', 'tcpdump', 'sysctl'];
 /** The programs a traffic step needs on the real side, by step kind. */
-const STEP_TOOLS: Partial<Record<TrafficStep['kind'], string>> = { frames: 'tcpreplay' };
+const STEP_TOOLS: Partial<Record<TrafficStep['kind'], readonly string[]>> = {
+  frames: ['tcpreplay'],
+  http: ['go', 'curl'],
+};
 
 /** True when this machine can run the real side; otherwise skips the test (locally) or throws (CI). */
 export function requireKernel(test: SkippableTest, scenario?: Scenario): boolean {
@@ -45,12 +50,12 @@ export function requireKernel(test: SkippableTest, scenario?: Scenario): boolean
     programs.add(String(command.argv[0]));
   for (const step of scenario?.traffic ?? [])
     if (step.kind === 'command') programs.add(String(step.command.argv[0]));
-    else if (STEP_TOOLS[step.kind] !== undefined) programs.add(STEP_TOOLS[step.kind]!);
+    else for (const tool of STEP_TOOLS[step.kind] ?? []) programs.add(tool);
   for (const program of programs) {
     if (
       !(ALLOWED_PROGRAMS as readonly string[]).includes(program) &&
       !BASE_TOOLS.includes(program) &&
-      !Object.values(STEP_TOOLS).includes(program)
+      !Object.values(STEP_TOOLS).some((tools) => tools.includes(program))
     )
       continue;
     if (!requireTool(program, test)) return false;
@@ -72,6 +77,7 @@ export async function differential(
     ...(options.normalise !== undefined ? { normalise: options.normalise } : {}),
     ...(options.tolerances !== undefined ? { tolerances: options.tolerances } : {}),
     ...(options.natPorts !== undefined ? { natPorts: options.natPorts } : {}),
+    ...(options.tcpStreams !== undefined ? { tcpStreams: options.tcpStreams } : {}),
   });
   expect(formatComparison(comparison), `${scenario.name}: linux and packetlab differ`).toBe('');
   return { linux, packetlab, comparison };

@@ -35,6 +35,8 @@ import type { Command, Scenario, TrafficStep, Word } from './scenario.ts';
 const UDP_PEER = join(dirname(fileURLToPath(import.meta.url)), 'udp-peer.mjs');
 const TCP_PEER = join(dirname(fileURLToPath(import.meta.url)), 'tcp-peer.mjs');
 const PORTS_PEER = join(dirname(fileURLToPath(import.meta.url)), 'ports-peer.mjs');
+/** The http step's server: Go's net/http with the reference routes, built once per process. */
+const GO_SERVER = join(dirname(fileURLToPath(import.meta.url)), '..', 'app', 'http', 'go-server', 'main.go');
 /** Every harness namespace starts with this, then the owning pid in base 36, then `x`. */
 const FAMILY = 'plh';
 const QUIET_SYSCTLS = [
@@ -53,6 +55,38 @@ const liveChildren = new Set<ChildProcess>();
 const closedChildren = new WeakSet<ChildProcess>();
 let exitHook = false;
 let runs = 0;
+let goBinary: Promise<string> | undefined;
+
+/** `go build` of the reference server into a temporary directory removed at exit; the path of the binary. */
+function goServerBinary(): Promise<string> {
+  goBinary ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'packetlab-harness-go-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const binary = join(dir, 'server');
+    const env = {
+      ...process.env,
+      GOCACHE: process.env.GOCACHE ?? join(tmpdir(), 'plab-gocache'),
+      HOME: process.env.HOME ?? tmpdir(),
+      GOTOOLCHAIN: 'local',
+      GOFLAGS: '',
+    };
+    const built = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const child = spawn('go', ['build', '-o', binary, GO_SERVER], {
+        env,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+      });
+      child.once('error', (error) => resolve({ status: 127, stderr: String(error) }));
+      child.once('close', (status) => resolve({ status, stderr }));
+    });
+    if (built.status !== 0) throw new Error(`go build ${GO_SERVER}: ${built.stderr}`);
+    return binary;
+  })();
+  return goBinary;
+}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -390,6 +424,9 @@ class LinuxRun {
         case 'ports':
           traffic.push(await this.ports(step));
           break;
+        case 'http':
+          traffic.push(await this.http(step));
+          break;
         case 'wait':
           await sleep(step.ms);
           break;
@@ -599,6 +636,33 @@ class LinuxRun {
       results.push({ label: labels.server, stdout: peerLines(serverOut()), stderr: '', exitCode: 0 });
     }
     return results;
+  }
+
+  /**
+   * The reference Go server listening at the step's address (it prints its port when listening), then curl in the
+   * client's namespace to its end; the server is killed `lingerMs` later, once the connection's close went by.
+   */
+  private async http(step: Extract<TrafficStep, { kind: 'http' }>): Promise<CommandOutput> {
+    const binary = await goServerBinary();
+    const server = this.start(this.nsName(step.server.ns), [
+      binary,
+      `${step.server.bind}:${step.server.port}`,
+    ]);
+    await waitForText(server, 'stdout', `${step.server.port}\n`, 10_000);
+    const [program, args] = inNamespace(
+      this.nsName(step.client.ns),
+      step.client.argv.map((word) => this.word(word)),
+    );
+    const curl = await spawnAsync(program, args, 30_000);
+    await sleep(step.lingerMs);
+    server.kill('SIGKILL');
+    await closed(server, 2_000);
+    return {
+      label: commandLabel(step.client),
+      stdout: this.unprefix(curl.stdout),
+      stderr: this.unprefix(curl.stderr),
+      exitCode: curl.status,
+    };
   }
 
   /** ports-peer.mjs: the server (if any) listening on its ports, then the client's actions; the server is stopped after. */

@@ -2,6 +2,7 @@
 // façade (`exec`), captures with the façade's tcpdump, UDP through the namespaces' sockets, crafted frames with
 // packetSend; all on virtual time.
 
+import { httpServer } from '../../src/app/http/server.ts';
 import { readPcap } from '../../src/capture/pcap.ts';
 import { NS_PER_MS } from '../../src/core/scheduler.ts';
 import { packetSend } from '../../src/link/packet-socket.ts';
@@ -9,6 +10,7 @@ import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
 import { exec, spawn } from '../../src/tools/exec.ts';
 import { formatIpv4, parseIpv4, parseMac } from '../../src/wire/address.ts';
+import { REFERENCE_MAX_HEADER_BYTES, REFERENCE_ROUTES } from './http-routes.ts';
 import {
   type CaptureResult,
   type CommandOutput,
@@ -96,6 +98,19 @@ export function runPacketlab(scenario: Scenario, options: { seed?: string } = {}
       case 'ports':
         traffic.push(portsExchange(sim, nsOf, step));
         break;
+      case 'http': {
+        // The reference routes on httpServer; curl drives the simulation to the transfer's end, then the close lands.
+        const server = httpServer(nsOf(step.server.ns), {
+          port: step.server.port,
+          ...(step.server.bind !== '0.0.0.0' ? { addr: step.server.bind } : {}),
+          routes: REFERENCE_ROUTES,
+          maxHeaderBytes: REFERENCE_MAX_HEADER_BYTES,
+        });
+        traffic.push(run(step.client));
+        sim.run(step.lingerMs * NS_PER_MS);
+        server.close();
+        break;
+      }
       case 'wait':
         sim.run(step.ms * NS_PER_MS);
         break;

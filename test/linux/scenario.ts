@@ -142,6 +142,18 @@ export type TrafficStep =
       readonly range: readonly [number, number];
       readonly actions: readonly PortsAction[];
     }
+  /**
+   * An HTTP exchange: the reference server (test/app/http/go-server/main.go, Go's net/http, on the kernel;
+   * packetlab's httpServer with the same routes, test/linux/http-routes.ts) listens at `server`, then `client` (a
+   * curl command line) runs to its end; the server lives until `lingerMs` after curl exited, so the
+   * connection's close lands in the captures. curl's stdout, stderr and exit code are compared.
+   */
+  | {
+      readonly kind: 'http';
+      readonly server: UdpEndpoint;
+      readonly client: Command;
+      readonly lingerMs: number;
+    }
   /** Let time pass (real time on the kernel side, virtual time in packetlab). */
   | { readonly kind: 'wait'; readonly ms: number };
 
@@ -201,6 +213,9 @@ export const ALLOWED_PROGRAMS = [
 ] as const;
 
 const NAME = /^[a-z][a-z0-9]{0,7}$/;
+/** curl options that name a file (the harness lets curl write only to /dev/null). */
+const CURL_FILE_OPTIONS =
+  /^(-[a-zA-Z]*[oOKDTbcFd]|--(output|remote-name|config|dump-header|trace|trace-ascii|stderr|upload-file|cookie|cookie-jar|form|libcurl|netrc-file|etag-save|etag-compare|write-out=@|data-binary|data)\b)/;
 /** Crafted frames per step: a case describes a handful, byte by byte. */
 const MAX_CRAFTED_FRAMES = 100;
 const IFNAME = /^[A-Za-z][A-Za-z0-9._-]{0,14}$/;
@@ -490,6 +505,25 @@ export class ScenarioBuilder {
       ...(options.keepAliveMs !== undefined
         ? { keepAliveMs: options.keepAliveMs, idleMs: options.idleMs ?? 0 }
         : {}),
+    });
+  }
+
+  /**
+   * An HTTP exchange with the reference server at `server` and `curl ARGS...` in `client`; see TrafficStep.
+   * curl may not read or write files (-o FILE, -K, -D, --trace...): only `-o /dev/null` is allowed.
+   */
+  http(options: { server: UdpEndpoint; client: string; curl: readonly string[]; lingerMs?: number }): this {
+    this.requireNs(options.server.ns);
+    this.requireNs(options.client);
+    options.curl.forEach((word, i) => {
+      if (CURL_FILE_OPTIONS.test(word) && !(word === '-o' && options.curl[i + 1] === '/dev/null'))
+        throw new Error(`scenario ${this.name}: curl ${word} reads or writes a file`);
+    });
+    return this.step({
+      kind: 'http',
+      server: options.server,
+      client: { ns: options.client, argv: ['curl', ...options.curl] },
+      lingerMs: options.lingerMs ?? 300,
     });
   }
 

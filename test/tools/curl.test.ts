@@ -126,6 +126,49 @@ describe('curl transfers', () => {
     );
   });
 
+  it('shows only the first read of a body that arrives in several segments (tool_debug_cb traced_data)', () => {
+    const { a } = lab();
+    const result = exec(a, 'curl -sv -o /dev/null http://10.0.0.2:8000/rapport');
+    // Real curl against Go printed `{ [3971 bytes data]` or `{ [5013 bytes data]` for a 5000-byte chunked body:
+    // one line whatever the reads, never one per read.
+    expect(result.stderr.match(/bytes data/g)).toHaveLength(1);
+    expect(result.stderr).toMatch(
+      /< \r\n\{ \[\d+ bytes data\]\n\* Connection #0 to host 10\.0\.0\.2 left intact\n$/,
+    );
+  });
+
+  it('runs several URLs serially on one kept-alive connection, as curl 7.88.1 does against Go', () => {
+    const { a } = lab();
+    const result = exec(
+      a,
+      "curl -sv -w '%{http_code} %{num_connects}\\n' http://10.0.0.2:8000/sante http://10.0.0.2:8000/sante",
+    );
+    expect(result.exitCode).toBe(0);
+    // -w after each transfer; the second opened no connection.
+    expect(result.stdout).toBe('ok\n200 1\nok\n200 0\n');
+    expect(result.stderr).toContain(
+      '* Connection #0 to host 10.0.0.2 left intact\n* Found bundle for host: 0x55d5c0de2a40 [serially]\n' +
+        '* Can not multiplex, even if we wanted to\n* Re-using existing connection #0 with host 10.0.0.2\n> GET /sante',
+    );
+    expect(result.stderr.match(/Trying/g)).toHaveLength(1);
+    // curl exits: the kept connection closes (no socket of a's left established).
+    expect(exec(a, 'ss -tnH state established').stdout).toBe('');
+  });
+
+  it('-o names the first URL only; another port gets connection #1', () => {
+    const { sim, a } = lab();
+    const result = exec(
+      a,
+      'curl -s -o /first http://10.0.0.2:8000/sante http://10.0.0.2:8010/ http://10.0.0.2:8000/sante',
+    );
+    expect(new TextDecoder().decode(sim.files.get('/first'))).toBe('ok\n');
+    // The empty reply of 8010 fails (52); the last URL's transfer decides the status.
+    expect(result).toMatchObject({ stdout: 'ok\n', exitCode: 0 });
+    const verbose = exec(a, 'curl -v -o /dev/null -s http://10.0.0.2:8000/sante http://10.0.0.2:8010/');
+    expect(verbose.stderr).toContain('* Connected to 10.0.0.2 (10.0.0.2) port 8010 (#1)\n');
+    expect(verbose.exitCode).toBe(52);
+  });
+
   it('writes -o files into the simulation and /dev/null nowhere', () => {
     const { sim, a } = lab();
     expect(exec(a, 'curl -s -o /tmp/rapport http://10.0.0.2:8000/rapport').stdout).toBe('');

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readPcap } from '../../src/capture/pcap.ts';
 import type { Namespace } from '../../src/netns/namespace.ts';
-import type { Simulation } from '../../src/netns/simulation.ts';
+import { Simulation } from '../../src/netns/simulation.ts';
 import { exec, spawn } from '../../src/tools/exec.ts';
 import { RealNamespaces, requireNetns, run } from '../support/netns.ts';
 import { requireTool } from '../support/tools.ts';

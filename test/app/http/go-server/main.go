@@ -1,5 +1,6 @@
 // The reference for packetlab's httpServer: Go's net/http with the same routes as test/app/http/server-go.test.ts
-// gives packetlab, listening on 127.0.0.1 at a port the kernel picks, which it prints first.
+// gives packetlab, listening on 127.0.0.1 at a port the kernel picks, or on the ADDR:PORT given as its one argument (the
+// kernel harness's http step), and printing the port first.
 package main
 
 import (
@@ -7,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -35,6 +37,11 @@ func main() {
 	mux.HandleFunc("/rapport", func(w http.ResponseWriter, r *http.Request) {
 		if readBody(w, r) {
 			w.Write(filler(200000))
+		}
+	})
+	mux.HandleFunc("/cinq", func(w http.ResponseWriter, r *http.Request) {
+		if readBody(w, r) {
+			w.Write(filler(5000))
 		}
 	})
 	mux.HandleFunc("/rapport-cl", func(w http.ResponseWriter, r *http.Request) {
@@ -66,7 +73,11 @@ func main() {
 			http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
 		}
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	listen := "127.0.0.1:0"
+	if len(os.Args) > 1 {
+		listen = os.Args[1]
+	}
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		panic(err)
 	}
