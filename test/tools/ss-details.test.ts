@@ -305,3 +305,31 @@ describe('-e with a socket mark', () => {
     expect(exec(a, 'ss -tne').stdout).toContain('10.0.0.2:22   ino:1 sk:1 fwmark:0x4000 cgroup:/ <->\n');
   });
 });
+
+describe('ss -o shows the keepalive and zero-window probe timers (inet_sk_diag_fill: idiag_timer 2 and 4)', () => {
+  it('an idle connection with SO_KEEPALIVE and TCP_KEEPIDLE 60 shows timer:(keepalive,59sec,0), as Linux 6.18 printed', () => {
+    const { sim, a, b } = twoHosts('ss-keepalive');
+    b.tcp.listen(0, 8080, () => {});
+    const connected = a.tcp.connect({ dst: parseIpv4('10.0.0.2')!, dstPort: 8080, srcPort: 40000 });
+    if (!connected.ok) throw new Error(connected.error);
+    connected.socket.setKeepAlive(true, { idle: 60 });
+    sim.run(200 * MS);
+    expect(exec(a, 'ss -tno state established').stdout).toBe(
+      'Recv-Q Send-Q Local Address:Port  Peer Address:PortProcess\n' +
+        '0      0           10.0.0.1:40000     10.0.0.2:8080 timer:(keepalive,59sec,0)\n',
+    );
+  });
+
+  it('a sender facing a zero window shows timer:(persist,...) with its probe count', () => {
+    const { sim, a, b } = twoHosts('ss-persist');
+    must(b, 'sysctl -w "net.ipv4.tcp_rmem=4096 16384 16384"');
+    b.tcp.listen(0, 8080, (socket) => socket.pauseReading());
+    const connected = a.tcp.connect({ dst: parseIpv4('10.0.0.2')!, dstPort: 8080, srcPort: 40000 });
+    if (!connected.ok) throw new Error(connected.error);
+    connected.socket.onConnect = (socket) => socket.write(new Uint8Array(100_000));
+    sim.run(1 * SECOND);
+    expect(exec(a, 'ss -tnoH state established').stdout).toMatch(
+      /^0 +\d+ +10\.0\.0\.1:40000 +10\.0\.0\.2:8080 +timer:\(persist,\d+ms,[1-9]\d*\)\n$/,
+    );
+  });
+});

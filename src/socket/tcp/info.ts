@@ -1,6 +1,5 @@
 // What `ss -o/-e/-i/-m` read from one TCP connection (the kernel's struct tcp_info, inet_diag's timer fields and
-// skmeminfo), as a plain snapshot. Not modelled: pacing and
-// delivery rates, busy time, SACK/reordering counters, keepalive and zero-window probe timers.
+// skmeminfo), as a plain snapshot. Not modelled: delivery rates, busy time, reordering counters.
 
 import type { TcpState } from './socket.ts';
 

@@ -1849,16 +1849,30 @@ export class TcpSocket implements TcpEndpoints {
   info(): TcpInfo {
     const scheduler = this.stack.ctx.scheduler;
     const counts = this.counts;
+    // inet_sk_diag_fill: the retransmit timer (RTO, loss probe, reordering) first, then the zero-window
+    // probe, then keepalive (sk_timer); a TIME_WAIT socket reports its own timer.
     const rtoDue = this.rtoTimer >= 0 ? scheduler.dueTime(this.rtoTimer) : undefined;
+    const probeDue = this.probeTimer >= 0 ? scheduler.dueTime(this.probeTimer) : undefined;
+    const keepaliveDue = this.keepaliveTimer >= 0 ? scheduler.dueTime(this.keepaliveTimer) : undefined;
     const waitDue = this.waitTimer >= 0 ? scheduler.dueTime(this.waitTimer) : undefined;
-    const timer = waitDue !== undefined ? 'timewait' : rtoDue !== undefined ? 'on' : 'off';
+    const timer =
+      waitDue !== undefined
+        ? 'timewait'
+        : rtoDue !== undefined
+          ? 'on'
+          : probeDue !== undefined
+            ? 'persist'
+            : keepaliveDue !== undefined
+              ? 'keepalive'
+              : 'off';
     const synchronized = this.state !== 'SYN_SENT' && this.state !== 'SYN_RECV';
     const inFlight = (this.sndNxt - this.sndUna) >>> 0;
     return {
       state: this.state,
       timer,
-      timerExpiresNs: waitDue ?? rtoDue ?? 0,
-      timerRetrans: timer === 'on' ? this.retransmits : 0,
+      timerExpiresNs: waitDue ?? rtoDue ?? probeDue ?? keepaliveDue ?? 0,
+      timerRetrans:
+        timer === 'on' ? this.retransmits : timer === 'persist' || timer === 'keepalive' ? this.probesOut : 0,
       backoff: this.backoff(),
       timestamps: this.tsOk,
       sack: this.sackOk,
