@@ -69,7 +69,8 @@ export const normalisePing: Normaliser = (label, text) =>
  * `{ [N bytes data]`: curl shows only the first read after a head (tool_debug_cb's traced_data), and what that read
  * finds depends on when curl woke (3971 or 5013 bytes of a 5013-byte chunked body on the kernel, run to run).
  * The body's size is still compared by `-w %{size_download}` and the frames. And the heap address of a reused
- * connection's bundle (`* Found bundle for host: 0x55677793dcb0 [serially]`).
+ * connection's bundle (`* Found bundle for host: 0x55677793dcb0 [serially]`), and the elapsed wall-clock time in a
+ * failure (`Failed to connect to H port P after 2 ms`: 0 ms in virtual time on a veth, 0 to a few ms on the kernel).
  */
 export const normaliseCurl: Normaliser = (label, text) =>
   /: curl /.test(label)
@@ -77,6 +78,7 @@ export const normaliseCurl: Normaliser = (label, text) =>
         .replace(/^< Date: .*\r$/gm, '< Date: D\r')
         .replace(/^\{ \[\d+ bytes data\]$/gm, '{ [N bytes data]')
         .replace(/^\* Found bundle for host: 0x[0-9a-f]+ /gm, '* Found bundle for host: 0xADDR ')
+        .replace(/ after \d+ ms: /g, ' after N ms: ')
     : text;
 
 /** Timers that count down in real time: a route exception's expiry (`ip route get`). */
