@@ -90,6 +90,10 @@ export class NeighbourTable {
     const neigh = this.get(ifindex, addr);
     if (neigh === undefined) return false;
     this.cancelTimer(neigh);
+    // neigh_destroy: __skb_queue_purge(arp_queue), the queued packets are freed.
+    for (const pkt of neigh.queue) pkt.hostQueued = false;
+    neigh.queue = [];
+    neigh.queueBytes = 0;
     this.entries.delete(NeighbourTable.key(ifindex, addr));
     return true;
   }
@@ -249,7 +253,10 @@ export class NeighbourTable {
     const queued = neigh.queue;
     neigh.queue = [];
     neigh.queueBytes = 0;
-    for (const pkt of queued) this.ops.failed(neigh, pkt);
+    for (const pkt of queued) {
+      pkt.hostQueued = false;
+      this.ops.failed(neigh, pkt);
+    }
   }
 
   /** Queues while INCOMPLETE, dropping the oldest beyond unres_qlen_bytes (__neigh_event_send). */
@@ -258,7 +265,9 @@ export class NeighbourTable {
     while (neigh.queue.length > 0 && neigh.queueBytes + pkt.length > limit) {
       const oldest = neigh.queue.shift()!;
       neigh.queueBytes -= oldest.length;
+      oldest.hostQueued = false;
     }
+    pkt.hostQueued = true;
     neigh.queue.push(pkt);
     neigh.queueBytes += pkt.length;
   }
@@ -268,7 +277,10 @@ export class NeighbourTable {
     const queued = neigh.queue;
     neigh.queue = [];
     neigh.queueBytes = 0;
-    for (const pkt of queued) this.ops.output(neigh, pkt);
+    for (const pkt of queued) {
+      pkt.hostQueued = false;
+      this.ops.output(neigh, pkt);
+    }
   }
 
   private setState(neigh: Neighbour, state: NudState): void {
