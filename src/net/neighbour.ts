@@ -49,6 +49,8 @@ export interface NeighbourOps {
   output(neigh: Neighbour, pkt: Packet): void;
   /** Resolution failed: drop the packet (NEIGH_FAILED) and report host unreachable. */
   failed(neigh: Neighbour, pkt: Packet): void;
+  /** The queue was full: the oldest waiting packet is dropped (NEIGH_QUEUEFULL). */
+  discarded(neigh: Neighbour, pkt: Packet): void;
 }
 
 export class NeighbourTable {
@@ -266,6 +268,7 @@ export class NeighbourTable {
       const oldest = neigh.queue.shift()!;
       neigh.queueBytes -= oldest.length;
       oldest.hostQueued = false;
+      this.ops.discarded(neigh, oldest);
     }
     pkt.hostQueued = true;
     neigh.queue.push(pkt);
