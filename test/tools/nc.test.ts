@@ -189,6 +189,20 @@ describe('nc -z: port probes', () => {
     expect(sim.scheduler.now - start).toBe(5e9);
   });
 
+  it('UDP to an absent on-link address: the host unreachable is not fatal, nc waits out -w 5', () => {
+    // Linux 6.18 (strace): the write succeeds, the ICMP arrives over lo at 3 s, poll times out at 5 s, exit 0;
+    // __udp4_lib_err does not set sk_err for a non-fatal code without IP_RECVERR.
+    const { a, sim } = hostsWithLoopback('nc', { loopback: true });
+    const start = sim.scheduler.now;
+    expect(exec(a, 'nc -u -w 5 10.0.0.9 9000', { stdin: 'hi\n' })).toEqual({
+      stdout: '',
+      stderr: '',
+      exitCode: 0,
+    });
+    expect(sim.scheduler.now - start).toBe(5e9);
+    expect(a.ipv4.icmp.stats.inMsgs).toBe(1);
+  });
+
   it('no route: Network is unreachable at once', () => {
     const { a } = twoHosts('nc');
     expect(exec(a, 'nc -zv 10.9.0.9 80')).toEqual(
