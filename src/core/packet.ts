@@ -54,6 +54,11 @@ export class Packet {
   /** ifindex of the device the packet was received on, 0 for locally generated. */
   iif = 0;
   pktType: PacketType = PacketType.Host;
+  /**
+   * Held in a host queue (a neighbour's arp_queue) after its sender let it go: the kernel's fast clone
+   * still alive, which skb_still_in_host_queue reads to skip a TCP retransmission.
+   */
+  hostQueued = false;
   /** Conntrack entry index and direction, owned by netfilter/conntrack (-1: none). */
   ctIndex = -1;
   ctReply = false;

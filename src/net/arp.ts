@@ -69,6 +69,11 @@ export class Arp implements NeighbourOps {
     this.stack.drop(pkt, 'NEIGH_FAILED', dev);
   }
 
+  /** __neigh_event_send: kfree_skb_reason(NEIGH_QUEUEFULL) for the oldest packet beyond unres_qlen_bytes. */
+  discarded(neigh: Neighbour, pkt: Packet): void {
+    this.stack.drop(pkt, 'NEIGH_QUEUEFULL', this.stack.interfaces.byIndex(neigh.ifindex));
+  }
+
   /** arp_create + arp_xmit: a 42-byte frame (no padding: veths and bridges do not pad). */
   private send(
     dev: NetDevice,

@@ -98,6 +98,8 @@ export class Ipv4Mib {
 export class TcpOutputMib {
   outSegs = 0;
   retransSegs = 0;
+  /** TcpExtTCPSpuriousRtxHostQueues: retransmissions skipped while the last copy waited in a host queue. */
+  spuriousRtxHostQueues = 0;
 }
 
 /** A route exception learned from frag-needed (ip_rt_update_pmtu), expiring after ip_rt_mtu_expires (600 s). */

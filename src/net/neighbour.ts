@@ -49,6 +49,8 @@ export interface NeighbourOps {
   output(neigh: Neighbour, pkt: Packet): void;
   /** Resolution failed: drop the packet (NEIGH_FAILED) and report host unreachable. */
   failed(neigh: Neighbour, pkt: Packet): void;
+  /** The queue was full: the oldest waiting packet is dropped (NEIGH_QUEUEFULL). */
+  discarded(neigh: Neighbour, pkt: Packet): void;
 }
 
 export class NeighbourTable {
@@ -90,6 +92,10 @@ export class NeighbourTable {
     const neigh = this.get(ifindex, addr);
     if (neigh === undefined) return false;
     this.cancelTimer(neigh);
+    // neigh_destroy: __skb_queue_purge(arp_queue), the queued packets are freed.
+    for (const pkt of neigh.queue) pkt.hostQueued = false;
+    neigh.queue = [];
+    neigh.queueBytes = 0;
     this.entries.delete(NeighbourTable.key(ifindex, addr));
     return true;
   }
@@ -249,7 +255,10 @@ export class NeighbourTable {
     const queued = neigh.queue;
     neigh.queue = [];
     neigh.queueBytes = 0;
-    for (const pkt of queued) this.ops.failed(neigh, pkt);
+    for (const pkt of queued) {
+      pkt.hostQueued = false;
+      this.ops.failed(neigh, pkt);
+    }
   }
 
   /** Queues while INCOMPLETE, dropping the oldest beyond unres_qlen_bytes (__neigh_event_send). */
@@ -258,7 +267,10 @@ export class NeighbourTable {
     while (neigh.queue.length > 0 && neigh.queueBytes + pkt.length > limit) {
       const oldest = neigh.queue.shift()!;
       neigh.queueBytes -= oldest.length;
+      oldest.hostQueued = false;
+      this.ops.discarded(neigh, oldest);
     }
+    pkt.hostQueued = true;
     neigh.queue.push(pkt);
     neigh.queueBytes += pkt.length;
   }
@@ -268,7 +280,10 @@ export class NeighbourTable {
     const queued = neigh.queue;
     neigh.queue = [];
     neigh.queueBytes = 0;
-    for (const pkt of queued) this.ops.output(neigh, pkt);
+    for (const pkt of queued) {
+      pkt.hostQueued = false;
+      this.ops.output(neigh, pkt);
+    }
   }
 
   private setState(neigh: Neighbour, state: NudState): void {

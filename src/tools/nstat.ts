@@ -68,6 +68,7 @@ function counters(ns: Namespace): [name: string, value: number][] {
     ['UdpInErrors', udp.inErrors],
     ['UdpOutDatagrams', udp.outDatagrams],
     ['UdpInCsumErrors', udp.inCsumErrors],
+    ['TcpExtTCPSpuriousRtxHostQueues', tcpOut.spuriousRtxHostQueues],
     ['IpExtInNoRoutes', ip.inNoRoutes],
     ['IpExtInTruncatedPkts', ip.inTruncatedPkts],
     ['IpExtInCsumErrors', ip.inCsumErrors],

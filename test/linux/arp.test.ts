@@ -1,9 +1,9 @@
 // ARP on the real kernel and on packetlab: a neighbour resolved by the first ping, and an absent one that fails
 // after three broadcast probes with "Destination Host Unreachable" and a FAILED entry.
 
-import { describe, it } from 'vitest';
-import { differential } from './harness.ts';
-import { twoHosts } from './topologies.ts';
+import { describe, expect, it } from 'vitest';
+import { differential, outputOf } from './harness.ts';
+import { lesson, twoHosts } from './topologies.ts';
 
 describe('differential: ARP', () => {
   it('resolution: the first ping resolves the neighbour, both sides learn each other', async (ctx) => {
@@ -23,5 +23,21 @@ describe('differential: ARP', () => {
       .observe('a', 'ip', 'neigh')
       .build();
     await differential(ctx, scenario);
+  });
+
+  it('failure on a router: the next hop never answers, the router reports host unreachable to the sender', async (ctx) => {
+    // diag → w1 → w2, whose cni0 has no 10.244.2.77: w2's resolution fails after 3 s and ipv4_link_failure
+    // sends ICMP host unreachable back to diag's address, from w2's address toward it (172.18.0.3).
+    const scenario = lesson('arp-fwd-fail', { nodes: 'direct' })
+      .capture('w2', 'cni0')
+      .capture('w2', 'eth0')
+      .ping('diag', '10.244.2.77', { count: 1, wait: 5 })
+      .observe('w2', 'ip', 'neigh', 'show', 'dev', 'cni0')
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    expect(outputOf(result.linux, 'diag: ping')).toContain(
+      'From 172.18.0.3 icmp_seq=1 Destination Host Unreachable',
+    );
   });
 });

@@ -38,6 +38,21 @@ describe('differential: nc', () => {
     expect(outputOf(result.linux, 'a: nc -zv -w 2')).toContain('timed out: Operation now in progress');
   });
 
+  it('an absent on-link address: three ARP probes, then No route to host (ipv4_link_failure)', async (ctx) => {
+    // The neighbour fails after 3 s; the SYN waiting on it comes back as a local ICMP host unreachable, which
+    // tcp_v4_err makes fatal for the connecting socket, well before nc's -w 5.
+    const scenario = twoHosts('ncarp')
+      .capture('a', 'veth-a')
+      .act('a', 'nc', '-zv', '-w', '5', '10.0.0.9', '8000')
+      .observe('a', 'ip', 'neigh')
+      .build();
+    const result = await differential(ctx, scenario, { natPorts: [8000] });
+    if (result === undefined) return;
+    expect(outputOf(result.linux, 'a: nc -zv -w 5 10.0.0.9')).toContain(
+      'nc: connect to 10.0.0.9 port 8000 (tcp) failed: No route to host',
+    );
+  });
+
   it('nc -N sends stdin over TCP to an echo server and prints the echo until its FIN', async (ctx) => {
     // The step's server accepts one connection: nc's, made while it listens. The step's own client
     // then finds the port closed, on both sides. No capture: on Linux nc's FIN (its next poll round)

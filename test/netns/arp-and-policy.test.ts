@@ -55,6 +55,19 @@ describe('ARP and the neighbour table', () => {
     expect(lines[1]).toMatch(/Reply 10\.0\.0\.2 is-at [0-9a-f:]{17}, length 28$/);
   });
 
+  it('a full arp_queue drops its oldest packet (NEIGH_QUEUEFULL); the rest fail with NEIGH_FAILED', () => {
+    const { sim, a } = pair(5);
+    // Two 1028-byte datagrams fit under 2100 bytes, the third pushes the first out (__neigh_event_send).
+    must(a, 'sysctl -w net.ipv4.neigh.veth-a.unres_qlen_bytes=2100');
+    const result = exec(a, 'ping -c 3 -i 0.2 -s 1000 -W 5 10.0.0.9');
+    sim.run(5e9);
+    expect(a.ipv4.drops.get('NEIGH_QUEUEFULL')).toBe(1);
+    expect(a.ipv4.drops.get('NEIGH_FAILED')).toBe(2);
+    expect(result.stdout).not.toContain('icmp_seq=1 Destination Host Unreachable');
+    expect(result.stdout).toContain('From 10.0.0.1 icmp_seq=2 Destination Host Unreachable');
+    expect(result.stdout).toContain('From 10.0.0.1 icmp_seq=3 Destination Host Unreachable');
+  });
+
   it('fails after three broadcast requests one second apart, and ping reports host unreachable', () => {
     const { sim, a } = pair(4);
     const arp = spawn(a, 'tcpdump -ni veth-a arp');

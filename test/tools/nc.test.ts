@@ -8,6 +8,7 @@ import { NC_USAGE } from '../../src/tools/nc/options.ts';
 import type { Capture } from '../../src/tools/tcpdump.ts';
 import { parseIpv4 } from '../../src/wire/address.ts';
 import { run, twoHosts } from '../app/lab.ts';
+import { twoHosts as hostsWithLoopback } from '../support/two-hosts.ts';
 
 function background(ns: Namespace, line: string): Capture {
   const handle = spawn(ns, line);
@@ -143,6 +144,63 @@ describe('nc -z: port probes', () => {
     // eleventh timeout gives up at 131 s. Linux 6.18 took 135.0 s here (HZ=250: each second is 1.02 s, and long
     // timers fire late), with the same ten SYN retransmissions.
     expect((sim.scheduler.now - start) / 1e9).toBeCloseTo(131, 1);
+  });
+
+  it('an absent on-link address: the failed ARP comes back as host unreachable, No route to host at 3 s', () => {
+    const { a, sim } = hostsWithLoopback('nc', { loopback: true });
+    const capture = background(a, 'tcpdump -nn -i any');
+    const start = sim.scheduler.now;
+    expect(exec(a, 'nc -zv -w 5 10.0.0.9 8000')).toEqual(
+      fail('nc: connect to 10.0.0.9 port 8000 (tcp) failed: No route to host\n'),
+    );
+    expect(sim.scheduler.now - start).toBe(3e9);
+    sim.run(5e9);
+    // Linux 6.18: three probes, one ICMP over lo (the one SYN held in the arp_queue), the entry FAILED; the
+    // RTOs at 1, 2 and 3 s found the SYN still queued (TcpExtTCPSpuriousRtxHostQueues 3, TcpRetransSegs 0).
+    expect(capture.stop().stdout).toBe(
+      [
+        '00:00:00.000000 eth0  Out ARP, Request who-has 10.0.0.9 tell 10.0.0.1, length 28',
+        '00:00:01.000000 eth0  Out ARP, Request who-has 10.0.0.9 tell 10.0.0.1, length 28',
+        '00:00:02.000000 eth0  Out ARP, Request who-has 10.0.0.9 tell 10.0.0.1, length 28',
+        '00:00:03.000000 lo    In  IP 10.0.0.1 > 10.0.0.1: ICMP host 10.0.0.9 unreachable, length 68',
+        '',
+      ].join('\n'),
+    );
+    expect(exec(a, 'ip neigh').stdout).toBe('10.0.0.9 dev eth0 FAILED \n');
+    const nstat = exec(
+      a,
+      'nstat -a TcpOutSegs TcpRetransSegs TcpExtTCPSpuriousRtxHostQueues IcmpOutMsgs',
+    ).stdout;
+    expect(
+      nstat
+        .split('\n')
+        .slice(1, -1)
+        .map((line) => line.split(/ +/).slice(0, 2).join(' ')),
+    ).toEqual(['IcmpOutMsgs 1', 'TcpOutSegs 1', 'TcpExtTCPSpuriousRtxHostQueues 3']);
+  });
+
+  it('an absent on-link address with lo down: the host unreachable is lost on lo, nc times out (-w 5)', () => {
+    // Linux 6.18 in a fresh namespace (lo down) printed the same after 5.0 s.
+    const { a, sim } = twoHosts('nc');
+    const start = sim.scheduler.now;
+    expect(exec(a, 'nc -zv -w 5 10.0.0.9 8000')).toEqual(
+      fail('nc: connect to 10.0.0.9 port 8000 (tcp) timed out: Operation now in progress\n'),
+    );
+    expect(sim.scheduler.now - start).toBe(5e9);
+  });
+
+  it('UDP to an absent on-link address: the host unreachable is not fatal, nc waits out -w 5', () => {
+    // Linux 6.18 (strace): the write succeeds, the ICMP arrives over lo at 3 s, poll times out at 5 s, exit 0;
+    // __udp4_lib_err does not set sk_err for a non-fatal code without IP_RECVERR.
+    const { a, sim } = hostsWithLoopback('nc', { loopback: true });
+    const start = sim.scheduler.now;
+    expect(exec(a, 'nc -u -w 5 10.0.0.9 9000', { stdin: 'hi\n' })).toEqual({
+      stdout: '',
+      stderr: '',
+      exitCode: 0,
+    });
+    expect(sim.scheduler.now - start).toBe(5e9);
+    expect(a.ipv4.icmp.stats.inMsgs).toBe(1);
   });
 
   it('no route: Network is unreachable at once', () => {

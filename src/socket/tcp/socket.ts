@@ -225,6 +225,8 @@ export class TcpSocket implements TcpEndpoints {
   private rttSentAt = 0;
 
   private rtoTimer = -1;
+  /** The last SYN sent, for skb_still_in_host_queue: not sent again while a neighbour still holds it. */
+  private lastSyn: Packet | undefined;
   /** What the one transmit timer is armed for (icsk_pending): the RTO, a tail loss probe, RACK's reordering window. */
   private xmitKind: 'retrans' | 'loss-probe' | 'reo-timeout' = 'retrans';
   /** When the oldest unacknowledged segment was first sent: where tcp_retries2's time budget starts (retrans_stamp). */
@@ -344,14 +346,17 @@ export class TcpSocket implements TcpEndpoints {
     this.bufSeq = this.sndNxt;
     this.sndSml = this.sndNxt;
     this.retransmits = 0;
+    // tcp_connect arms the RTO after tcp_transmit_skb, but the timer wheel runs a bucket's timers
+    // last-armed first: armed ahead on this FIFO clock, the RTO still fires before the ARP timer the
+    // SYN started (an unanswered ARP: the third RTO finds the SYN queued, then the neighbour fails).
+    this.armRto();
     this.sendSyn();
     this.rttSeq = this.sndNxt;
     this.rttSentAt = this.stack.now;
-    this.armRto();
   }
 
   private sendSyn(): void {
-    this.transmit(SYN, this.iss, 0, 0, {
+    this.lastSyn = this.transmit(SYN, this.iss, 0, 0, {
       mss: this.advmss,
       sackPermitted: this.sackOk,
       timestamps: this.tsOk,
@@ -1353,7 +1358,7 @@ export class TcpSocket implements TcpEndpoints {
     bufferOffset: number,
     len: number,
     synOptions: OutgoingOptions | undefined,
-  ): void {
+  ): Packet {
     const options = synOptions ?? this.establishedOptions();
     const sack = synOptions === undefined && this.sackOk ? this.sack : undefined;
     const headerLen = TCP_HEADER_LEN + optionsLength(options, sack);
@@ -1378,6 +1383,7 @@ export class TcpSocket implements TcpEndpoints {
     // A SYN-ACK leaves through ip_build_and_send_pkt and a TIME_WAIT ACK through the namespace's
     // control socket (ip_send_unicast_reply): DF and id 0, like any DF datagram without a connected socket.
     this.output(pkt, (flags & (SYN | ACK)) !== (SYN | ACK) && this.state !== 'TIME_WAIT');
+    return pkt;
   }
 
   private readonly outgoing: OutgoingOptions = {
@@ -1578,7 +1584,10 @@ export class TcpSocket implements TcpEndpoints {
         this.finish('ETIMEDOUT');
         return;
       }
-      this.sendSyn();
+      // __tcp_retransmit_skb → skb_still_in_host_queue: the SYN waiting for ARP is not sent again (-EBUSY,
+      // TCPSpuriousRtxHostQueues); the timer backs off as if it had been.
+      if (this.lastSyn?.hostQueued === true) this.stack.tcpOutMib.spuriousRtxHostQueues++;
+      else this.sendSyn();
     } else if (this.state === 'SYN_RECV') {
       if (this.retransmits > this.sysctl('tcp_synack_retries')) {
         this.finish(undefined);

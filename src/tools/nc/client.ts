@@ -35,6 +35,29 @@ const UNREACH_ERRNO = [
   'EHOSTUNREACH',
   'EHOSTUNREACH',
 ];
+/**
+ * icmp_err_convert's `fatal` per code: __udp4_lib_err reports only these to a connected socket
+ * without IP_RECVERR (RFC 1122: net and host unreachable, source route failed are transient), so an
+ * ARP failure's host unreachable leaves nc waiting for its -w, as on Linux.
+ */
+const UNREACH_FATAL = [
+  false,
+  false,
+  true,
+  true,
+  false,
+  false,
+  true,
+  true,
+  true,
+  true,
+  true,
+  false,
+  false,
+  true,
+  true,
+  true,
+];
 
 /** What one run of nc printed so far. */
 class Output {
@@ -241,7 +264,7 @@ function udpSession(attempt: Attempt): Outcome {
   const onError = (type: number, code: number): void => {
     if (type !== 3) return;
     const errno = UNREACH_ERRNO[code];
-    if (errno === undefined || errno === 'EMSGSIZE' || errno === 'EOPNOTSUPP') return;
+    if (errno === undefined || UNREACH_FATAL[code] !== true) return;
     pendingError = errno;
     lastInput = ns.sim.scheduler.now;
   };
