@@ -154,6 +154,8 @@ export class TcpSocket implements TcpEndpoints {
   private sndWscale = 0;
   /** End of the last small segment sent (Minshall's variant of Nagle). */
   private sndSml = 0;
+  /** TCP_NODELAY (tp->nonagle's TCP_NAGLE_OFF): small segments leave without waiting for an ACK. */
+  private noDelay = false;
   /** Bytes written and not yet acknowledged; sendBuf[0] has sequence number bufSeq. */
   private sendBuf = new Uint8Array(0);
   private sendLen = 0;
@@ -539,6 +541,16 @@ export class TcpSocket implements TcpEndpoints {
     if (this.keepaliveTimer >= 0) this.stack.ctx.scheduler.cancel(this.keepaliveTimer);
     this.keepaliveTimer = -1;
     if (on && this.synchronized() && !this.closed) this.armKeepalive(this.keepaliveTime());
+  }
+
+  /**
+   * setsockopt TCP_NODELAY (Node's setNoDelay): with it on, tcp_nagle_test lets a small segment go while an
+   * earlier one is unacknowledged; turning it on pushes what Nagle held back (__tcp_sock_set_nodelay's
+   * tcp_push_pending_frames). Turning it off only clears the flag.
+   */
+  setNoDelay(on = true): void {
+    this.noDelay = on;
+    if (on && this.synchronized() && !this.closed) this.pushFromApplication();
   }
 
   /** close(): like end(), and the application hears nothing more (the orphan finishes the close alone). */
@@ -1145,7 +1157,15 @@ export class TcpSocket implements TcpEndpoints {
       }
       const last = len === unsent;
       // tcp_nagle_test with Minshall's check: a small segment waits while an earlier small one is unacknowledged.
-      if (!probe && len < this.mss && !(last && this.finQueued) && after(this.sndSml, this.sndUna)) break;
+      // TCP_NODELAY (TCP_NAGLE_OFF) skips the check; tcp_minshall_update still runs.
+      if (
+        !probe &&
+        !this.noDelay &&
+        len < this.mss &&
+        !(last && this.finQueued) &&
+        after(this.sndSml, this.sndUna)
+      )
+        break;
       const finHere = last && this.finQueued && this.finSeq < 0;
       this.sendData(offset, len, last, finHere);
       sent++;
