@@ -116,14 +116,13 @@ describe('curl transfers', () => {
     expect(head.stderr).toContain(REQUEST('/sante', '10.0.0.2:8000', 'HEAD'));
   });
 
-  it('shows the raw bytes after the head of a chunked body as one data line', () => {
+  it('shows the first read after the head of a flushed chunked body as one data line', () => {
     const { a } = lab();
     const result = exec(a, 'curl -sv http://10.0.0.2:8000/flux');
     expect(result.stdout).toBe('abcde');
-    // 3\r\nabc\r\n 2\r\nde\r\n 0\r\n\r\n: 20 bytes, as curl counted them from a real server.
-    expect(result.stderr).toContain(
-      '< \r\n{ [20 bytes data]\n* Connection #0 to host 10.0.0.2 left intact\n',
-    );
+    // The handler flushed after `abc`: the head's segment carries 3\r\nabc\r\n (8 bytes), and curl shows only
+    // that first read (the next, 2\r\nde\r\n0\r\n\r\n, leaves in its own segment as Go's TCP_NODELAY sends it).
+    expect(result.stderr).toContain('< \r\n{ [8 bytes data]\n* Connection #0 to host 10.0.0.2 left intact\n');
   });
 
   it('shows only the first read of a body that arrives in several segments (tool_debug_cb traced_data)', () => {

@@ -11,6 +11,7 @@ import type { TcpListener } from '../../socket/tcp/table.ts';
 import { formatIpv4, type Ipv4Addr, parseIpv4 } from '../../wire/address.ts';
 import { WireError } from '../../wire/error.ts';
 import { PROXY_V2_HEADER_LEN, ProxyV2View, parseProxyV2 } from '../../wire/proxy-v2.ts';
+import { ConnWriter } from './conn-writer.ts';
 import { clfDate, httpDate } from './date.ts';
 import {
   ByteQueue,
@@ -132,6 +133,9 @@ const MS = 1_000_000;
 
 /** The head Go writes before its error texts (server.go: errorHeaders). */
 const ERROR_HEADERS = '\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n';
+
+const CRLF = latin1Bytes('\r\n');
+const LAST_CHUNK = latin1Bytes('0\r\n\r\n');
 
 /** Go's bufferBeforeChunkingSize: a body that fits is sent with Content-Length, a bigger one chunked. */
 const GO_BUFFER_BEFORE_CHUNKING = 2048;
@@ -285,11 +289,15 @@ class ServerConnection {
   private proxiedAddr: Ipv4Addr | undefined;
   private peerEnded = false;
   private timer = -1;
+  private readonly writer: ConnWriter;
 
   constructor(
     private readonly ctx: ServerContext,
     private readonly socket: TcpSocket,
   ) {
+    // Go's net package sets TCP_NODELAY on every TCP connection (net/tcpsock_posix.go: newTCPConn → setNoDelay).
+    socket.setNoDelay(true);
+    this.writer = new ConnWriter(socket);
     this.state = ctx.options.proxyProtocol ? 'proxy' : 'head';
     socket.onData = (_s, data) => {
       if (this.state === 'closed') return;
@@ -524,18 +532,24 @@ class ServerConnection {
     else if (keepAlive10) lines.push('Connection: keep-alive');
     if (chunked) lines.push('Transfer-Encoding: chunked');
     const sendBody = bodyAllowed && !head;
-    // One write for the whole answer, as Go's buffered writer flushes a handler's response: two writes would
-    // leave the second behind Nagle until the client's delayed ACK.
-    const pieces: Uint8Array[] = [latin1Bytes(`${lines.join('\r\n')}\r\n\r\n`)];
+    // Go's writes: the head and each chunk's framing and bytes go into conn.bufw (4096 bytes), which a handler's
+    // Flush empties (response.Flush → chunkWriter.flush → bufw.Flush) and finishRequest empties at the end; with
+    // TCP_NODELAY (Go's default) each write() leaves at once.
+    const out = this.writer;
+    out.write(latin1Bytes(`${lines.join('\r\n')}\r\n\r\n`));
     if (sendBody && chunked) {
       const size = Math.max(1, reply.chunkBytes);
       for (let at = 0; at < body.length; at += size) {
         const piece = body.subarray(at, Math.min(at + size, body.length));
-        pieces.push(latin1Bytes(`${piece.length.toString(16)}\r\n`), piece, latin1Bytes('\r\n'));
+        out.write(latin1Bytes(`${piece.length.toString(16)}\r\n`));
+        out.write(piece);
+        out.write(CRLF);
+        // The handler flushed after each piece but the last (which finishRequest writes with the last chunk).
+        if (reply.framing === 'flushed' && at + size < body.length) out.flush();
       }
-      pieces.push(latin1Bytes('0\r\n\r\n'));
-    } else if (sendBody) pieces.push(body);
-    this.socket.write(concat(pieces));
+      out.write(LAST_CHUNK);
+    } else if (sendBody) out.write(body);
+    out.flush();
     this.count(status);
     this.logRequest(request, status, sendBody ? body.length : 0);
     if (close || this.peerEnded) {
@@ -614,18 +628,6 @@ class ServerConnection {
     this.timer = -1;
     this.input.clear();
   }
-}
-
-function concat(pieces: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const piece of pieces) length += piece.length;
-  const bytes = new Uint8Array(length);
-  let at = 0;
-  for (const piece of pieces) {
-    bytes.set(piece, at);
-    at += piece.length;
-  }
-  return bytes;
 }
 
 const PROXY_SIGNATURE = [0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a];

@@ -154,6 +154,14 @@ export class TcpSocket implements TcpEndpoints {
   private sndWscale = 0;
   /** End of the last small segment sent (Minshall's variant of Nagle). */
   private sndSml = 0;
+  /** TCP_NODELAY (tp->nonagle's TCP_NAGLE_OFF): small segments leave without waiting for an ACK. */
+  private noDelay = false;
+  /** SO_LINGER: l_onoff and l_linger (seconds). */
+  private lingerOn = false;
+  private lingerSeconds = 0;
+  /** A close() with SO_LINGER that has not returned yet: called with true when the linger time ran out. */
+  private lingerReturn: ((timedOut: boolean) => void) | undefined;
+  private lingerTimer = -1;
   /** Bytes written and not yet acknowledged; sendBuf[0] has sequence number bufSeq. */
   private sendBuf = new Uint8Array(0);
   private sendLen = 0;
@@ -546,15 +554,61 @@ export class TcpSocket implements TcpEndpoints {
     if (on && this.synchronized() && !this.closed) this.armKeepalive(this.keepaliveTime());
   }
 
-  /** close(): like end(), and the application hears nothing more (the orphan finishes the close alone). */
-  destroy(): void {
-    // tcp_close: data the application never read is lost, and the peer is told with a reset (RFC 2525, 2.17).
-    if (!this.rcvQueue.empty && this.synchronized()) {
+  /**
+   * setsockopt TCP_NODELAY (Node's setNoDelay): with it on, tcp_nagle_test lets a small segment go while an
+   * earlier one is unacknowledged; turning it on pushes what Nagle held back (__tcp_sock_set_nodelay's
+   * tcp_push_pending_frames). Turning it off only clears the flag.
+   */
+  setNoDelay(on = true): void {
+    this.noDelay = on;
+    if (on && this.synchronized() && !this.closed) this.pushFromApplication();
+  }
+
+  /**
+   * setsockopt SO_LINGER: l_onoff and l_linger in seconds. With a time, close() blocks until the FIN is
+   * acknowledged or the time runs out; with 0, close() resets the connection (tcp_close's disconnect).
+   */
+  setLinger(on: boolean, seconds = 0): void {
+    this.lingerOn = on;
+    this.lingerSeconds = Math.max(0, Math.floor(seconds));
+  }
+
+  /**
+   * close(): like end(), and the application hears nothing more (the orphan finishes the close alone).
+   * `onReturn` runs when close() returns: at once, or with SO_LINGER and a time (inet_release → tcp_close →
+   * sk_stream_wait_close) once the state leaves FIN_WAIT1, CLOSING and LAST_ACK (false) or when the linger
+   * time ran out (true). Either way the wire is the same: the orphan then goes on as after any close (no reset).
+   */
+  destroy(onReturn?: (timedOut: boolean) => void): void {
+    // tcp_close: data the application never read is lost, and the peer is told with a reset (RFC 2525, 2.17);
+    // SO_LINGER with 0 seconds resets too.
+    if ((!this.rcvQueue.empty && this.synchronized()) || (this.lingerOn && this.lingerSeconds === 0)) {
       this.abort();
+      onReturn?.(false);
       return;
     }
     this.orphan = true;
     if (!this.closed) this.end();
+    const closing = this.state === 'FIN_WAIT1' || this.state === 'CLOSING' || this.state === 'LAST_ACK';
+    if (!this.lingerOn || !closing || this.closed) {
+      onReturn?.(false);
+      return;
+    }
+    this.lingerReturn = onReturn ?? (() => {});
+    this.lingerTimer = this.stack.ctx.scheduler.schedule(this.lingerSeconds * 1000 * MS, () => {
+      this.lingerTimer = -1;
+      this.lingerEnded(true);
+    });
+  }
+
+  /** sk_stream_wait_close wakes: the state left the closing ones, or the linger time ran out. */
+  private lingerEnded(timedOut: boolean): void {
+    const onReturn = this.lingerReturn;
+    if (onReturn === undefined) return;
+    this.lingerReturn = undefined;
+    if (this.lingerTimer >= 0) this.stack.ctx.scheduler.cancel(this.lingerTimer);
+    this.lingerTimer = -1;
+    onReturn(timedOut);
   }
 
   /** close() with SO_LINGER 0: a reset, and the connection is gone. */
@@ -867,8 +921,10 @@ export class TcpSocket implements TcpEndpoints {
     else if (this.sndUna === this.sndNxt) this.cancelRto();
     else this.armRto(true);
     if (finAcked) {
-      if (this.state === 'FIN_WAIT1') this.state = 'FIN_WAIT2';
-      else if (this.state === 'CLOSING') this.enterTimeWait();
+      if (this.state === 'FIN_WAIT1') {
+        this.state = 'FIN_WAIT2';
+        this.lingerEnded(false);
+      } else if (this.state === 'CLOSING') this.enterTimeWait();
       else if (this.state === 'LAST_ACK') {
         this.finish(undefined);
         return false;
@@ -1150,7 +1206,15 @@ export class TcpSocket implements TcpEndpoints {
       }
       const last = len === unsent;
       // tcp_nagle_test with Minshall's check: a small segment waits while an earlier small one is unacknowledged.
-      if (!probe && len < this.mss && !(last && this.finQueued) && after(this.sndSml, this.sndUna)) break;
+      // TCP_NODELAY (TCP_NAGLE_OFF) skips the check; tcp_minshall_update still runs.
+      if (
+        !probe &&
+        !this.noDelay &&
+        len < this.mss &&
+        !(last && this.finQueued) &&
+        after(this.sndSml, this.sndUna)
+      )
+        break;
       const finHere = last && this.finQueued && this.finSeq < 0;
       this.sendData(offset, len, last, finHere);
       sent++;
@@ -1707,6 +1771,7 @@ export class TcpSocket implements TcpEndpoints {
     this.state = 'TIME_WAIT';
     this.cancelRto();
     this.startTimeWait();
+    this.lingerEnded(false);
   }
 
   private startTimeWait(): void {
@@ -1761,6 +1826,7 @@ export class TcpSocket implements TcpEndpoints {
     this.delackTimer = -1;
     this.waitTimer = -1;
     this.host.unhash(this);
+    this.lingerEnded(false);
     if (!this.orphan && !wasReported) {
       this.reportedClose = true;
       this.onClose?.(this, error);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { httpServer } from '../../../src/app/http/server.ts';
+import { spawn } from '../../../src/tools/exec.ts';
 import { parseIpv4 } from '../../../src/wire/address.ts';
 import {
   emitProxyV2,
@@ -52,6 +53,27 @@ describe('httpServer routes', () => {
     expect(state.received.slice(0, head.length)).toBe(head);
     expect(state.received.length).toBe(head.length + 200_000 + '\r\n0\r\n\r\n'.length);
     expect(state.received.slice(head.length, head.length + 18)).toBe('packetlab filler: ');
+  });
+
+  it('writes as Go does on a TCP_NODELAY socket: a segment per Flush, a 4096-byte buffer written when full', () => {
+    const hosts = twoHosts();
+    httpServer(hosts.b, {
+      port: 8000,
+      routes: { '/flux': ROUTES['/flux'], '/cinq': { bodyBytes: 5000 } },
+    });
+    const payloads = (path: string) => {
+      const capture = spawn(hosts.b, 'tcpdump -nn -i eth0 tcp src port 8000');
+      if (!('stop' in capture)) throw new Error(capture.stderr);
+      rawClient(hosts.a, 8000, [GET(path)]);
+      hosts.sim.run(1e9);
+      return [...capture.stop().stdout.matchAll(/length (\d+)/g)]
+        .map((m) => Number(m[1]))
+        .filter((n) => n > 0);
+    };
+    // The head with `4\r\nabcd\r\n`, then `4\r\nefgh\r\n`, then `2\r\nij\r\n0\r\n\r\n` (as on Linux with Go).
+    expect(payloads('/flux')).toEqual([134, 9, 12]);
+    // Head and chunk size fill the buffer with the body's start (4096, cut at the MSS); the rest is the last write.
+    expect(payloads('/cinq')).toEqual([1448, 1448, 1200, 1042]);
   });
 
   it('sends Content-Length first when the route sets it itself', () => {

@@ -1,0 +1,106 @@
+// Ladder tests of TCP_NODELAY on a veth whose far side delays its ACKs by 10 ms (netem): with Nagle (Minshall's
+// check) the second of two small writes waits for the first one's ACK; with TCP_NODELAY both leave at once, and
+// turning it on pushes what Nagle held back (tcp_nagle_test, __tcp_sock_set_nodelay).
+
+import { describe, expect, it } from 'vitest';
+import type { Namespace } from '../../../src/netns/namespace.ts';
+import { Simulation } from '../../../src/netns/simulation.ts';
+import type { TcpSocket } from '../../../src/socket/tcp/socket.ts';
+import { exec, spawn } from '../../../src/tools/exec.ts';
+import { parseIpv4 } from '../../../src/wire/address.ts';
+
+function run(ns: Namespace, line: string): void {
+  const result = exec(ns, line);
+  if (result.exitCode !== 0) throw new Error(`${line}: ${result.stderr}`);
+}
+
+/** a (10.0.0.1:40000) connected to b (10.0.0.2:8080); b's packets take 10 ms. Returns the client and a's tcpdump. */
+function connected(): { sim: Simulation; client: TcpSocket; lines: () => string[] } {
+  const sim = new Simulation({ seed: 'tcp-nodelay' });
+  const a = sim.addNamespace('a');
+  const b = sim.addNamespace('b');
+  run(a, 'ip link add eth0 type veth peer name eth0 netns b');
+  run(a, 'ip addr add 10.0.0.1/24 dev eth0');
+  run(b, 'ip addr add 10.0.0.2/24 dev eth0');
+  run(a, 'ip link set eth0 up');
+  run(b, 'ip link set eth0 up');
+  run(b, 'tc qdisc add dev eth0 root netem delay 10ms');
+  const capture = spawn(a, 'tcpdump -nn -i eth0 tcp');
+  if (!('stop' in capture)) throw new Error(capture.stderr);
+  b.tcp.listen(0, 8080, (socket) => {
+    socket.onData = () => {};
+  });
+  const result = a.tcp.connect({ dst: parseIpv4('10.0.0.2')!, dstPort: 8080, srcPort: 40000 });
+  if (!result.ok) throw new Error(result.error);
+  sim.run(0);
+  sim.run(1e9);
+  const lines = () =>
+    capture
+      .stop()
+      .stdout.split('\n')
+      .filter((line) => line !== '')
+      .slice(3)
+      .map((line) =>
+        line
+          .replace(/^00:00:(\d\d\.\d{6}) IP /, '$1 ')
+          .replace('10.0.0.1.40000 > 10.0.0.2.8080: ', 'a>b ')
+          .replace('10.0.0.2.8080 > 10.0.0.1.40000: ', 'b>a ')
+          .replace(/, options \[[^\]]*\]/, '')
+          .replace(/: HTTP$/, ''),
+      );
+  return { sim, client: result.socket, lines };
+}
+
+const bytes = (n: number) => new Uint8Array(n).fill(0x78);
+
+describe('TCP_NODELAY', () => {
+  it('with Nagle, the second small write waits for the ACK of the first (Minshall: one small segment in flight)', () => {
+    const t = connected();
+    t.client.write(bytes(100));
+    t.client.write(bytes(50));
+    t.sim.run(1e9);
+    expect(t.lines()).toEqual([
+      '01.000000 a>b Flags [P.], seq 1:101, ack 1, win 63, length 100',
+      '01.010000 b>a Flags [.], ack 101, win 64, length 0',
+      '01.010000 a>b Flags [P.], seq 101:151, ack 1, win 63, length 50',
+      '01.020000 b>a Flags [.], ack 151, win 64, length 0',
+    ]);
+  });
+
+  it('with TCP_NODELAY, two small writes leave as two segments at once, each ACKed 10 ms later', () => {
+    const t = connected();
+    t.client.setNoDelay(true);
+    t.client.write(bytes(100));
+    t.client.write(bytes(50));
+    t.sim.run(1e9);
+    expect(t.lines()).toEqual([
+      '01.000000 a>b Flags [P.], seq 1:101, ack 1, win 63, length 100',
+      '01.000000 a>b Flags [P.], seq 101:151, ack 1, win 63, length 50',
+      '01.010000 b>a Flags [.], ack 101, win 64, length 0',
+      '01.010000 b>a Flags [.], ack 151, win 64, length 0',
+    ]);
+  });
+
+  it('turning TCP_NODELAY on pushes the segment Nagle held back; turning it off brings Nagle back', () => {
+    const t = connected();
+    t.client.write(bytes(100));
+    t.client.write(bytes(50));
+    t.sim.run(5e6);
+    t.client.setNoDelay(true);
+    t.sim.run(20e6);
+    t.client.setNoDelay(false);
+    t.client.write(bytes(10));
+    t.client.write(bytes(20));
+    t.sim.run(1e9);
+    expect(t.lines()).toEqual([
+      '01.000000 a>b Flags [P.], seq 1:101, ack 1, win 63, length 100',
+      '01.005000 a>b Flags [P.], seq 101:151, ack 1, win 63, length 50',
+      '01.010000 b>a Flags [.], ack 101, win 64, length 0',
+      '01.015000 b>a Flags [.], ack 151, win 64, length 0',
+      '01.025000 a>b Flags [P.], seq 151:161, ack 1, win 63, length 10',
+      '01.035000 b>a Flags [.], ack 161, win 64, length 0',
+      '01.035000 a>b Flags [P.], seq 161:181, ack 1, win 63, length 20',
+      '01.045000 b>a Flags [.], ack 181, win 64, length 0',
+    ]);
+  });
+});
