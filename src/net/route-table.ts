@@ -17,7 +17,14 @@
 // tried (fib_table_lookup's `goto backtrace`).
 
 import { type Ipv4Addr, prefixMask } from '../wire/address.ts';
-import { isRejectType, type KernelError, kernelError, type Route, type RouteType } from './route.ts';
+import {
+  type CongestionAlgorithm,
+  isRejectType,
+  type KernelError,
+  kernelError,
+  type Route,
+  type RouteType,
+} from './route.ts';
 
 /** Above this many prefixes a table adds the /16-indexed presence bitmap. Chosen by bench/route-lookup.ts. */
 export const WIDE_MIN = 256;
@@ -60,6 +67,7 @@ export interface RouteSelector {
   readonly oif?: number;
   readonly gateway?: Ipv4Addr;
   readonly mtu?: number;
+  readonly congctl?: CongestionAlgorithm;
 }
 
 export type InsertResult = { readonly ok: true; readonly replaced: Route | undefined } | KernelError;
@@ -89,7 +97,9 @@ function sameInfo(a: Route, b: Route): boolean {
     a.protocol === b.protocol &&
     a.metric === b.metric &&
     a.mtu === b.mtu &&
-    a.mtuLock === b.mtuLock
+    a.mtuLock === b.mtuLock &&
+    a.congctl === b.congctl &&
+    a.congctlLock === b.congctlLock
   );
 }
 
@@ -415,6 +425,7 @@ function selectorMatches(sel: RouteSelector, route: Route): boolean {
     (sel.metric === undefined || sel.metric === 0 || sel.metric === route.metric) &&
     (sel.oif === undefined || sel.oif === route.oif) &&
     (sel.gateway === undefined || sel.gateway === route.gateway) &&
-    (sel.mtu === undefined || sel.mtu === route.mtu)
+    (sel.mtu === undefined || sel.mtu === route.mtu) &&
+    (sel.congctl === undefined || sel.congctl === route.congctl)
   );
 }

@@ -63,6 +63,18 @@ export interface Route {
   readonly mtu: number | undefined;
   /** `mtu lock`: path MTU discovery may not lower it. */
   readonly mtuLock: boolean;
+  /** RTAX_CC_ALGO (`congctl`): the congestion control TCP connections over this route use. */
+  readonly congctl: CongestionAlgorithm | undefined;
+  /** `congctl lock`: the RTAX_LOCK bit of RTAX_CC_ALGO (setsockopt TCP_CONGESTION may not change it). */
+  readonly congctlLock: boolean;
+}
+
+/** The TCP congestion control modules packetlab has (tcp_ca_find of a name): Reno and CUBIC, no BBR. */
+export type CongestionAlgorithm = 'reno' | 'cubic';
+
+/** True for a congestion control name packetlab models. */
+export function isCongestionAlgorithm(name: string): name is CongestionAlgorithm {
+  return name === 'reno' || name === 'cubic';
 }
 
 /** What a caller states about a route; the rest gets iproute2's defaults (see `makeRoute`). */
@@ -80,6 +92,8 @@ export interface RouteSpec {
   readonly metric?: number;
   readonly mtu?: number;
   readonly mtuLock?: boolean;
+  readonly congctl?: CongestionAlgorithm;
+  readonly congctlLock?: boolean;
 }
 
 /**
@@ -126,6 +140,8 @@ export function makeRoute(spec: RouteSpec): Route {
     metric: spec.metric ?? 0,
     mtu: spec.mtu,
     mtuLock: spec.mtuLock ?? false,
+    congctl: spec.congctl,
+    congctlLock: spec.congctlLock ?? false,
   };
 }
 

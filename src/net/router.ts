@@ -11,7 +11,7 @@ import {
   routeOutput,
 } from './fib.ts';
 import type { IfAddr } from './ifaddr.ts';
-import { type Errno, RTPROT_KERNEL } from './route.ts';
+import { type CongestionAlgorithm, type Errno, RTPROT_KERNEL } from './route.ts';
 
 /** A usable path: where the packet goes next and with which source address. */
 export interface RouteOk {
@@ -26,6 +26,8 @@ export interface RouteOk {
   readonly dst: Ipv4Addr;
   /** The route's mtu metric, 0 when unset. */
   readonly mtu: number;
+  /** The route's congctl metric (RTAX_CC_ALGO), undefined when unset. */
+  readonly congctl: CongestionAlgorithm | undefined;
 }
 
 /** The errors a route lookup can end with. */
@@ -65,6 +67,7 @@ export class Router {
       src: decision.srcAddr,
       dst,
       mtu: decision.route?.mtu ?? 0,
+      congctl: decision.route?.congctl,
     };
   }
 
@@ -84,6 +87,7 @@ export class Router {
       src: decision.srcAddr,
       dst,
       mtu: decision.route?.mtu ?? 0,
+      congctl: decision.route?.congctl,
     };
   }
 

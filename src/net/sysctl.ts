@@ -16,10 +16,17 @@ interface SysctlSpec {
   readonly readOnly?: boolean;
   /**
    * A value that is not integers (ip_local_reserved_ports' port list) or whose fields depend on each
-   * other (ip_local_port_range): the text to store, or undefined for EINVAL. Replaces the integer check.
+   * other (ip_local_port_range): the text to store, or undefined for EINVAL, or another errno the
+   * handler returns (tcp_congestion_control's ENOENT for an unknown name). Replaces the integer check.
    */
-  readonly parse?: (text: string, sysctls: Sysctls) => string | undefined;
+  readonly parse?: SysctlParse;
 }
+
+/** A text key's validation: the text to store, undefined for EINVAL, or the handler's own errno. */
+export type SysctlParse = (
+  text: string,
+  sysctls: Sysctls,
+) => string | undefined | { readonly errno: 'ENOENT' };
 
 /**
  * A key whose value lives in a layer above (the conntrack table's live count, its limit, its
@@ -136,7 +143,14 @@ export class Sysctls {
    */
   define(
     key: string,
-    spec: { defaultValue: string; min: number; max: number; fields?: number; readOnly?: boolean },
+    spec: {
+      defaultValue: string;
+      min: number;
+      max: number;
+      fields?: number;
+      readOnly?: boolean;
+      parse?: SysctlParse;
+    },
     binding?: SysctlBinding,
   ): void {
     this.specs.set(key, { fields: 1, ...spec });
@@ -234,6 +248,7 @@ export class Sysctls {
     if (spec.parse !== undefined) {
       const parsed = spec.parse(text, this);
       if (parsed === undefined) return { ok: false, error: 'EINVAL' };
+      if (typeof parsed !== 'string') return { ok: false, error: parsed.errno };
       this.store(name, parsed);
       return { ok: true, value: parsed };
     }

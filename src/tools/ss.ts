@@ -32,7 +32,7 @@
 import { portName } from '../netfilter/iptables/names.ts';
 import type { Namespace } from '../netns/namespace.ts';
 import type { TcpSocket } from '../socket/tcp/socket.ts';
-import { bufferSysctl } from '../socket/tcp/sysctl.ts';
+import { bufferSysctl, defaultCongestion } from '../socket/tcp/sysctl.ts';
 import type { TcpListener } from '../socket/tcp/table.ts';
 import type { UdpSocket } from '../socket/udp.ts';
 import { formatIpv4, type Ipv4Addr } from '../wire/address.ts';
@@ -431,6 +431,7 @@ function detailSource(ns: Namespace, of: RowSocket): DetailSource {
         cookie,
         rcvbuf: bufferSysctl(ns.sysctls, 'tcp_rmem', 1),
         sndbuf: bufferSysctl(ns.sysctls, 'tcp_wmem', 1),
+        congestion: of.socket.congestion ?? defaultCongestion(ns.sysctls),
       };
     case 'tcp': {
       const info = of.socket.info();

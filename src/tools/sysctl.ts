@@ -75,9 +75,9 @@ export function sysctl(ns: Namespace, args: string[]): CommandResult {
       const result = ns.sysctls.set(key, value);
       if (!result.ok) {
         stderr +=
-          result.error === 'ENOENT'
+          result.error === 'ENOENT' && !ns.sysctls.get(key).ok
             ? `sysctl: cannot stat /proc/sys/${key.replaceAll('.', '/')}: No such file or directory\n`
-            : `sysctl: setting key "${key}": Invalid argument\n`;
+            : `sysctl: setting key "${key}": ${result.error === 'ENOENT' ? 'No such file or directory' : 'Invalid argument'}\n`;
         // procps 4.0.2 skips a read-only key without trying to write it: same message (errno left
         // from an earlier readlink), exit status untouched.
         if (result.error !== 'EACCES') exitCode = 1;

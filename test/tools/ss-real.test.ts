@@ -62,16 +62,6 @@ describe('ss against iproute2 6.1.0 in real namespaces', () => {
     real.ip('a', 'link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', 'eth0', 'netns', real.name('b'));
     for (const line of TOPOLOGY.a) real.ip('a', ...line.split(' '));
     for (const line of TOPOLOGY.b) real.ip('b', ...line.split(' '));
-    // CUBIC on the kernel's sockets, as packetlab's TCP runs: this machine's default is bbr, which a namespace cannot
-    // change by sysctl; a route's congctl can (packetlab's ip refuses congctl, so the kernel side alone has it).
-    for (const [ns, src] of [
-      ['a', '10.0.0.1'],
-      ['b', '10.0.0.2'],
-    ] as const)
-      real.ip(
-        ns,
-        ...`route replace 10.0.0.0/24 dev eth0 proto kernel scope link src ${src} congctl cubic`.split(' '),
-      );
     const filter = real.exec('a', 'iptables', DROP_SYN_ACK.split(' '));
     if (filter.exitCode !== 0) throw new Error(`iptables: ${filter.stderr}`);
     await startProgram(real, 'b', children);

@@ -23,14 +23,22 @@ const NOWHERE = parseIpv4('10.0.0.3')!;
 /** A MAC no device has: frames to 10.0.0.3 leave and are dropped by b. */
 export const NOWHERE_MAC = '02:00:00:00:00:99';
 
-/** The `ip` commands of the topology, for namespace `a`, then `b` (the veth is added from a). */
+/**
+ * The `ip` commands of the topology, for namespace `a`, then `b` (the veth is added from a). The route's congctl
+ * pins CUBIC on both sides: this machine's kernel defaults to bbr, which a namespace cannot change by sysctl.
+ */
 export const TOPOLOGY = {
   a: [
     'addr add 10.0.0.1/24 dev eth0',
     'link set eth0 up',
+    'route replace 10.0.0.0/24 dev eth0 proto kernel scope link src 10.0.0.1 congctl cubic',
     `neigh add 10.0.0.3 lladdr ${NOWHERE_MAC} dev eth0 nud permanent`,
   ],
-  b: ['addr add 10.0.0.2/24 dev eth0', 'link set eth0 up'],
+  b: [
+    'addr add 10.0.0.2/24 dev eth0',
+    'link set eth0 up',
+    'route replace 10.0.0.0/24 dev eth0 proto kernel scope link src 10.0.0.2 congctl cubic',
+  ],
 };
 
 /** The iptables rule on a that keeps the connection from 40008 half-open. */

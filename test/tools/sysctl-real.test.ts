@@ -25,6 +25,13 @@ const CASES = [
   'net.ipv4.neigh.lo.retrans_time_ms',
   '-n',
   '-Z',
+  // The congestion control: an unknown name, a write (the kernel's default here is bbr, so the read follows it),
+  // and the read-only list (0444 outside init_net). The lists' values differ: the kernel here also has bbr.
+  '-w net.ipv4.tcp_congestion_control=foo',
+  '-w net.ipv4.tcp_congestion_control=reno',
+  'net.ipv4.tcp_congestion_control',
+  '-w net.ipv4.tcp_available_congestion_control=reno',
+  '-w net.ipv4.tcp_allowed_congestion_control=reno',
 ];
 
 describe('sysctl against the real procps sysctl', () => {

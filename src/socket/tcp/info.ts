@@ -1,6 +1,7 @@
 // What `ss -o/-e/-i/-m` read from one TCP connection (the kernel's struct tcp_info, inet_diag's timer fields and
 // skmeminfo), as a plain snapshot. Not modelled: delivery rates, busy time, reordering counters.
 
+import type { CongestionAlgorithm } from '../../net/route.ts';
 import type { TcpState } from './socket.ts';
 
 /** inet_diag's idiag_timer: 0 none, 1 retransmit (or SYN-ACK), 2 keepalive, 3 TIME_WAIT, 4 zero-window probe. */
@@ -58,6 +59,8 @@ export interface TcpInfo {
   readonly sndbuf: number;
   /** sk_shutdown: SEND_SHUTDOWN once the application ended its side, RCV_SHUTDOWN once the peer's FIN arrived. */
   readonly sendShutdown: boolean;
+  /** INET_DIAG_CONG: the congestion control's name. */
+  readonly congestion: CongestionAlgorithm;
   readonly rcvShutdown: boolean;
   /** The application closed its socket while the connection finishes (tcp_orphan_count). */
   readonly orphan: boolean;

@@ -23,10 +23,12 @@
 
 import type { Packet } from '../../core/packet.ts';
 import type { Ipv4Stack } from '../../net/ipv4.ts';
+import type { CongestionAlgorithm } from '../../net/route.ts';
 import { sendTcpReset } from '../../net/tcp-reset.ts';
 import type { Ipv4Addr } from '../../wire/address.ts';
 import { IPPROTO_TCP } from '../../wire/ipv4.ts';
 import { TCP_HEADER_LEN, TcpView } from '../../wire/tcp.ts';
+import { assignCongestion } from './congestion/assign.ts';
 import { TCP_INFINITE_SSTHRESH } from './congestion/types.ts';
 import {
   ACK,
@@ -65,7 +67,7 @@ import { SackBlocks } from './sack-blocks.ts';
 import { FLAG_DATA, FLAG_WIN_UPDATE, type TxSegment } from './scoreboard.ts';
 import { SenderControl } from './sender-control.ts';
 import { seqAfter, seqBefore } from './seq.ts';
-import { bufferSysctl } from './sysctl.ts';
+import { bufferSysctl, defaultCongestion } from './sysctl.ts';
 import {
   computeWindow,
   DEFAULT_SCALING_RATIO,
@@ -115,6 +117,8 @@ export interface TcpEndpoints {
   readonly remoteAddr: Ipv4Addr;
   readonly remotePort: number;
   readonly mark: number;
+  /** TCP_CONGESTION set before the handshake (connect's option, or a listener's that its children inherit). */
+  readonly congestion?: CongestionAlgorithm;
 }
 
 export class TcpSocket implements TcpEndpoints {
@@ -276,6 +280,9 @@ export class TcpSocket implements TcpEndpoints {
    */
   private ipId = 0;
   private readonly outputOptions = { protocol: IPPROTO_TCP, pmtudisc: 'do' as const, ident: 0 };
+  private readonly congestionSetsockopt: CongestionAlgorithm | undefined;
+  /** The congestion control the connection runs (icsk_ca_ops): tcp_init_sock's, then the route's at establish. */
+  congestion: CongestionAlgorithm;
 
   constructor(
     private readonly host: TcpHost,
@@ -287,6 +294,8 @@ export class TcpSocket implements TcpEndpoints {
     this.remoteAddr = endpoints.remoteAddr;
     this.remotePort = endpoints.remotePort;
     this.mark = endpoints.mark;
+    this.congestionSetsockopt = endpoints.congestion;
+    this.congestion = endpoints.congestion ?? defaultCongestion(host.stack.sysctls);
     this.state = state;
     this.pseudo.srcAddr = endpoints.localAddr;
     this.pseudo.dstAddr = endpoints.remoteAddr;
@@ -437,8 +446,14 @@ export class TcpSocket implements TcpEndpoints {
     this.cancelRto();
     this.rttHost.sackOk = this.sackOk;
     this.rttHost.srttUs = this.srtt / 1000;
+    const route = this.stack.routeOutput(this.remoteAddr, { src: this.localAddr, mark: this.mark });
+    this.congestion = assignCongestion(
+      route.ok ? route.congctl : undefined,
+      this.congestionSetsockopt,
+      defaultCongestion(this.stack.sysctls),
+    );
     this.sender = new SenderControl(
-      { congestion: 'cubic', mss: this.mss, maxWindow: this.sndWnd, initialCwnd: INIT_CWND },
+      { congestion: this.congestion, mss: this.mss, maxWindow: this.sndWnd, initialCwnd: INIT_CWND },
       this.rttHost,
     );
     this.sender.start(this.sndUna, this.stack.now);
@@ -1985,6 +2000,7 @@ export class TcpSocket implements TcpEndpoints {
       rcvbuf: bufferSysctl(this.stack.sysctls, 'tcp_rmem', 1),
       sndbuf: bufferSysctl(this.stack.sysctls, 'tcp_wmem', 1),
       sendShutdown: this.finQueued,
+      congestion: this.congestion,
       rcvShutdown:
         this.state === 'CLOSE_WAIT' ||
         this.state === 'LAST_ACK' ||

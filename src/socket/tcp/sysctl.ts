@@ -1,5 +1,6 @@
 // The net.ipv4.tcp_* keys the TCP model reads, with the defaults a new namespace has on Linux 6.18 (tcp_sk_init).
 
+import { type CongestionAlgorithm, isCongestionAlgorithm } from '../../net/route.ts';
 import type { Sysctls } from '../../net/sysctl.ts';
 
 const INT_MAX = 2147483647;
@@ -44,6 +45,20 @@ export function defineTcpSysctls(sysctls: Sysctls): void {
   int('tcp_reordering', 3, 1, 300);
   int('tcp_max_reordering', 300, 1);
   int('tcp_slow_start_after_idle', 1, 0, 255);
+  // The congestion control (tcp_sk_init: init_net's, Linux's default build: cubic). A fresh namespace shows the
+  // available and allowed lists read-only (0444 outside init_net); packetlab has no bbr module. An unknown name
+  // is ENOENT (tcp_set_default_congestion_control), checked on Linux 6.18.
+  sysctls.define('net.ipv4.tcp_congestion_control', {
+    defaultValue: 'cubic',
+    min: 0,
+    max: 0,
+    parse: (text) => {
+      const name = text.trim();
+      return isCongestionAlgorithm(name) ? name : { errno: 'ENOENT' };
+    },
+  });
+  for (const key of ['tcp_available_congestion_control', 'tcp_allowed_congestion_control'])
+    sysctls.define(`net.ipv4.${key}`, { defaultValue: 'reno cubic', min: 0, max: 0, readOnly: true });
   // Milliseconds between duplicate ACKs for out-of-window segments without data (tcp_oow_rate_limited).
   int('tcp_invalid_ratelimit', 500);
 }
@@ -53,4 +68,10 @@ export function bufferSysctl(sysctls: Sysctls, key: 'tcp_rmem' | 'tcp_wmem', fie
   const value = sysctls.get(`net.ipv4.${key}`);
   const fields = value.ok ? value.value.split('\t') : [];
   return Number.parseInt(fields[field] ?? '0', 10);
+}
+
+/** net.ipv4.tcp_congestion_control: what tcp_assign_congestion_control gives a new socket. */
+export function defaultCongestion(sysctls: Sysctls): CongestionAlgorithm {
+  const value = sysctls.get('net.ipv4.tcp_congestion_control');
+  return value.ok && isCongestionAlgorithm(value.value) ? value.value : 'cubic';
 }

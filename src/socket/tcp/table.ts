@@ -6,6 +6,7 @@
 import type { Packet } from '../../core/packet.ts';
 import type { Rng } from '../../core/rng.ts';
 import type { Ipv4Stack, SendResult } from '../../net/ipv4.ts';
+import type { CongestionAlgorithm } from '../../net/route.ts';
 import { sendTcpReset } from '../../net/tcp-reset.ts';
 import type { Ipv4Addr } from '../../wire/address.ts';
 import { IPPROTO_ICMP, IPPROTO_TCP, type Ipv4View } from '../../wire/ipv4.ts';
@@ -20,6 +21,8 @@ export interface TcpListener {
   readonly addr: Ipv4Addr;
   readonly port: number;
   readonly onAccept: (socket: TcpSocket) => void;
+  /** TCP_CONGESTION set on the listening socket: its children inherit it (tcp_ca_openreq_child). */
+  readonly congestion: CongestionAlgorithm | undefined;
   /** close() on the listening socket: connections still in the handshake are dropped. */
   close(): void;
 }
@@ -28,6 +31,11 @@ export interface TcpListener {
 export interface ReuseOptions {
   readonly reuseAddr?: boolean;
   readonly reusePort?: boolean;
+}
+
+/** listen()'s socket options: SO_REUSEADDR, SO_REUSEPORT and TCP_CONGESTION. */
+export interface ListenOptions extends ReuseOptions {
+  readonly congestion?: CongestionAlgorithm;
 }
 
 /** A socket bound with bind() and neither listening nor connected: it holds its port. */
@@ -70,6 +78,8 @@ export interface ConnectOptions {
   /** SO_REUSEADDR (Node sets it whenever it binds, so with srcPort or src). */
   readonly reuseAddr?: boolean;
   readonly reusePort?: boolean;
+  /** TCP_CONGESTION before connect(); a route's congctl still wins (tcp_ca_dst_init). */
+  readonly congestion?: CongestionAlgorithm;
 }
 
 export type ConnectResult =
@@ -165,7 +175,7 @@ export class TcpTable implements TcpHost {
     addr: Ipv4Addr,
     port: number,
     onAccept: (socket: TcpSocket) => void,
-    options: ReuseOptions = {},
+    options: ListenOptions = {},
   ): ListenResult {
     const owner: PortOwner = {
       addr,
@@ -182,6 +192,7 @@ export class TcpTable implements TcpHost {
       addr,
       port: bound,
       onAccept,
+      congestion: options.congestion,
       close: () => {
         const left = (this.listeners.get(bound) ?? []).filter((other) => other !== listener);
         if (left.length === 0) this.listeners.delete(bound);
@@ -304,7 +315,15 @@ export class TcpTable implements TcpHost {
         ? undefined
         : { iss: (recycled.timeWait.sndNxt + 65535 + 2) >>> 0 || 1, tsRecent: recycled.timeWait.tsRecent };
     recycled?.recycleTimeWait();
-    const socket = new TcpSocket(this, { ...endpoints, localPort }, 'SYN_SENT');
+    const socket = new TcpSocket(
+      this,
+      {
+        ...endpoints,
+        localPort,
+        ...(options.congestion !== undefined ? { congestion: options.congestion } : {}),
+      },
+      'SYN_SENT',
+    );
     this.owners.set(socket, owner(socket));
     this.hash(socket, byConnect);
     this.stats.activeOpens++;
@@ -572,6 +591,7 @@ export class TcpTable implements TcpHost {
           remoteAddr: ip.srcAddr,
           remotePort: tcp.srcPort,
           mark: 0,
+          ...(listener.congestion !== undefined ? { congestion: listener.congestion } : {}),
         },
         'SYN_RECV',
       );

@@ -1,4 +1,4 @@
-// `ip route` as iproute2 6.1 parses and prints it: show/list, add, del, replace, change, append, prepend, get, flush; no multipath, encap, metrics other than mtu, IPv6 or JSON output.
+// `ip route` as iproute2 6.1 parses and prints it: show/list, add, del, replace, change, append, prepend, get, flush; no multipath, encap, metrics other than mtu and congctl, IPv6 or JSON output.
 //
 // Parsing follows ip/iproute.c (iproute_modify, iproute_list_flush_or_save, iproute_get) and
 // lib/utils.c (get_prefix, get_addr, get_unsigned) keyword by keyword, in the same order,
@@ -14,9 +14,12 @@ import { strerror } from '../../core/errno.ts';
 import type { Fib, InterfaceResolver, RouteDecision } from '../../net/fib.ts';
 import { routeInput, routeOutput } from '../../net/fib.ts';
 import {
+  type CongestionAlgorithm,
   defaultScope,
   defaultTable,
+  isCongestionAlgorithm,
   type KernelError,
+  kernelError,
   makeRoute,
   matchesKeyword as matches,
   parseCUnsigned,
@@ -337,7 +340,6 @@ const UNSUPPORTED_OPTIONS: readonly (readonly [string, boolean])[] = [
   ['initrwnd', false],
   ['features', false],
   ['quickack', false],
-  ['congctl', false],
   ['rttvar', false],
   ['ssthresh', false],
   ['realms', false],
@@ -363,6 +365,8 @@ function modify(
   let metric: number | undefined;
   let mtu: number | undefined;
   let mtuLock = false;
+  let congctl: string | undefined;
+  let congctlLock = false;
   let onlink = false;
   while (!args.done) {
     const arg = args.current;
@@ -415,6 +419,16 @@ function modify(
       }
       mtu = parseCUnsigned(value, 0xffff_ffff);
       if (mtu === undefined) return invarg('"mtu" value is invalid\n', value);
+    } else if (matches(arg, 'congctl')) {
+      // iproute_modify: an optional `lock` (mxlock bit RTAX_CC_ALGO), then the name as a string metric.
+      let value = args.next();
+      if (value instanceof Failure) return value;
+      if (value === 'lock') {
+        congctlLock = true;
+        value = args.next();
+        if (value instanceof Failure) return value;
+      }
+      congctl = value;
     } else if (UNSUPPORTED_OPTIONS.some(([word, exact]) => (exact ? arg === word : matches(arg, word)))) {
       return unsupported(arg);
     } else if (arg === 'onlink') {
@@ -476,6 +490,8 @@ function modify(
   }
   const routeType = type ?? 'unicast';
   const tableId = table ?? defaultTable(routeType);
+  const algorithm = congctl === undefined ? undefined : congestionKey(congctl);
+  if (algorithm instanceof Failure) return algorithm;
   if (verb === 'delete') {
     const selector: Mutable<RouteSelector> = { dstAddr: dst.addr, prefixLen: dst.len };
     if (type !== undefined) selector.type = type;
@@ -489,6 +505,7 @@ function modify(
     if (oif !== undefined) selector.oif = oif;
     if (gateway !== undefined) selector.gateway = gateway;
     if (mtu !== undefined) selector.mtu = mtu;
+    if (algorithm !== undefined) selector.congctl = algorithm;
     const outcome = fib.deleteRoute(tableId, selector);
     return outcome.ok ? result('') : kernelFailure(outcome);
   }
@@ -506,10 +523,22 @@ function modify(
     metric: metric ?? 0,
     ...(mtu !== undefined ? { mtu } : {}),
     mtuLock,
+    ...(algorithm !== undefined ? { congctl: algorithm } : {}),
+    congctlLock,
   });
   const flags: InsertFlags = INSERT_FLAGS[verb];
   const outcome = fib.addRoute(route, flags);
   return outcome.ok ? result('') : kernelFailure(outcome);
+}
+
+/**
+ * ip_metrics_convert's RTAX_CC_ALGO: tcp_ca_get_key_by_name, case-sensitive; a name the kernel does not know
+ * is refused with its extack. The kernel also has bbr, which packetlab's TCP does not model.
+ */
+function congestionKey(name: string): CongestionAlgorithm | Failure {
+  if (isCongestionAlgorithm(name)) return name;
+  if (name === 'bbr') return unsupported('congctl bbr');
+  return kernelFailure(kernelError('EINVAL', 'Unknown tcp congestion algorithm'));
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -677,6 +706,12 @@ function keep(route: Route, filter: ShowFilter): boolean {
   return true;
 }
 
+/** print_rta_metrics' RTAX_CC_ALGO, after the mtu (metrics print in RTAX order). */
+function formatCongctl(route: Route): string {
+  if (route.congctl === undefined) return '';
+  return `congctl ${route.congctlLock ? 'lock ' : ''}${route.congctl} `;
+}
+
 /** print_route for a fib entry (not RTM_F_CLONED); fields the filter pins are not repeated. */
 export function formatRoute(route: Route, filter: Partial<ShowFilter>, devices: InterfaceResolver): string {
   let line = '';
@@ -695,6 +730,7 @@ export function formatRoute(route: Route, filter: Partial<ShowFilter>, devices: 
   if (route.metric !== 0 && filter.metric === undefined) line += `metric ${route.metric} `;
   if (route.onlink) line += 'onlink ';
   if (route.mtu !== undefined) line += `mtu ${route.mtuLock ? 'lock ' : ''}${route.mtu} `;
+  line += formatCongctl(route);
   return line;
 }
 
@@ -849,6 +885,7 @@ function formatDecision(
   const route = answer.route;
   const mtu = exception?.mtu ?? route?.mtu;
   if (mtu !== undefined) line += `mtu ${route?.mtuLock ? 'lock ' : ''}${mtu} `;
+  if (route !== undefined) line += formatCongctl(route);
   if (answer.input) line += `iif ${deviceName(devices, query.iif)} `;
   return `${line}\n`;
 }

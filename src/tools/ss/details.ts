@@ -5,6 +5,7 @@
 // of HZ=250, Debian's kernel configuration, as tcp_get_info's jiffies_to_usecs and inet_diag's
 // jiffies_delta_to_msecs show them. Fields packetlab does not model are left out (docs/deviations.md).
 
+import type { CongestionAlgorithm } from '../../net/route.ts';
 import type { TcpInfo } from '../../socket/tcp/info.ts';
 
 /** What the row's detail options asked for. */
@@ -36,6 +37,8 @@ export type DetailSource =
       readonly cookie: number;
       readonly rcvbuf: number;
       readonly sndbuf: number;
+      /** The listening socket's congestion control (its TCP_CONGESTION, else the namespace default). */
+      readonly congestion: CongestionAlgorithm;
     }
   /** A connection; `minisock` for SYN-RECV and TIME-WAIT, which inet_diag reports without attributes. */
   | {
@@ -51,9 +54,6 @@ export type DetailSource =
 
 const JIFFY_NS = 4_000_000;
 const MS = 1_000_000;
-
-/** The congestion control packetlab's TCP follows (Linux's default; it models slow start and RTO backoff of it). */
-const CONGESTION_CONTROL = 'cubic';
 
 /** print_ms_timer. */
 export function formatMsTimer(timeout: number): string {
@@ -141,7 +141,7 @@ function tcpStats(info: TcpInfo, options: DetailOptions, nowNs: number): string 
     if (info.timestamps) text += ' ts';
     if (info.sack) text += ' sack';
   }
-  text += ` ${CONGESTION_CONTROL}`;
+  text += ` ${info.congestion}`;
   if (info.wscaleOk) text += ` wscale:${info.sndWscale},${info.rcvWscale}`;
   const rtoUs = jiffyUs(info.rtoNs);
   if (rtoUs !== 0 && rtoUs !== 3_000_000) text += ` rto:${formatG(rtoUs / 1000)}`;
@@ -212,7 +212,7 @@ export function detailText(source: DetailSource, options: DetailOptions, nowNs: 
       break;
     case 'listener':
       if (options.memory) text += skmem(source.rcvbuf, source.sndbuf);
-      if (options.tcpInfo) text += ` ${CONGESTION_CONTROL} cwnd:10`;
+      if (options.tcpInfo) text += ` ${source.congestion} cwnd:10`;
       break;
     case 'tcp':
       if (source.minisock) break;

@@ -96,6 +96,27 @@ describe('formats', () => {
   });
 });
 
+// Checked on Linux 6.18 (linkdown aside, the peer was down there): the same lines.
+describe('congctl (RTAX_CC_ALGO)', () => {
+  it('is printed after the mtu, with lock; a replace without it drops it; bbr is not modelled', () => {
+    const fib = node();
+    ok(fib, 'add 10.40.0.0/24 dev eth0 congctl lock reno mtu 1400');
+    expect(ok(fib, 'show 10.40.0.0/24')).toBe(
+      '10.40.0.0/24 dev eth0 scope link mtu 1400 congctl lock reno \n',
+    );
+    ok(fib, 'replace 10.40.0.0/24 dev eth0');
+    expect(ok(fib, 'show 10.40.0.0/24')).toBe('10.40.0.0/24 dev eth0 scope link \n');
+    expect(ipRoute(fib, 'add 10.41.0.0/24 dev eth0 congctl bbr')).toEqual({
+      stdout: '',
+      stderr: 'Error: "congctl bbr" is not supported by packetlab.\n',
+      exitCode: 255,
+    });
+    expect(ipRoute(fib, 'add 10.41.0.0/24 dev eth0 congctl Cubic').stderr).toBe(
+      'Error: Unknown tcp congestion algorithm.\n',
+    );
+  });
+});
+
 describe('metric ties and replacement through the command', () => {
   it('the lower metric serves the lookup; deleting it exposes the next', () => {
     const fib = node();
