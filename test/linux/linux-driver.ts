@@ -14,7 +14,7 @@
 // `igmp_link_local_mcast_reports=0` (no IGMP reports for the bridge's 224.0.0.106).
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,6 +86,25 @@ function goServerBinary(): Promise<string> {
     return binary;
   })();
   return goBinary;
+}
+
+/** Waits until the file at `path` keeps its size for two polls 50 ms apart (at most 5 s). */
+async function untilStill(path: string): Promise<void> {
+  const size = () => {
+    try {
+      return statSync(path).size;
+    } catch {
+      return -1;
+    }
+  };
+  let last = size();
+  let still = 0;
+  for (let waited = 0; waited < 5_000 && still < 2; waited += 50) {
+    await sleep(50);
+    const now = size();
+    still = now === last ? still + 1 : 0;
+    last = now;
+  }
 }
 
 function sleep(ms: number): Promise<void> {
@@ -436,6 +455,9 @@ class LinuxRun {
     }
 
     if (captures.length > 0 || monitors.length > 0) await sleep(CAPTURE_TAIL_MS);
+    // A bulk transfer's frames can still be on their way from the ring to the file (tcpdump -U writes one at a
+    // time): wait until every capture file has stopped growing before stopping tcpdump.
+    for (const { path } of captures) await untilStill(path);
     const monitored: CommandOutput[] = [];
     for (const { command, child, stdout, stderr } of monitors) {
       child.kill('SIGINT');

@@ -82,7 +82,9 @@ describe('differential: tbf', () => {
     builder.observe('a', 'ip', '-s', 'link', 'show', 'dev', 'veth-a');
     const result = await differential(ctx, builder.build(), { known: ONE_CPU });
     if (result === undefined) return;
-    // When each frame reached b, from the first: packetlab's virtual clock exactly, the kernel's within 2 ms.
+    // When each frame reached b, from the first: packetlab's virtual clock exactly, the kernel's within 5 ms (it
+    // was within 0.6 ms on a quiet machine, 3.6 ms while the rest of the suite ran beside it; a wrong rate drifts
+    // by more than that over the ten frames).
     const gapsMs = (side: typeof result.linux): number[] => {
       const times = side.captures.find((c) => c.label === 'b/veth-b')!.timesNs!;
       return times.map((t) => (t - times[0]!) / 1e6);
@@ -92,7 +94,7 @@ describe('differential: tbf', () => {
     const linux = gapsMs(result.linux);
     expect(linux.length).toBe(expected.length);
     for (const [i, gap] of linux.entries())
-      expect(Math.abs(gap - expected[i]!), `frame ${i + 1} at ${gap} ms`).toBeLessThan(2);
+      expect(Math.abs(gap - expected[i]!), `frame ${i + 1} at ${gap} ms`).toBeLessThan(5);
   });
 
   it('the same burst from a bridge, a single-queue device: refcnt and overlimits match the kernel too', async (ctx) => {

@@ -8,7 +8,7 @@ import { runLinux } from './linux-driver.ts';
 import type { Observed } from './observed.ts';
 import { runPacketlab } from './packetlab-driver.ts';
 import { segmentLadder } from './tcp-segments.ts';
-import { twoHosts } from './topologies.ts';
+import { CUBIC_LINK_ROUTE, twoHosts } from './topologies.ts';
 
 const CLIENT = { ns: 'a', bind: '10.0.0.1', port: 40000 } as const;
 const SERVER = { ns: 'b', bind: '0.0.0.0', port: 8080 } as const;
@@ -98,21 +98,7 @@ describe('differential: bulk TCP', () => {
     const scenario = twoHosts('tcp-bulk-loss')
       // The host's default is bbr and a namespace cannot change net.ipv4.tcp_congestion_control: the route's congctl
       // sets CUBIC, on both sides (packetlab's default is CUBIC already; the route pins it there too).
-      .route(
-        'a',
-        'replace',
-        '10.0.0.0/24',
-        'dev',
-        'veth-a',
-        'proto',
-        'kernel',
-        'scope',
-        'link',
-        'src',
-        '10.0.0.1',
-        'congctl',
-        'cubic',
-      )
+      .route('a', ...CUBIC_LINK_ROUTE)
       // --packet 4: the fifth segment b receives (SYN, ACK, two data segments, then this one), once.
       .run(
         'b',
@@ -179,21 +165,7 @@ describe('differential: bulk TCP', () => {
 
   it('1 MiB with every 50th segment b receives dropped: fifteen retransmissions on both sides after SACKed duplicate ACKs, the same ranges from the third on, no RTO', async (ctx) => {
     const scenario = twoHosts('tcp-bulk-drops')
-      .route(
-        'a',
-        'replace',
-        '10.0.0.0/24',
-        'dev',
-        'veth-a',
-        'proto',
-        'kernel',
-        'scope',
-        'link',
-        'src',
-        '10.0.0.1',
-        'congctl',
-        'cubic',
-      )
+      .route('a', ...CUBIC_LINK_ROUTE)
       .run(
         'b',
         'iptables',
@@ -232,7 +204,13 @@ describe('differential: bulk TCP', () => {
     expect(theirs[0]).toBe(ours[0]);
     expect(ours[1]).toBe(ours[0]);
     expect(theirs[1]).toBe('40000>8080 125977:127425 . ack 1 win 63');
-    expect(ours.slice(2, -1)).toEqual(theirs.slice(2, -1));
+    // A kernel retransmission sometimes carries PSH: the segment was first sent as the one where tcp_sendmsg's
+    // forced_push fell (half the peer's largest window passed while it copied, as the 64 KiB case explains), a
+    // moment that depends on when it processed its ACK backlog. The ranges, ACKs and windows are compared exactly.
+    const withoutForcedPush = (lines: readonly string[]) =>
+      lines.map((line) => line.replace(/ P\. ack /, ' . ack '));
+    expect(ours.slice(2, -1).every((line) => / \. ack /.test(line))).toBe(true);
+    expect(ours.slice(2, -1)).toEqual(withoutForcedPush(theirs.slice(2, -1)));
     // The probe carries the FIN when node's shutdown() came before it (always on packetlab).
     expect(ours.at(-1)).toBe('40000>8080 1048353:1048577 FP. ack 1 win 63');
     expect(theirs.at(-1)).toMatch(/^40000>8080 1048353:1048577 F?P\. ack 1 win 63$/);

@@ -12,6 +12,25 @@ export const REMOTE_ENDPOINT_SERVICE: ServiceSpec = {
 };
 
 /** Hosts `a` (10.0.0.1) and `b` (10.0.0.2) on one veth pair, `veth-a` and `veth-b`. */
+/**
+ * `ip route` words that replace twoHosts' link route on a with one pinned to CUBIC: the host's default here is bbr
+ * and a namespace cannot change net.ipv4.tcp_congestion_control, but a route's congctl applies on both sides.
+ */
+export const CUBIC_LINK_ROUTE = [
+  'replace',
+  '10.0.0.0/24',
+  'dev',
+  'veth-a',
+  'proto',
+  'kernel',
+  'scope',
+  'link',
+  'src',
+  '10.0.0.1',
+  'congctl',
+  'cubic',
+] as const;
+
 export function twoHosts(name: string): ScenarioBuilder {
   return new ScenarioBuilder(name)
     .namespace('a')
