@@ -8,36 +8,9 @@
 // plain string after `netns` is refused, so no command can reach outside the scenario.
 // Every device the builder creates gets an explicit MAC address, so frames compare byte for byte.
 
-/** One word of a command: text, the name of a scenario namespace, or a file with the given content. */
-export type Word = string | { readonly ns: string } | { readonly file: string; readonly text: string };
+export type { Command, SegmentPort, SegmentSpec, Word } from '../../src/k8s/plan.ts';
 
-export interface Command {
-  /** The namespace it runs in. */
-  readonly ns: string;
-  readonly argv: readonly Word[];
-  /** Standard input (iptables-restore reads its ruleset there). */
-  readonly stdin?: string;
-}
-
-/** One interface plugged into an underlay segment. */
-export interface SegmentPort {
-  readonly ns: string;
-  readonly ifname: string;
-  readonly mac: string;
-  /** The node interface's MTU (default 1500); the segment's own MTU is on the switch side. */
-  readonly mtu: number;
-}
-
-/**
- * An underlay network (a Docker network under kind nodes): a switch whose ports have the
- * segment's MTU. packetlab builds it with `Segment`; the real driver with a bridge in a
- * namespace of its own and one veth pair per port.
- */
-export interface SegmentSpec {
-  readonly name: string;
-  readonly mtu: number;
-  readonly ports: readonly SegmentPort[];
-}
+import type { Command, SegmentPort, SegmentSpec, Word } from '../../src/k8s/plan.ts';
 
 export interface CaptureSpec {
   readonly ns: string;
