@@ -1,47 +1,35 @@
-// The packetlab command line: `packetlab tour` runs the default tour; the only place allowed Node built-ins.
+// The packetlab command line: `packetlab NAME` runs a scenario from the table it is given; the only place allowed
+// Node built-ins. The table comes from bin/packetlab.mjs (scenarios/index.ts), so src/ never imports scenarios/.
 
-import { lessonSession } from '../../scenarios/lesson-cases-1-2.ts';
-import type { NodeWiring, PodWiring } from '../../scenarios/lesson-topology.ts';
-import { trafficSession } from '../../scenarios/traffic.ts';
-import { runTwoNamespaces } from '../../scenarios/two-namespaces.ts';
+/** A scenario the command can run (scenarios/index.ts's entries have this shape). */
+export interface CommandScenario {
+  readonly name: string;
+  readonly summary: string;
+  run(args: readonly string[]): { readonly lines: readonly string[] } | { readonly usage: string };
+}
 
-const HELP = `usage: packetlab <command>
+function help(scenarios: readonly CommandScenario[]): string {
+  const width = Math.max(8, ...scenarios.map((entry) => entry.name.length + 2));
+  const lines = scenarios.map((entry) => `  ${entry.name.padEnd(width)}${entry.summary}`);
+  return `usage: packetlab <command>\n\ncommands:\n${lines.join('\n')}\n  ${'help'.padEnd(width)}this text\n`;
+}
 
-commands:
-  tour      build two namespaces joined by a veth pair, ping across, print every frame
-  lesson    the lesson's cases 1 and 2 on kind-like nodes: packetlab lesson [bridge|routed] [vxlan|direct]
-  traffic   an HTTP server, curl over a 10 ms link, and a connection storm that runs out of ports
-  help      this text
-`;
-
-export async function main(args: string[]): Promise<number> {
+export async function main(args: readonly string[], scenarios: readonly CommandScenario[]): Promise<number> {
   const command = args[0] ?? 'tour';
-  switch (command) {
-    case 'tour': {
-      const { lines } = runTwoNamespaces();
-      process.stdout.write(`${lines.join('\n')}\n`);
-      return 0;
-    }
-    case 'lesson': {
-      const pods = args[1] ?? 'bridge';
-      const nodes = args[2] ?? 'vxlan';
-      if ((pods !== 'bridge' && pods !== 'routed') || (nodes !== 'vxlan' && nodes !== 'direct')) {
-        process.stderr.write('usage: packetlab lesson [bridge|routed] [vxlan|direct]\n');
-        return 2;
-      }
-      process.stdout.write(`${lessonSession(pods as PodWiring, nodes as NodeWiring).join('\n')}\n`);
-      return 0;
-    }
-    case 'traffic':
-      process.stdout.write(`${trafficSession().join('\n')}\n`);
-      return 0;
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(HELP);
-      return 0;
-    default:
-      process.stderr.write(`packetlab: unknown command '${command}'\n${HELP}`);
-      return 2;
+  if (command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(help(scenarios));
+    return 0;
   }
+  const entry = scenarios.find((candidate) => candidate.name === command);
+  if (entry === undefined) {
+    process.stderr.write(`packetlab: unknown command '${command}'\n${help(scenarios)}`);
+    return 2;
+  }
+  const outcome = entry.run(args.slice(1));
+  if ('usage' in outcome) {
+    process.stderr.write(`${outcome.usage}\n`);
+    return 2;
+  }
+  process.stdout.write(`${outcome.lines.join('\n')}\n`);
+  return 0;
 }
