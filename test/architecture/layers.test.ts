@@ -33,7 +33,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Every module specifier a file imports or re-exports. */
-export function importsOf(text: string): string[] {
+function importsOf(text: string): string[] {
   const specifiers: string[] = [];
   for (const match of text.matchAll(/^\s*(?:import|export)\b[^'";]*?from\s+'([^']+)'/gm))
     specifiers.push(match[1]!);
