@@ -24,16 +24,14 @@ import { buildLesson } from '../scenarios/lesson-topology.ts';
 import type { Namespace } from '../src/netns/namespace.ts';
 import { Simulation } from '../src/netns/simulation.ts';
 import type { TcpSocket } from '../src/socket/tcp/socket.ts';
-import { exec } from '../src/tools/exec.ts';
+import { execOrThrow } from '../src/tools/exec.ts';
 import { parseIpv4 } from '../src/wire/address.ts';
 
 const PAYLOAD = new Uint8Array(64);
 const HEAP_OPS = 20_000;
 
-function must(ns: Namespace, line: string, stdin?: string): void {
-  const result = exec(ns, line, stdin === undefined ? {} : { stdin });
-  if (result.exitCode !== 0) throw new Error(`${ns.name}: ${line}: ${result.stderr}`);
-}
+const must = (ns: Namespace, line: string, stdin?: string): string =>
+  execOrThrow(ns, line, stdin === undefined ? {} : { stdin });
 
 interface Path {
   readonly name: string;

@@ -13,7 +13,7 @@ import { dnsServer } from '../../src/app/dns/server.ts';
 import { httpServer } from '../../src/app/http/server.ts';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
-import { exec, spawn } from '../../src/tools/exec.ts';
+import { exec, execOrThrow, spawn } from '../../src/tools/exec.ts';
 import { requireTool } from '../support/tools.ts';
 
 /** tshark's expert severities (epan/proto.h): a Chat is a SYN or a request line; Note and up is a finding. */
@@ -33,11 +33,8 @@ interface FrameReport {
   readonly tcpLen: number;
 }
 
-function run(ns: Namespace, line: string, stdin?: string): string {
-  const result = exec(ns, line, stdin !== undefined ? { stdin } : {});
-  if (result.exitCode !== 0) throw new Error(`${line}: ${result.stderr}`);
-  return result.stdout;
-}
+const run = (ns: Namespace, line: string, stdin?: string): string =>
+  execOrThrow(ns, line, stdin === undefined ? {} : { stdin });
 
 /** a (10.0.0.1) and b (10.0.0.2) on one segment, so the segment can be impaired; a captures on its eth0. */
 function lab(seed: string) {

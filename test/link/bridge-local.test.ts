@@ -3,15 +3,10 @@
 // do not (ip_rcv drops PACKET_OTHERHOST), as Linux 6.18 answered the same pings.
 
 import { describe, expect, it } from 'vitest';
-import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
-import { exec } from '../../src/tools/exec.ts';
+import { exec, execOrThrow } from '../../src/tools/exec.ts';
 
-function run(ns: Namespace, line: string): string {
-  const result = exec(ns, line);
-  if (result.exitCode !== 0) throw new Error(`${line}: ${result.stderr}`);
-  return result.stdout;
-}
+const run = execOrThrow;
 
 /** Host `a` on port to-a (02:…:aa) of bridge br0 (02:…:bb, 10.0.1.254) in `r`; a second port to-b (02:…:cc). */
 function bridged() {

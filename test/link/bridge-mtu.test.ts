@@ -4,12 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
-import { exec } from '../../src/tools/exec.ts';
+import { execOrThrow } from '../../src/tools/exec.ts';
 
-function run(ns: Namespace, line: string): void {
-  const result = exec(ns, line);
-  if (result.exitCode !== 0) throw new Error(`${line}: ${result.stderr}`);
-}
+const run = execOrThrow;
 
 function mtuOf(ns: Namespace, dev: string): number {
   const device = ns.byName(dev);

@@ -4,13 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
-import { exec, spawn } from '../../src/tools/exec.ts';
+import { execOrThrow, spawn } from '../../src/tools/exec.ts';
 
-function run(ns: Namespace, line: string): string {
-  const result = exec(ns, line);
-  if (result.exitCode !== 0) throw new Error(`${line}: ${result.stderr}`);
-  return result.stdout;
-}
+const run = execOrThrow;
 
 /** Two pods on bridge cni0 of `node`; returns the namespaces. */
 function twoPods() {

@@ -2,15 +2,10 @@
 
 import { describe, expect, it } from 'vitest';
 import { Packet } from '../../src/core/packet.ts';
-import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
-import { exec, spawn } from '../../src/tools/exec.ts';
+import { exec, execOrThrow, spawn } from '../../src/tools/exec.ts';
 
-function must(ns: Namespace, line: string): string {
-  const result = exec(ns, line);
-  if (result.exitCode !== 0) throw new Error(`${line}: ${result.stderr}`);
-  return result.stdout;
-}
+const must = execOrThrow;
 
 function pair(seed: number) {
   const sim = new Simulation({ seed });

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Simulation } from '../../src/netns/simulation.ts';
-import { exec } from '../../src/tools/exec.ts';
+import { exec, execOrThrow } from '../../src/tools/exec.ts';
 
-function run(ns: Parameters<typeof exec>[0], line: string): string {
-  const result = exec(ns, line);
-  if (result.exitCode !== 0) throw new Error(`${line}: ${result.stderr}`);
-  return result.stdout;
-}
+const run = execOrThrow;
 
 describe('two namespaces joined by a veth pair', () => {
   it('pings across, resolving ARP first', () => {

@@ -7,7 +7,7 @@ import { buildServices, type ServicesLesson } from '../../scenarios/services.ts'
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
 import { conntrack, startConntrack } from '../../src/tools/conntrack.ts';
-import { exec, spawn } from '../../src/tools/exec.ts';
+import { exec, execOrThrow, spawn } from '../../src/tools/exec.ts';
 import { parseIpv4 } from '../../src/wire/address.ts';
 import { COMMAND_LINES, ENTRY_CASES, ENTRY_RULES, EVENT_CASES, SYSCTL_CASES } from './conntrack-fixtures.ts';
 
@@ -21,11 +21,7 @@ const UDP_SERVICE: ServiceSpec = {
   endpoints: ['10.244.2.7:8000'],
 };
 
-function must(ns: Namespace, line: string): string {
-  const result = exec(ns, line);
-  if (result.exitCode !== 0) throw new Error(`${ns.name}: ${line}: ${result.stderr}`);
-  return result.stdout;
-}
+const must = execOrThrow;
 
 function udp(from: Namespace, srcPort: number, to: string, dstPort: number): void {
   from.udp.send({ dst: parseIpv4(to)!, dstPort, srcPort, payload: new Uint8Array([1]) });

@@ -6,15 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { NS_PER_MS } from '../../src/core/scheduler.ts';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
-import { exec } from '../../src/tools/exec.ts';
+import { exec, execOrThrow } from '../../src/tools/exec.ts';
 import { formatRtt, rttSummary } from '../../src/tools/ping.ts';
 import { parseIpv4 } from '../../src/wire/address.ts';
 
-function run(ns: Namespace, line: string): string {
-  const result = exec(ns, line);
-  if (result.exitCode !== 0) throw new Error(`${line}: ${result.stderr}`);
-  return result.stdout;
-}
+const run = execOrThrow;
 
 function pair(seed = 'rtt'): { sim: Simulation; a: Namespace; b: Namespace } {
   const sim = new Simulation({ seed });

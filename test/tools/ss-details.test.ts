@@ -4,10 +4,9 @@
 // the filter grammar with ss's error texts.
 
 import { describe, expect, it } from 'vitest';
-import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
 import type { TcpSocket } from '../../src/socket/tcp/socket.ts';
-import { exec } from '../../src/tools/exec.ts';
+import { exec, execOrThrow } from '../../src/tools/exec.ts';
 import { formatBandwidth, formatG, formatMsTimer } from '../../src/tools/ss/details.ts';
 import { parseFilter } from '../../src/tools/ss/filter.ts';
 import { parseIpv4 } from '../../src/wire/address.ts';
@@ -16,10 +15,7 @@ import { twoHosts } from '../support/two-hosts.ts';
 const MS = 1_000_000;
 const SECOND = 1000 * MS;
 
-function must(ns: Namespace, line: string): void {
-  const result = exec(ns, line);
-  if (result.exitCode !== 0) throw new Error(`${ns.name}: ${line}: ${result.stderr}`);
-}
+const must = execOrThrow;
 
 describe('print_ms_timer, %g and sprint_bw', () => {
   it.each([

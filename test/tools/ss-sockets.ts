@@ -14,7 +14,7 @@
 import { NS_PER_MS } from '../../src/core/scheduler.ts';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
-import { exec } from '../../src/tools/exec.ts';
+import { execOrThrow } from '../../src/tools/exec.ts';
 import { parseIpv4 } from '../../src/wire/address.ts';
 
 const A = parseIpv4('10.0.0.1')!;
@@ -44,10 +44,7 @@ export const TOPOLOGY = {
 /** The iptables rule on a that keeps the connection from 40008 half-open. */
 export const DROP_SYN_ACK = '-A INPUT -p tcp --sport 8080 --dport 40008 -j DROP';
 
-function must(ns: Namespace, line: string): void {
-  const result = exec(ns, line);
-  if (result.exitCode !== 0) throw new Error(`${ns.name}: ${line}: ${result.stderr}`);
-}
+const must = execOrThrow;
 
 /** The sockets above on packetlab, after one virtual second. */
 export function packetlabSockets(): { sim: Simulation; a: Namespace; b: Namespace } {

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
 import type { TcpSocket } from '../../src/socket/tcp/socket.ts';
-import { exec } from '../../src/tools/exec.ts';
+import { exec, execOrThrow } from '../../src/tools/exec.ts';
 import { ss } from '../../src/tools/ss.ts';
 import { parseIpv4 } from '../../src/wire/address.ts';
 import { twoHosts } from '../support/two-hosts.ts';
@@ -16,10 +16,7 @@ import { canonical, hasHeader, inSectionOrder, packetlabSockets } from './ss-soc
 
 const SECOND = 1_000_000_000;
 
-function must(ns: Namespace, line: string): void {
-  const result = exec(ns, line);
-  if (result.exitCode !== 0) throw new Error(`${ns.name}: ${line}: ${result.stderr}`);
-}
+const must = execOrThrow;
 
 describe('ss against the recorded output of iproute2 6.1.0 (ss-fixtures.ts)', () => {
   let sockets: { a: Namespace; b: Namespace };

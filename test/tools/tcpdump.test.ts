@@ -10,16 +10,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readPcap } from '../../src/capture/pcap.ts';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
-import { exec, spawn } from '../../src/tools/exec.ts';
+import { exec, execOrThrow, spawn } from '../../src/tools/exec.ts';
 import { RealNamespaces, requireNetns, run } from '../support/netns.ts';
 import { requireTool } from '../support/tools.ts';
 import { twoHosts as sharedTwoHosts, type TwoHosts } from '../support/two-hosts.ts';
 
-function must(ns: Namespace, line: string): string {
-  const result = exec(ns, line);
-  if (result.exitCode !== 0) throw new Error(`${ns.name}: ${line}: ${result.stderr}`);
-  return result.stdout;
-}
+const must = execOrThrow;
 
 function twoHosts(): TwoHosts {
   return sharedTwoHosts('tcpdump-tool');

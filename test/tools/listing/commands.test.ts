@@ -6,13 +6,9 @@ import type { Bridge } from '../../../src/link/bridge.ts';
 import type { Vxlan } from '../../../src/link/vxlan.ts';
 import type { Namespace } from '../../../src/netns/namespace.ts';
 import { Simulation } from '../../../src/netns/simulation.ts';
-import { exec } from '../../../src/tools/exec.ts';
+import { exec, execOrThrow } from '../../../src/tools/exec.ts';
 
-function must(ns: Namespace, line: string): string {
-  const result = exec(ns, line);
-  if (result.exitCode !== 0) throw new Error(`${line}: ${result.stderr}`);
-  return result.stdout;
-}
+const must = execOrThrow;
 
 /** A node with cni0 (one pod port), flannel.1 over eth0, a static neighbour and VXLAN remotes. */
 function node() {
