@@ -1,40 +1,52 @@
-// The scenarios the `packetlab` command runs, by name: each prints its session as text lines. The command line
-// (src/cli) receives this table from bin/packetlab.mjs, so src/ never imports scenarios/.
+// The scenarios the `packetlab` command runs, by name: each tells its story and declares its checks. The command
+// line (src/cli) receives this table from bin/packetlab.mjs, so src/ never imports scenarios/.
 
-import { lessonSession } from './lesson-cases-1-2.ts';
+import type { StoryResult } from '../src/story/story.ts';
+import { lessonStory } from './lesson-cases-1-2.ts';
 import type { NodeWiring, PodWiring } from './lesson-topology.ts';
-import { trafficSession } from './traffic.ts';
+import { trafficStory } from './traffic.ts';
 import { runTwoNamespaces } from './two-namespaces.ts';
+
+export interface ScenarioRun {
+  /** The seed given with --seed, or undefined for the scenario's own. */
+  readonly seed: string | undefined;
+  /** Words after the scenario's name. */
+  readonly args: readonly string[];
+}
 
 export interface ScenarioEntry {
   readonly name: string;
-  /** One line for `packetlab help`. */
+  /** One line for `packetlab list`. */
   readonly summary: string;
-  /** The lines to print, or a usage error (exit 2). */
-  run(args: readonly string[]): { readonly lines: readonly string[] } | { readonly usage: string };
+  /** The story with its checks, or a usage error (exit 2). */
+  run(options: ScenarioRun): StoryResult | { readonly usage: string };
 }
 
 export const SCENARIOS: readonly ScenarioEntry[] = [
   {
     name: 'tour',
-    summary: 'build two namespaces joined by a veth pair, ping across, print every frame',
-    run: () => ({ lines: runTwoNamespaces().lines }),
+    summary: 'two namespaces joined by a veth pair, a ping across, every frame decoded',
+    run: ({ seed }) => runTwoNamespaces(seed ?? 'packetlab').story,
   },
   {
     name: 'lesson',
-    summary: "the lesson's cases 1 and 2 on kind-like nodes: packetlab lesson [bridge|routed] [vxlan|direct]",
-    run: (args) => {
+    summary: "the lesson's cases 1 and 2 on kind-like nodes: lesson [bridge|routed] [vxlan|direct]",
+    run: ({ seed, args }) => {
       const pods = args[0] ?? 'bridge';
       const nodes = args[1] ?? 'vxlan';
-      if ((pods !== 'bridge' && pods !== 'routed') || (nodes !== 'vxlan' && nodes !== 'direct')) {
-        return { usage: 'usage: packetlab lesson [bridge|routed] [vxlan|direct]' };
+      if (
+        args.length > 2 ||
+        (pods !== 'bridge' && pods !== 'routed') ||
+        (nodes !== 'vxlan' && nodes !== 'direct')
+      ) {
+        return { usage: 'usage: packetlab run lesson [bridge|routed] [vxlan|direct]' };
       }
-      return { lines: lessonSession(pods as PodWiring, nodes as NodeWiring) };
+      return lessonStory(pods as PodWiring, nodes as NodeWiring, seed ?? 'lesson');
     },
   },
   {
     name: 'traffic',
     summary: 'an HTTP server, curl over a 10 ms link, and a connection storm that runs out of ports',
-    run: () => ({ lines: trafficSession() }),
+    run: ({ seed }) => trafficStory(seed ?? 'traffic'),
   },
 ];

@@ -2,17 +2,19 @@
 
 import { formatLayers } from '../src/capture/layers.ts';
 import { Simulation } from '../src/netns/simulation.ts';
-import { exec } from '../src/tools/exec.ts';
+import { Story, type StoryResult, transcript } from '../src/story/story.ts';
+import { execOrThrow } from '../src/tools/exec.ts';
 
 export interface TourOutput {
   readonly lines: string[];
   readonly frames: { timeNs: number; dev: string; direction: 'rx' | 'tx'; frame: Uint8Array }[];
+  readonly story: StoryResult;
 }
 
 /** Builds the topology, runs `ping -c 2` from a to b, and returns what was printed and captured. */
 export function runTwoNamespaces(seed: string | number = 'packetlab'): TourOutput {
   const sim = new Simulation({ seed });
-  const lines: string[] = [];
+  const story = new Story('tour', seed);
   const frames: TourOutput['frames'] = [];
   const a = sim.addNamespace('a');
   const b = sim.addNamespace('b');
@@ -23,24 +25,30 @@ export function runTwoNamespaces(seed: string | number = 'packetlab'): TourOutpu
     [a, 'ip link set veth-a up'],
     [b, 'ip link set veth-b up'],
   ] as const) {
-    const result = exec(ns, command);
-    if (result.exitCode !== 0) throw new Error(`${command}: ${result.stderr}`);
+    execOrThrow(ns, command);
   }
   const vethA = a.byName('veth-a')!;
   vethA.taps.push((dev, pkt, direction) => {
     frames.push({ timeNs: sim.now, dev: dev.name, direction, frame: pkt.frame().slice() });
   });
-  lines.push('$ ip netns exec a ping -c 2 10.0.0.2');
-  const result = exec(a, 'ping -c 2 10.0.0.2');
-  lines.push(...result.stdout.trimEnd().split('\n'));
-  lines.push('', 'What crossed veth-a, frame by frame, one line per layer:');
+  const ping = story.run('$ ip netns exec a', a, 'ping -c 2 10.0.0.2');
+  story.expectThat(
+    'both echo requests are answered',
+    '2 received',
+    ping.stdout.trimEnd().split('\n').at(-2) ?? '',
+    ping.stdout.includes('2 packets transmitted, 2 received'),
+  );
+  const decoded = ['', 'What crossed veth-a, frame by frame, one line per layer:'];
   frames.forEach(({ timeNs, direction, frame }, index) => {
-    lines.push(
+    decoded.push(
       `#${index + 1} ${formatTime(timeNs)} ${direction === 'tx' ? 'out of' : 'into'} veth-a, ${frame.length} bytes`,
     );
-    for (const layer of formatLayers(frame)) lines.push(`    ${layer}`);
+    for (const layer of formatLayers(frame)) decoded.push(`    ${layer}`);
   });
-  return { lines, frames };
+  story.show(decoded.join('\n'));
+  story.expectEqual('ARP first, then two echo exchanges: six frames on veth-a', 6, frames.length);
+  const result = story.result();
+  return { lines: transcript(result), frames, story: result };
 }
 
 function formatTime(timeNs: number): string {

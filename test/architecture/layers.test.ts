@@ -18,6 +18,7 @@ const LAYERS = [
   'app',
   'tools',
   'k8s',
+  'story',
   'cli',
 ];
 

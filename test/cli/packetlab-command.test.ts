@@ -1,4 +1,5 @@
-// The `packetlab` command as a user runs it: bin/packetlab.mjs with the scenario table, help, usage errors, exit codes.
+// The `packetlab` command as a user runs it: bin/packetlab.mjs with the scenario table — list, run with --seed and
+// --json, the shorthand, usage errors and exit codes.
 
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -9,29 +10,57 @@ function packetlab(...args: string[]) {
 }
 
 describe('the packetlab command', () => {
-  it('lists every scenario of the table in its help', () => {
-    const { stdout, status } = packetlab('help');
+  it('lists one scenario a line, its name first', () => {
+    const { stdout, status } = packetlab('list');
     expect(status).toBe(0);
-    expect(stdout.split('\n').slice(0, 3)).toEqual(['usage: packetlab <command>', '', 'commands:']);
-    for (const name of ['tour', 'lesson', 'traffic', 'help'])
-      expect(stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
+    expect(
+      stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split(/ +/)[0]),
+    ).toEqual(['tour', 'lesson', 'traffic']);
   });
 
-  it('refuses an unknown command with exit 2 and the help on stderr', () => {
-    const { stderr, status } = packetlab('nope');
-    expect(status).toBe(2);
-    expect(stderr.split('\n')[0]).toBe("packetlab: unknown command 'nope'");
+  it('runs a scenario, prints its transcript then one line per check, exit 0 when all pass', () => {
+    const { stdout, status } = packetlab('run', 'tour');
+    expect(status).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('$ ip netns exec a ping -c 2 10.0.0.2');
+    expect(lines.slice(-2)).toEqual([
+      'PASS both echo requests are answered',
+      'PASS ARP first, then two echo exchanges: six frames on veth-a',
+    ]);
   });
 
-  it("prints a scenario's usage for bad arguments, exit 2", () => {
-    const { stderr, status } = packetlab('lesson', 'bridge', 'satellite');
-    expect(status).toBe(2);
-    expect(stderr).toBe('usage: packetlab lesson [bridge|routed] [vxlan|direct]\n');
+  it('prints one JSON object with --json, the same for one seed and another for another seed', () => {
+    const first = packetlab('run', 'lesson', 'routed', 'direct', '--json', '--seed', '7');
+    const again = packetlab('run', 'lesson', 'routed', 'direct', '--seed=7', '--json');
+    const other = packetlab('run', 'lesson', 'routed', 'direct', '--json', '--seed', '8');
+    expect(first.status).toBe(0);
+    const result = JSON.parse(first.stdout);
+    expect(Object.keys(result)).toEqual(['scenario', 'seed', 'ok', 'steps', 'checks']);
+    expect(result).toMatchObject({ scenario: 'lesson', seed: '7', ok: true });
+    expect(result.checks.map((check: { pass: boolean }) => check.pass)).toEqual([true, true, true]);
+    expect(again.stdout).toBe(first.stdout);
+    expect(other.stdout).not.toBe(first.stdout);
   });
 
-  it('runs the tour by default', () => {
+  it('runs the tour by default, as npm start does', () => {
     const { stdout, status } = packetlab();
     expect(status).toBe(0);
     expect(stdout).toContain('2 packets transmitted, 2 received');
+  });
+
+  it.each([
+    [['run', 'nope'], "packetlab: unknown scenario 'nope' (packetlab list shows them)"],
+    [['run', 'tour', '--bad'], "packetlab: unknown option '--bad'"],
+    [['run', 'tour', '--seed'], "packetlab: option '--seed' needs a value"],
+    [['run'], 'packetlab: run needs a scenario name (packetlab list shows them)'],
+    [['lesson', 'bridge', 'satellite'], 'usage: packetlab run lesson [bridge|routed] [vxlan|direct]'],
+  ])('refuses %j with one line and exit 2', (args, line) => {
+    const { stderr, status, stdout } = packetlab(...args);
+    expect(status).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.split('\n')[0]).toBe(line);
   });
 });

@@ -1,0 +1,126 @@
+// A scenario's story as it runs: what it says, each command with where it ran and what it printed, and the checks
+// that prove its point (name, expected, actual, pass). The `packetlab run` command prints it as a transcript or as
+// one JSON object; tests assert its checks. It records; it runs nothing by itself beyond the commands it is given.
+
+import type { Namespace } from '../netns/namespace.ts';
+import { type CommandResult, exec } from '../tools/exec.ts';
+
+export type StoryStep =
+  /** Narration: what happens to the packet, in the story's words. */
+  | { readonly kind: 'say'; readonly text: string }
+  /** Text shown as it is (decoded frames, an access log, a report). */
+  | { readonly kind: 'output'; readonly text: string }
+  /** A command as a terminal shows it: the prompt (`$ docker exec formation-worker`), the line, what it printed. */
+  | {
+      readonly kind: 'command';
+      readonly prompt: string;
+      readonly command: string;
+      readonly output: string;
+      readonly exitCode: number;
+    };
+
+export interface StoryCheck {
+  readonly name: string;
+  readonly expected: string;
+  readonly actual: string;
+  readonly pass: boolean;
+}
+
+/** What `packetlab run --json` prints (docs/story.schema.json). */
+export interface StoryResult {
+  readonly scenario: string;
+  readonly seed: string;
+  readonly ok: boolean;
+  readonly steps: readonly StoryStep[];
+  readonly checks: readonly StoryCheck[];
+}
+
+export class Story {
+  private readonly steps: StoryStep[] = [];
+  private readonly checks: StoryCheck[] = [];
+
+  constructor(
+    readonly scenario: string,
+    readonly seed: string | number,
+  ) {}
+
+  say(text: string): void {
+    this.steps.push({ kind: 'say', text });
+  }
+
+  /** Shows text as it is, one step per call. */
+  show(text: string): void {
+    this.steps.push({ kind: 'output', text });
+  }
+
+  /** Runs a command in a namespace through the façade and records it after a prompt (`$ kubectl exec diag --`). */
+  run(prompt: string, ns: Namespace, line: string, options: { readonly stdin?: string } = {}): CommandResult {
+    const result = exec(ns, line, options.stdin === undefined ? {} : { stdin: options.stdin });
+    this.record(prompt, line, result);
+    return result;
+  }
+
+  /** Records a command run some other way (a spawned capture stopped later), with its output in terminal order. */
+  record(
+    prompt: string,
+    command: string,
+    result: CommandResult,
+    output = `${result.stdout}${result.stderr}`,
+  ): void {
+    this.steps.push({ kind: 'command', prompt, command, output, exitCode: result.exitCode });
+  }
+
+  /** A check that passes when `actual` equals `expected` (compared as text). */
+  expectEqual(name: string, expected: string | number | boolean, actual: string | number | boolean): boolean {
+    return this.expectThat(name, String(expected), String(actual), String(expected) === String(actual));
+  }
+
+  /** A check whose pass is decided by the caller (`expected` says in words what was required). */
+  expectThat(name: string, expected: string, actual: string, pass: boolean): boolean {
+    this.checks.push({ name, expected, actual, pass });
+    return pass;
+  }
+
+  result(): StoryResult {
+    return {
+      scenario: this.scenario,
+      seed: String(this.seed),
+      ok: this.checks.every((check) => check.pass),
+      steps: [...this.steps],
+      checks: [...this.checks],
+    };
+  }
+}
+
+/** The story as a terminal session: narration as `# ...`, text as it is, each command after its prompt, then its output. */
+export function transcript(result: StoryResult): string[] {
+  const lines: string[] = [];
+  for (const step of result.steps) {
+    switch (step.kind) {
+      case 'say':
+        lines.push(`# ${step.text}`);
+        break;
+      case 'output':
+        lines.push(...step.text.split('\n'));
+        break;
+      case 'command': {
+        lines.push(`${step.prompt} ${step.command}`);
+        const output = step.output.replace(/\n+$/, '');
+        if (output !== '') lines.push(...output.split('\n'));
+        break;
+      }
+      default: {
+        const never: never = step;
+        throw new Error(`unknown step ${JSON.stringify(never)}`);
+      }
+    }
+  }
+  return lines;
+}
+
+/** One line per check: `PASS name` or `FAIL name: expected E, got A`. */
+export function checkLines(result: StoryResult): string[] {
+  return result.checks.map((check) =>
+    check.pass ? `PASS ${check.name}` : `FAIL ${check.name}: expected ${check.expected}, got ${check.actual}`,
+  );
+}
