@@ -32,7 +32,11 @@ afterAll(() => {
 
 describe('the installed package', () => {
   it('ships JavaScript and declarations only, no TypeScript sources', () => {
-    const listing = run('tar', ['-tzf', join(work, readdirSync(work).find((n) => n.endsWith('.tgz'))!)], work);
+    const listing = run(
+      'tar',
+      ['-tzf', join(work, readdirSync(work).find((n) => n.endsWith('.tgz'))!)],
+      work,
+    );
     const files = listing.trim().split('\n');
     expect(files).toContain('package/dist/src/index.js');
     expect(files).toContain('package/dist/src/index.d.ts');
@@ -54,7 +58,9 @@ describe('the installed package', () => {
       "process.stdout.write(exec(a, 'ping -c 1 10.0.0.2').stdout);",
     ].join('\n');
     writeFileSync(join(app, 'ping.mjs'), script);
-    expect(run(process.execPath, ['ping.mjs'], app)).toContain('1 packets transmitted, 1 received, 0% packet loss');
+    expect(run(process.execPath, ['ping.mjs'], app)).toContain(
+      '1 packets transmitted, 1 received, 0% packet loss',
+    );
   });
 
   it('typechecks a consumer written in TypeScript against the declarations', () => {
@@ -65,7 +71,15 @@ describe('the installed package', () => {
         'export const code: number = result.exitCode;\n',
     );
     const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
-    const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck'];
+    const args = [
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--skipLibCheck',
+    ];
     expect(run(process.execPath, [tsc, ...args, 'consumer.ts'], app)).toBe('');
   });
 
