@@ -2,7 +2,13 @@
 // --json, the shorthand, usage errors and exit codes.
 
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+
+const validateStory = new Ajv({ allErrors: true }).compile(
+  JSON.parse(readFileSync('docs/story.schema.json', 'utf8')),
+);
 
 function packetlab(...args: string[]) {
   const run = spawnSync(process.execPath, ['bin/packetlab.mjs', ...args], { encoding: 'utf8' });
@@ -38,11 +44,19 @@ describe('the packetlab command', () => {
     const other = packetlab('run', 'lesson', 'routed', 'direct', '--json', '--seed', '8');
     expect(first.status).toBe(0);
     const result = JSON.parse(first.stdout);
+    expect(validateStory(result), JSON.stringify(validateStory.errors)).toBe(true);
+    expect(validateStory({ ...result, ok: 'yes' })).toBe(false);
     expect(Object.keys(result)).toEqual(['scenario', 'seed', 'ok', 'steps', 'checks']);
     expect(result).toMatchObject({ scenario: 'lesson', seed: '7', ok: true });
     expect(result.checks.map((check: { pass: boolean }) => check.pass)).toEqual([true, true, true]);
     expect(again.stdout).toBe(first.stdout);
     expect(other.stdout).not.toBe(first.stdout);
+  });
+
+  it.each(['tour', 'traffic'])('prints %s as JSON that its schema accepts', (name) => {
+    const run = packetlab('run', name, '--json');
+    expect(run.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(validateStory(JSON.parse(run.stdout)), JSON.stringify(validateStory.errors)).toBe(true);
   });
 
   it('runs the tour by default, as npm start does', () => {
