@@ -33,20 +33,28 @@ describe('names', () => {
 describe('Pod, Node and Deployment admission', () => {
   it('defaults a pod: grace period 30 s, TCP ports, Pending', () => {
     const store = setup();
-    const created = store.create(
-      pod({ name: 'diag', ports: [{ containerPort: 8000 }], terminationGracePeriodSeconds: undefined }),
-    );
+    const created = store.create(pod({ name: 'diag', ports: [{ containerPort: 8000 }] }));
     if (!created.ok) throw new Error(created.error.message);
     expect(created.value.spec.terminationGracePeriodSeconds).toBe(30);
-    expect(created.value.spec.containers[0]!.ports).toEqual([{ name: '', containerPort: 8000, protocol: 'TCP' }]);
+    expect(created.value.spec.containers[0]!.ports).toEqual([
+      { name: '', containerPort: 8000, protocol: 'TCP' },
+    ]);
     expect(created.value.status.phase).toBe('Pending');
   });
 
   it('refuses bad pods with validation.go wording', () => {
     const store = setup();
-    const refused = store.create(pod({ name: 'Diag_1', ports: [{ name: 'http', containerPort: 0 }, { name: 'http', containerPort: 70000 }] }));
+    const refused = store.create(
+      pod({
+        name: 'Diag_1',
+        ports: [
+          { name: 'http', containerPort: 0 },
+          { name: 'http', containerPort: 70000 },
+        ],
+      }),
+    );
     expect(!refused.ok && refused.error.message).toBe(
-      'Pod "Diag_1" is invalid: [metadata.name: Invalid value: "Diag_1": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\'), spec.containers[0].name: Invalid value: "Diag_1": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character (e.g. \'my-name\',  or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\'), spec.containers[0].ports[0].containerPort: Required value, spec.containers[0].ports[1].name: Duplicate value: "http", spec.containers[0].ports[1].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive]',
+      "Pod \"Diag_1\" is invalid: [metadata.name: Invalid value: \"Diag_1\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.containers[0].name: Invalid value: \"Diag_1\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.containers[0].ports[0].containerPort: Required value, spec.containers[0].ports[1].name: Duplicate value: \"http\", spec.containers[0].ports[1].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive]",
     );
     const empty = store.create(pod({ name: 'empty', containers: [] }));
     expect(!empty.ok && empty.error.message).toBe('Pod "empty" is invalid: spec.containers: Required value');
@@ -72,7 +80,9 @@ describe('Pod, Node and Deployment admission', () => {
 
   it('builds kind nodes: the control plane tainted NoSchedule', () => {
     const store = setup();
-    const created = store.create(node({ name: 'formation-control-plane', controlPlane: true, internalIP: '172.18.0.2' }));
+    const created = store.create(
+      node({ name: 'formation-control-plane', controlPlane: true, internalIP: '172.18.0.2' }),
+    );
     if (!created.ok) throw new Error(created.error.message);
     expect(created.value.spec.taints).toEqual([
       { key: 'node-role.kubernetes.io/control-plane', value: '', effect: 'NoSchedule' },

@@ -49,7 +49,13 @@ describe('Service admission', () => {
     } satisfies Service['spec']);
     const plain = create({ name: 'web', ports: [{ port: 8080 }], selector: { app: 'web' } });
     if (!plain.ok) throw new Error(plain.error.message);
-    expect(plain.value.spec.ports[0]).toEqual({ name: '', protocol: 'TCP', port: 8080, targetPort: 8080, nodePort: 0 });
+    expect(plain.value.spec.ports[0]).toEqual({
+      name: '',
+      protocol: 'TCP',
+      port: 8080,
+      targetPort: 8080,
+      nodePort: 0,
+    });
     expect(plain.value.spec.clusterIP).toMatch(/^10\.(9[6-9]|10\d|11[01])\./);
   });
 
@@ -84,7 +90,9 @@ describe('Service admission', () => {
     );
     // The ClusterIP it took before the nodePort failed was given back.
     expect(plane.clusterIps.has('10.96.40.13')).toBe(false);
-    expect(refusal(create({ ...signalements, name: 'out', clusterIP: '', ports: [{ port: 80, nodePort: 8080 }] }))).toBe(
+    expect(
+      refusal(create({ ...signalements, name: 'out', clusterIP: '', ports: [{ port: 80, nodePort: 8080 }] })),
+    ).toBe(
       'Service "out" is invalid: spec.ports[0].nodePort: Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-32767',
     );
     expect(plane.clusterIps.used).toBe(1);
@@ -107,7 +115,7 @@ describe('Service admission', () => {
   it('validates names, ports, protocols, types and policies with validation.go wording', () => {
     const { create, refusal, plane } = setup();
     expect(refusal(create({ name: 'Signalements', ports: [{ port: 80 }] }))).toBe(
-      'Service "Signalements" is invalid: metadata.name: Invalid value: "Signalements": a DNS-1035 label must consist of lower case alphanumeric characters or \'-\', start with an alphabetic character, and end with an alphanumeric character (e.g. \'my-name\',  or \'abc-123\', regex used for validation is \'[a-z]([-a-z0-9]*[a-z0-9])?\')',
+      "Service \"Signalements\" is invalid: metadata.name: Invalid value: \"Signalements\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
     );
     expect(refusal(create({ name: 'noports', ports: [] }))).toBe(
       'Service "noports" is invalid: spec.ports: Required value',
@@ -129,21 +137,39 @@ describe('Service admission', () => {
       'Service "ext" is invalid: spec.type: Unsupported value: "ExternalName": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"',
     );
     expect(refusal(create({ name: 'np', ports: [{ port: 80, nodePort: 30001 }] }))).toBe(
-      "Service \"np\" is invalid: spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'",
+      'Service "np" is invalid: spec.ports[0].nodePort: Forbidden: may not be used when `type` is \'ClusterIP\'',
     );
     expect(refusal(create({ name: 'local', externalTrafficPolicy: 'Local', ports: [{ port: 80 }] }))).toBe(
       'Service "local" is invalid: spec.externalTrafficPolicy: Invalid value: "Local": may only be set for externally-accessible services',
     );
     expect(
-      refusal(create({ name: 'sticky', sessionAffinity: 'ClientIP', sessionAffinityTimeoutSeconds: 0, ports: [{ port: 80 }] })),
+      refusal(
+        create({
+          name: 'sticky',
+          sessionAffinity: 'ClientIP',
+          sessionAffinityTimeoutSeconds: 0,
+          ports: [{ port: 80 }],
+        }),
+      ),
     ).toBe(
       'Service "sticky" is invalid: spec.sessionAffinityConfig.clientIP.timeoutSeconds: Invalid value: 0: must be greater than 0 and less than 86400',
     );
     expect(
-      refusal(create({ name: 'dup', type: 'NodePort', ports: [{ name: 'a', port: 80, nodePort: 30001 }, { name: 'b', port: 81, nodePort: 30001 }] })),
+      refusal(
+        create({
+          name: 'dup',
+          type: 'NodePort',
+          ports: [
+            { name: 'a', port: 80, nodePort: 30001 },
+            { name: 'b', port: 81, nodePort: 30001 },
+          ],
+        }),
+      ),
       // Allocation runs before validation (BeginCreate), so the second use of 30001 fails to allocate before the
       // duplicate check could see it.
-    ).toBe('Service "dup" is invalid: spec.ports[1].nodePort: Invalid value: 30001: provided port is already allocated');
+    ).toBe(
+      'Service "dup" is invalid: spec.ports[1].nodePort: Invalid value: 30001: provided port is already allocated',
+    );
     // None of the refused Services kept an address or a port.
     expect(plane.clusterIps.used).toBe(0);
     expect(plane.nodePorts.used).toBe(0);
@@ -159,7 +185,10 @@ describe('Service admission', () => {
       ...stored,
       spec: { ...stored.spec, clusterIP: '', ports: [{ ...stored.spec.ports[0]!, nodePort: 0 }] },
     });
-    expect(kept.ok && [kept.value.spec.clusterIP, kept.value.spec.ports[0]!.nodePort]).toEqual(['10.96.40.12', 30080]);
+    expect(kept.ok && [kept.value.spec.clusterIP, kept.value.spec.ports[0]!.nodePort]).toEqual([
+      '10.96.40.12',
+      30080,
+    ]);
     const moved = store.update<'Service'>({ ...stored, spec: { ...stored.spec, clusterIP: '10.96.40.99' } });
     expect(!moved.ok && moved.error.message).toBe(
       'Service "signalements" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.96.40.99"}: may not change once set',
