@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { seconds } from '../../../src/core/scheduler.ts';
 import { pod, service } from '../../../src/k8s/api/builders.ts';
+import { KUBE_DNS_SERVICE_IP } from '../../../src/k8s/controllers/control-plane.ts';
 import { MAX_ENDPOINTS_PER_SLICE } from '../../../src/k8s/controllers/endpointslice.ts';
 import type { EndpointSlice } from '../../../src/k8s/objects.ts';
 import { formation } from './fixture.ts';
@@ -177,5 +178,33 @@ describe('EndpointSlice controller', () => {
     c.must(c.store.delete('Service', 'default', 'signalements'));
     c.settle();
     expect(c.store.list('EndpointSlice')).toEqual([]);
+  });
+
+  it('bootstraps the kubernetes Service at 10.96.0.1 with the API server endpoint, which the controller leaves alone', () => {
+    const c = formation();
+    const kubernetes = c.must(c.plane.createKubernetesService('172.18.0.2'));
+    expect([kubernetes.spec.clusterIP, kubernetes.spec.ports]).toEqual([
+      '10.96.0.1',
+      [{ name: 'https', protocol: 'TCP', port: 443, targetPort: 6443, nodePort: 0 }],
+    ]);
+    c.settle();
+    expect(c.store.list('EndpointSlice').map(brief)).toEqual([
+      { name: 'kubernetes', ports: ['https:6443/TCP'], endpoints: ['172.18.0.2   RS-'] },
+    ]);
+    const dns = c.must(
+      c.store.create(
+        service({
+          name: 'kube-dns',
+          namespace: 'kube-system',
+          clusterIP: KUBE_DNS_SERVICE_IP,
+          ports: [
+            { name: 'dns', port: 53, protocol: 'UDP' },
+            { name: 'dns-tcp', port: 53 },
+          ],
+          selector: { 'k8s-app': 'kube-dns' },
+        }),
+      ),
+    );
+    expect(dns.spec.clusterIP).toBe('10.96.0.10');
   });
 });
