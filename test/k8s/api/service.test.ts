@@ -205,4 +205,50 @@ describe('Service admission', () => {
     expect(plane.clusterIps.has('10.96.40.12')).toBe(false);
     expect(create(signalements).ok).toBe(true);
   });
+
+  it('a refused healthCheckNodePort or update leaves every allocator as it was', () => {
+    const { store, create, plane } = setup();
+    const first = create(signalements);
+    if (!first.ok) throw new Error(first.error.message);
+    const lb = create({
+      name: 'lb',
+      type: 'LoadBalancer',
+      externalTrafficPolicy: 'Local',
+      healthCheckNodePort: 30080,
+      ports: [{ port: 443 }],
+      selector: { app: 'lb' },
+    });
+    if (lb.ok) throw new Error('admitted');
+    expect(lb.error).toMatchObject({
+      code: 500,
+      reason: 'InternalError',
+      message:
+        'Internal error occurred: failed to allocate requested HealthCheck NodePort 30080: provided port is already allocated',
+    });
+    expect(kubectlError(lb.error)).toBe(
+      'Error from server (InternalError): Internal error occurred: failed to allocate requested HealthCheck NodePort 30080: provided port is already allocated\n',
+    );
+    expect([plane.clusterIps.used, plane.nodePorts.used]).toEqual([1, 1]);
+    const other = create({
+      name: 'other',
+      type: 'NodePort',
+      ports: [{ port: 80, nodePort: 30090 }],
+      selector: { app: 'o' },
+    });
+    if (!other.ok) throw new Error(other.error.message);
+    // Moving signalements to 30090 is refused; it keeps 30080 and 30090 stays other's.
+    const moved = store.update<'Service'>({
+      ...first.value,
+      spec: { ...first.value.spec, ports: [{ ...first.value.spec.ports[0]!, nodePort: 30090 }] },
+    });
+    expect(!moved.ok && moved.error.message).toBe(
+      'Service "signalements" is invalid: spec.ports[0].nodePort: Invalid value: 30090: provided port is already allocated',
+    );
+    expect([plane.nodePorts.has(30080), plane.nodePorts.has(30090), plane.nodePorts.used]).toEqual([
+      true,
+      true,
+      2,
+    ]);
+    expect(store.get('Service', 'default', 'signalements')!.spec.ports[0]!.nodePort).toBe(30080);
+  });
 });
