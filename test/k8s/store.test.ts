@@ -92,6 +92,23 @@ describe('Store', () => {
     expect(
       store.create(pod({ name: 'good' })).ok && store.get('Pod', 'default', 'good')!.metadata.resourceVersion,
     ).toBe(1);
+    // A refused update keeps the stored object and emits nothing.
+    const before = store.get('Pod', 'default', 'good')!;
+    store.admit('Pod', (object, old) =>
+      old !== undefined
+        ? invalid('Pod', object.metadata.name, ['spec: Forbidden: pod updates may not change fields'])
+        : { ok: true, value: object },
+    );
+    const refusedUpdate = store.update<'Pod'>({
+      ...before,
+      status: { ...before.status, podIP: '10.244.1.5' },
+    });
+    expect(!refusedUpdate.ok && refusedUpdate.error.message).toBe(
+      'Pod "good" is invalid: spec: Forbidden: pod updates may not change fields',
+    );
+    expect(store.get('Pod', 'default', 'good')).toBe(before);
+    expect(events).toEqual(['ADDED']);
+    expect(reverted).toEqual(['bad', 'good']);
   });
 
   it('draws uids from the seed: the same seed gives the same uids, another seed others', () => {
