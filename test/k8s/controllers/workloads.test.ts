@@ -152,6 +152,23 @@ describe('Deployment controller', () => {
     ]);
   });
 
+  it('replaces the pods of a removed node on the remaining workers', () => {
+    const c = formation();
+    c.must(c.store.create(deployment({ ...web, replicas: 2 })));
+    c.settle();
+    expect(c.pods()).toEqual([
+      'web-b546ff6f4-bdlwr@formation-worker',
+      'web-b546ff6f4-r2nt5@formation-worker2',
+    ]);
+    c.must(c.store.delete('Node', '', 'formation-worker2'));
+    c.settle(); // pod GC removes r2nt5
+    c.settle(); // the Deployment creates a replacement, the scheduler binds it
+    expect(c.pods()).toEqual([
+      'web-b546ff6f4-bdlwr@formation-worker',
+      'web-b546ff6f4-qqtb7@formation-worker',
+    ]);
+  });
+
   it('deletes its pods with the Deployment', () => {
     const c = formation();
     c.must(c.store.create(deployment({ ...web, replicas: 2 })));
