@@ -46,6 +46,15 @@ export interface Taint {
   readonly effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
 }
 
+/** A pod's toleration of a taint: `Exists` tolerates any value (an empty key with Exists tolerates every taint). */
+export interface Toleration {
+  readonly key: string;
+  readonly operator: 'Equal' | 'Exists';
+  readonly value: string;
+  /** '' tolerates every effect. */
+  readonly effect: '' | Taint['effect'];
+}
+
 export interface Node {
   readonly kind: 'Node';
   readonly metadata: ObjectMeta;
@@ -91,6 +100,8 @@ export interface PodSpec {
   /** The pod shares its node's namespace (kube-proxy, CNI agents, the incident's DaemonSet). */
   readonly hostNetwork: boolean;
   readonly terminationGracePeriodSeconds: number;
+  /** Taints the pod tolerates (the scheduler and the DaemonSet controller read them); none when absent. */
+  readonly tolerations?: readonly Toleration[];
 }
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';

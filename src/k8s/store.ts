@@ -7,14 +7,29 @@
 
 import { EventEmitter } from 'eventemitter3';
 import type { Rng } from '../core/rng.ts';
-import { type Kind, type KubeObject, type ObjectMeta, type ObjectOfKind, objectKey } from './objects.ts';
+import {
+  isNamespaced,
+  type Kind,
+  type KubeObject,
+  type ObjectMeta,
+  type ObjectOfKind,
+  objectKey,
+} from './objects.ts';
 
 /** A refusal, as the API server reports it (`kubectl` prints `message`). */
 export interface ApiError {
-  readonly code: 404 | 409 | 422;
-  readonly reason: 'NotFound' | 'AlreadyExists' | 'Invalid';
-  /** e.g. `Service "signalements" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is already allocated` */
+  readonly code: 404 | 409 | 422 | 500;
+  readonly reason: 'NotFound' | 'AlreadyExists' | 'Invalid' | 'InternalError';
+  /** Status.message, e.g. `Service "signalements" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is already allocated` */
   readonly message: string;
+  /** Status.details of an Invalid refusal: the kind (without group), the name, and one cause per field error. */
+  readonly details?: ApiErrorDetails;
+}
+
+export interface ApiErrorDetails {
+  readonly kind: Kind;
+  readonly name: string;
+  readonly causes: readonly { readonly field: string; readonly message: string }[];
 }
 
 export type ApiResult<T> =
@@ -31,7 +46,14 @@ export type WatchEvent<T extends KubeObject = KubeObject> =
  * addresses allocated) or an error. `old` is undefined on create. A step must not change anything outside the
  * object unless it returns ok (allocators reserve only what they hand out, and release it on delete).
  */
-export type Admission<T extends KubeObject> = (object: T, old: T | undefined) => ApiResult<T>;
+export type Admission<T extends KubeObject> = (object: T, old: T | undefined) => ApiResult<T> | Admitted<T>;
+
+/** An admitted object with what undoes the step's reservations if a later step refuses the object. */
+export interface Admitted<T> {
+  readonly ok: true;
+  readonly value: T;
+  readonly revert: () => void;
+}
 
 /** What a caller gives on create: the metadata the store fills (uid, resourceVersion, timestamps) may be left out. */
 export type NewObject<T extends KubeObject> = Omit<T, 'metadata'> & {
@@ -93,7 +115,8 @@ export class Store {
   create<K extends Kind>(
     object: NewObject<ObjectOfKind[K]> & { readonly kind: K },
   ): ApiResult<ObjectOfKind[K]> {
-    const namespace = object.metadata.namespace ?? '';
+    // A namespaced object without a namespace lands in `default`, as kubectl's request path puts it there.
+    const namespace = object.metadata.namespace ?? (isNamespaced(object.kind) ? 'default' : '');
     const key = objectKey(namespace, object.metadata.name);
     if (this.table(object.kind).has(key)) {
       return apiError(
@@ -154,11 +177,17 @@ export class Store {
     return { ok: true, value: old };
   }
 
+  /** Runs the kind's steps in order; a refusal undoes what the earlier steps reserved, last first. */
   private runAdmission<T extends KubeObject>(object: T, old: T | undefined): ApiResult<T> {
     let current = object;
+    const reverts: (() => void)[] = [];
     for (const step of this.admissions.get(object.kind) ?? []) {
-      const result = step(current, old) as ApiResult<T>;
-      if (!result.ok) return result;
+      const result = step(current, old) as ApiResult<T> | Admitted<T>;
+      if (!result.ok) {
+        for (const revert of reverts.reverse()) revert();
+        return result;
+      }
+      if ('revert' in result) reverts.push(result.revert);
       current = result.value;
     }
     return { ok: true, value: current };
@@ -199,12 +228,67 @@ export function notFound(kind: Kind, name: string): ApiResult<never> {
   return apiError(404, 'NotFound', `${RESOURCE_NAMES[kind]} "${name}" not found`);
 }
 
+/** The API group of a kind ('' for core/v1), as qualified kinds and resources print it. */
+export const API_GROUPS: Readonly<Record<Kind, string>> = {
+  Node: '',
+  Pod: '',
+  Service: '',
+  EndpointSlice: 'discovery.k8s.io',
+  Deployment: 'apps',
+  DaemonSet: 'apps',
+};
+
 /**
- * An Invalid refusal with the API server's wording: `Service "signalements" is invalid: FIELD: Invalid value: V: DETAIL`.
- * `causes` are the field errors, each already `FIELD: Invalid value: V: DETAIL` (several are joined with ", " inside
- * brackets, as apimachinery's aggregate prints them).
+ * An Invalid refusal as the API server builds it (apimachinery errors.NewInvalid): Status.message is
+ * `KIND[.GROUP] "NAME" is invalid: CAUSES`, where CAUSES are the field errors (each `FIELD: BODY`) printed as
+ * utilerrors' aggregate does: duplicates dropped, one alone as is, several joined with ", " inside brackets.
+ * kubectl prints it differently: see kubectlError.
  */
 export function invalid(kind: Kind, name: string, causes: readonly string[]): ApiResult<never> {
-  const detail = causes.length === 1 ? causes[0] : `[${causes.join(', ')}]`;
-  return apiError(422, 'Invalid', `${kind} "${name}" is invalid: ${detail}`);
+  const unique = [...new Set(causes)];
+  const detail = unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`;
+  const group = API_GROUPS[kind];
+  const qualified = group === '' ? kind : `${kind}.${group}`;
+  return {
+    ok: false,
+    error: {
+      code: 422,
+      reason: 'Invalid',
+      message: `${qualified} "${name}" is invalid: ${detail}`,
+      details: {
+        kind,
+        name,
+        causes: causes.map((cause) => {
+          const at = cause.indexOf(': ');
+          return at < 0
+            ? { field: '', message: cause }
+            : { field: cause.slice(0, at), message: cause.slice(at + 2) };
+        }),
+      },
+    },
+  };
+}
+
+/**
+ * What kubectl writes on stderr for a refusal, with its final newline (mirrors kubectl's cmd/util/helpers.go:
+ * checkErr, statusCausesToAggrError, MultilineError, StandardErrorMessage): an Invalid refusal is
+ * `The Service "signalements" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is already
+ * allocated`, or with several causes the prefix alone on its line (its trailing space kept) and one `* CAUSE` line
+ * each; any other refusal is `Error from server (REASON): MESSAGE`.
+ */
+export function kubectlError(error: ApiError): string {
+  if (error.reason !== 'Invalid' || error.details === undefined) {
+    return `Error from server (${error.reason}): ${error.message}\n`;
+  }
+  const { kind, name, causes } = error.details;
+  const prefix = `The ${kind} "${name}" is invalid: `;
+  const lines = [...new Set(causes.map((cause) => `${cause.field}: ${cause.message}`))];
+  if (lines.length === 0) return `The ${kind} "${name}" is invalid\n`;
+  if (lines.length === 1) return `${prefix}${lines[0]}\n`;
+  return `${prefix}\n${lines.map((line) => `* ${line}\n`).join('')}`;
+}
+
+/** errors.NewInternalError: `Internal error occurred: DETAIL` (a full range, a taken healthCheckNodePort). */
+export function internalError(detail: string): ApiResult<never> {
+  return apiError(500, 'InternalError', `Internal error occurred: ${detail}`);
 }
