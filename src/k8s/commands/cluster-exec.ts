@@ -16,7 +16,11 @@ export interface ClusterExecOptions {
 }
 
 /** Runs one command line against the cluster and returns what the real tool prints. */
-export function clusterExec(ctx: ClusterCommandContext, line: string, options: ClusterExecOptions = {}): CommandResult {
+export function clusterExec(
+  ctx: ClusterCommandContext,
+  line: string,
+  options: ClusterExecOptions = {},
+): CommandResult {
   const words = shellWords(line);
   if (!words.ok) return fail(`sh: 1: Syntax error: ${words.message}\n`, 2);
   const [name, ...args] = words.words;

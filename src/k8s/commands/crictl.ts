@@ -104,7 +104,11 @@ const OTHER_COMMANDS = [
   'h',
 ];
 
-export function crictl(ctx: ClusterCommandContext, proc: NodeProcess, args: readonly string[]): CommandResult {
+export function crictl(
+  ctx: ClusterCommandContext,
+  proc: NodeProcess,
+  args: readonly string[],
+): CommandResult {
   const [command, ...rest] = args;
   if (command === undefined) return unsupported('crictl', 'without a command');
   if (command.startsWith('-')) return unsupported('crictl', command);
@@ -123,12 +127,22 @@ export function crictl(ctx: ClusterCommandContext, proc: NodeProcess, args: read
 }
 
 type CliParse =
-  | { readonly ok: true; readonly values: Map<string, string>; readonly bools: Set<string>; readonly args: string[] }
+  | {
+      readonly ok: true;
+      readonly values: Map<string, string>;
+      readonly bools: Set<string>;
+      readonly args: string[];
+    }
   | { readonly ok: false; readonly result: CommandResult };
 
 /** Go's flag package as urfave/cli v2 drives it (flags before arguments, `-x` or `--x`, `-x=v` or `-x v`), with
  * UseShortOptionHandling (`-aq` is `-a -q`). */
-function parseCli(ctx: ClusterCommandContext, proc: NodeProcess, argv: readonly string[], flags: readonly CliFlag[]): CliParse {
+function parseCli(
+  ctx: ClusterCommandContext,
+  proc: NodeProcess,
+  argv: readonly string[],
+  flags: readonly CliFlag[],
+): CliParse {
   const values = new Map<string, string>();
   const bools = new Set<string>();
   const find = (name: string) => flags.find((flag) => flag.name === name || flag.alias === name);
@@ -151,7 +165,8 @@ function parseCli(ctx: ClusterCommandContext, proc: NodeProcess, argv: readonly 
       if (flag.unsupported) return { ok: false, result: unsupported('crictl', `--${flag.name}`) };
       if (flag.takesValue) {
         const value = eq >= 0 ? body.slice(eq + 1) : argv[++i];
-        if (value === undefined) return { ok: false, result: fatal(ctx, proc, `flag needs an argument: -${name}`) };
+        if (value === undefined)
+          return { ok: false, result: fatal(ctx, proc, `flag needs an argument: -${name}`) };
         values.set(flag.name, value);
       } else {
         bools.add(flag.name);
@@ -205,16 +220,30 @@ function ps(ctx: ClusterCommandContext, proc: NodeProcess, argv: readonly string
   const { values, bools } = parsed;
   const nameRe = compileRegex(values.get('name'));
   if (nameRe === 'invalid') {
-    return fatal(ctx, proc, `listing containers: list containers: invalid regular expression ${JSON.stringify(values.get('name'))}`);
+    return fatal(
+      ctx,
+      proc,
+      `listing containers: list containers: invalid regular expression ${JSON.stringify(values.get('name'))}`,
+    );
   }
   const state = values.get('state')?.toLowerCase();
   if (state !== undefined && !['created', 'running', 'exited', 'unknown'].includes(state)) {
-    return fatal(ctx, proc, 'listing containers: list containers: --state should be one of created, running, exited or unknown');
+    return fatal(
+      ctx,
+      proc,
+      'listing containers: list containers: --state should be one of created, running, exited or unknown',
+    );
   }
   const last = Number(values.get('last') ?? '0');
   const latest = bools.has('latest');
   const wantState =
-    latest || last > 0 ? undefined : state !== undefined ? `CONTAINER_${state.toUpperCase()}` : bools.has('all') ? undefined : 'CONTAINER_RUNNING';
+    latest || last > 0
+      ? undefined
+      : state !== undefined
+        ? `CONTAINER_${state.toUpperCase()}`
+        : bools.has('all')
+          ? undefined
+          : 'CONTAINER_RUNNING';
   const id = values.get('id');
   const pod = values.get('pod');
   let list = ctx.runtime
@@ -324,7 +353,8 @@ function pods(ctx: ClusterCommandContext, proc: NodeProcess, argv: readonly stri
   const { values, bools } = parsed;
   const nameRe = compileRegex(values.get('name'));
   const nsRe = compileRegex(values.get('namespace'));
-  if (nameRe === 'invalid' || nsRe === 'invalid') return fatal(ctx, proc, 'listing pod sandboxes: invalid regular expression');
+  if (nameRe === 'invalid' || nsRe === 'invalid')
+    return fatal(ctx, proc, 'listing pod sandboxes: invalid regular expression');
   const state = values.get('state')?.toLowerCase();
   if (state !== undefined && state !== 'ready' && state !== 'notready') {
     return fatal(ctx, proc, 'listing pod sandboxes: --state should be ready or notready');
@@ -398,14 +428,22 @@ function inspect(ctx: ClusterCommandContext, proc: NodeProcess, argv: readonly s
   const run = executeTemplate(template, data, 'tmplExecuteRawJSON');
   if (!run.ok) {
     if (run.message === 'unsupported') return unsupported('crictl', 'inspect --template beyond field chains');
-    return fatal(ctx, proc, `get the status of containers: execute template: failed to template data: ${run.message}`);
+    return fatal(
+      ctx,
+      proc,
+      `get the status of containers: execute template: failed to template data: ${run.message}`,
+    );
   }
   return ok(`${run.text}\n`);
 }
 
 /** The ContainerStatusResponse containerd 1.7 gives with verbose=true: `status` (runtime.v1 ContainerStatus) and
  * `info` (its containerInfo: sandboxID, pid, the OCI runtime spec's Linux namespaces). */
-function inspectJson(ctx: ClusterCommandContext, c: ContainerRecord, all: readonly ContainerRecord[]): unknown {
+function inspectJson(
+  ctx: ClusterCommandContext,
+  c: ContainerRecord,
+  all: readonly ContainerRecord[],
+): unknown {
   const epoch = ctx.epochMs ?? 0;
   const created = rfc3339Nano(epoch, c.createdAt);
   const running = c.state === 'CONTAINER_RUNNING';

@@ -35,7 +35,10 @@ function prepare(ctx: ClusterCommandContext, args: readonly string[], stdin: str
     // cobra's flag error: the message, the usage line, a hint; the CLI exits 125 on a usage error.
     return {
       ok: false,
-      result: fail(`${parsed.message}\n\nUsage:  ${EXEC_USAGE}\n\nRun 'docker exec --help' for more information\n`, 125),
+      result: fail(
+        `${parsed.message}\n\nUsage:  ${EXEC_USAGE}\n\nRun 'docker exec --help' for more information\n`,
+        125,
+      ),
     };
   }
   const { flags } = parsed;
@@ -50,11 +53,13 @@ function prepare(ctx: ClusterCommandContext, args: readonly string[], stdin: str
     };
   }
   for (const long of ['detach', 'detach-keys', 'env', 'env-file', 'user', 'workdir', 'privileged']) {
-    if (flags.values.has(long) || flags.bools.has(long)) return { ok: false, result: unsupported('docker exec', `--${long}`) };
+    if (flags.values.has(long) || flags.bools.has(long))
+      return { ok: false, result: unsupported('docker exec', `--${long}`) };
   }
   const [container, ...command] = positional as [string, ...string[]];
   const ns = ctx.runtime.nodeNamespace(container);
-  if (ns === undefined) return { ok: false, result: fail(`Error response from daemon: No such container: ${container}\n`) };
+  if (ns === undefined)
+    return { ok: false, result: fail(`Error response from daemon: No such container: ${container}\n`) };
   const proc: NodeProcess = {
     nodeName: container,
     ns,

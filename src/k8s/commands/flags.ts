@@ -20,7 +20,9 @@ export interface ParsedFlags {
   readonly afterDash: readonly string[] | undefined;
 }
 
-export type FlagsResult = { readonly ok: true; readonly flags: ParsedFlags } | { readonly ok: false; readonly message: string };
+export type FlagsResult =
+  | { readonly ok: true; readonly flags: ParsedFlags }
+  | { readonly ok: false; readonly message: string };
 
 /** mirrors pflag FlagSet.parseArgs / parseLongArg / parseSingleShortArg, with pflag's error wording. */
 export function parseFlags(
@@ -38,7 +40,8 @@ export function parseFlags(
     }
     if (value === undefined || value === 'true' || value === '1') bools.add(spec.long);
     else if (value === 'false' || value === '0') bools.delete(spec.long);
-    else return `invalid argument "${value}" for "--${spec.long}" flag: strconv.ParseBool: parsing "${value}": invalid syntax`;
+    else
+      return `invalid argument "${value}" for "--${spec.long}" flag: strconv.ParseBool: parsing "${value}": invalid syntax`;
     return undefined;
   };
   for (let i = 0; i < argv.length; i++) {
@@ -93,5 +96,7 @@ export function parseFlags(
 
 /** Quotes words so shellWords() splits them back the same (for handing an argument vector to `spawn`). */
 export function shellQuote(words: readonly string[]): string {
-  return words.map((word) => (/^[A-Za-z0-9_.,:/=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)).join(' ');
+  return words
+    .map((word) => (/^[A-Za-z0-9_.,:/=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`))
+    .join(' ');
 }

@@ -1,7 +1,9 @@
 // The subset of Go's text/template that `crictl inspect --output go-template --template` users write: literal text
 // and field chains `{{.info.pid}}` over decoded JSON, with missingkey=error. No pipelines, functions, range or if.
 
-export type TemplateResult = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly message: string };
+export type TemplateResult =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly message: string };
 
 const ACTION = /\{\{-?\s*(\.[A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*-?\}\}/g;
 

@@ -10,7 +10,9 @@ import { shellQuote } from './flags.ts';
 import { noSuchPid, notExecutable, parseNsenter } from './nsenter.ts';
 
 /** A program ran, or there is no such program on the node (each caller words that its own way). */
-export type NodeRun = { readonly kind: 'ran'; readonly result: CommandResult } | { readonly kind: 'not-found' };
+export type NodeRun =
+  | { readonly kind: 'ran'; readonly result: CommandResult }
+  | { readonly kind: 'not-found' };
 
 /** The programs only a node has, beside the façade's. */
 const NODE_PROGRAMS = ['crictl', 'nsenter'];

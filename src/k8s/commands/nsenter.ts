@@ -86,7 +86,8 @@ export function parseNsenter(args: readonly string[]): NsenterPlan {
     }
   }
   const command = args.slice(i);
-  if (net && pid === 0) return { ok: false, result: fail('nsenter: neither filename nor target pid supplied for ns/net\n') };
+  if (net && pid === 0)
+    return { ok: false, result: fail('nsenter: neither filename nor target pid supplied for ns/net\n') };
   if (!net) return { ok: false, result: unsupported('nsenter', 'without -n') };
   if (command.length === 0) return { ok: false, result: unsupported('nsenter', 'without a command') };
   return { ok: true, pid, command };

@@ -3,10 +3,10 @@
 // pod and debug image has them all). The ephemeral container is not added to the pod or the runtime; no --copy-to,
 // no attach to a running process, no terminal (-t is accepted, nothing is printed about it).
 
+import type { Namespace } from '../../../netns/namespace.ts';
 import { isCommand, runArgv, spawn } from '../../../tools/exec.ts';
 import { type CommandResult, fail, unsupported } from '../../../tools/result.ts';
 import type { Capture } from '../../../tools/tcpdump.ts';
-import type { Namespace } from '../../../netns/namespace.ts';
 import type { Pod } from '../../objects.ts';
 import type { ClusterCommandContext } from '../context.ts';
 import { type FlagSpec, parseFlags, shellQuote } from '../flags.ts';
@@ -50,19 +50,30 @@ const PROFILES = ['legacy', 'general', 'baseline', 'netadmin', 'restricted', 'sy
 const RAND_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 type Target =
-  | { readonly ok: true; readonly ns: Namespace; readonly command: readonly string[]; readonly stderr: string }
+  | {
+      readonly ok: true;
+      readonly ns: Namespace;
+      readonly command: readonly string[];
+      readonly stderr: string;
+    }
   | { readonly ok: false; readonly result: CommandResult };
 
 /** The pod named on the command line (`NAME` or `pod/NAME`) in its namespace, or kubectl's NotFound. */
-function findPod(ctx: ClusterCommandContext, word: string, namespace: string): { ok: true; pod: Pod } | { ok: false; result: CommandResult } {
+function findPod(
+  ctx: ClusterCommandContext,
+  word: string,
+  namespace: string,
+): { ok: true; pod: Pod } | { ok: false; result: CommandResult } {
   let name = word;
   if (word.includes('/')) {
     const type = word.slice(0, word.indexOf('/'));
-    if (type !== 'pod' && type !== 'pods' && type !== 'po') return { ok: false, result: unsupported('kubectl', `${type}/NAME`) };
+    if (type !== 'pod' && type !== 'pods' && type !== 'po')
+      return { ok: false, result: unsupported('kubectl', `${type}/NAME`) };
     name = word.slice(word.indexOf('/') + 1);
   }
   const pod = ctx.store.get('Pod', namespace, name);
-  if (pod === undefined) return { ok: false, result: fail(`Error from server (NotFound): pods "${name}" not found\n`) };
+  if (pod === undefined)
+    return { ok: false, result: fail(`Error from server (NotFound): pods "${name}" not found\n`) };
   return { ok: true, pod };
 }
 
@@ -72,9 +83,11 @@ function execTarget(ctx: ClusterCommandContext, argv: readonly string[]): Target
   if (!parsed.ok) return { ok: false, result: flagError('exec', parsed.message) };
   const { values, bools, args, afterDash } = parsed.flags;
   if (values.has('filename')) return { ok: false, result: unsupported('kubectl exec', '-f') };
-  if (values.has('pod-running-timeout')) return { ok: false, result: unsupported('kubectl exec', '--pod-running-timeout') };
+  if (values.has('pod-running-timeout'))
+    return { ok: false, result: unsupported('kubectl exec', '--pod-running-timeout') };
   const [podWord, ...extra] = args;
-  if (podWord === undefined) return { ok: false, result: fail('error: pod, type/name or --filename must be specified\n') };
+  if (podWord === undefined)
+    return { ok: false, result: fail('error: pod, type/name or --filename must be specified\n') };
   if (extra.length > 0) {
     return {
       ok: false,
@@ -92,7 +105,9 @@ function execTarget(ctx: ClusterCommandContext, argv: readonly string[]): Target
   if (pod.status.phase === 'Succeeded' || pod.status.phase === 'Failed') {
     return {
       ok: false,
-      result: fail(`error: cannot exec into a container in a completed pod; current phase is ${pod.status.phase}\n`),
+      result: fail(
+        `error: cannot exec into a container in a completed pod; current phase is ${pod.status.phase}\n`,
+      ),
     };
   }
   let stderr = '';
@@ -101,29 +116,52 @@ function execTarget(ctx: ClusterCommandContext, argv: readonly string[]): Target
   if (container === undefined) {
     // podcmd.FindOrDefaultContainerByName: the annotated default, else the first, saying so when there are several.
     container = pod.metadata.annotations['kubectl.kubernetes.io/default-container'] ?? names[0] ?? '';
-    if (names.length > 1 && !bools.has('quiet') && pod.metadata.annotations['kubectl.kubernetes.io/default-container'] === undefined) {
+    if (
+      names.length > 1 &&
+      !bools.has('quiet') &&
+      pod.metadata.annotations['kubectl.kubernetes.io/default-container'] === undefined
+    ) {
       stderr = `Defaulted container "${container}" out of: ${names.join(', ')}\n`;
     }
   }
   const ns = ctx.runtime.podNamespace(pod.metadata.namespace, pod.metadata.name);
   if (!names.includes(container) || ns === undefined) {
-    return { ok: false, result: fail(`${stderr}error: unable to upgrade connection: container not found ("${container}")\n`) };
+    return {
+      ok: false,
+      result: fail(`${stderr}error: unable to upgrade connection: container not found ("${container}")\n`),
+    };
   }
   return { ok: true, ns, command: afterDash, stderr };
 }
 
 /** mirrors kubectl debug.go (Complete, Validate, debugByEphemeralContainer's name and its messages). */
-function debugTarget(ctx: ClusterCommandContext, argv: readonly string[]): Target | { readonly ok: 'detached'; readonly result: CommandResult } {
+function debugTarget(
+  ctx: ClusterCommandContext,
+  argv: readonly string[],
+): Target | { readonly ok: 'detached'; readonly result: CommandResult } {
   const parsed = parseFlags(argv, DEBUG_FLAGS, { interspersed: true });
   if (!parsed.ok) return { ok: false, result: flagError('debug', parsed.message) };
   const { values, bools, args, afterDash } = parsed.flags;
-  for (const long of ['copy-to', 'attach', 'env', 'share-processes', 'set-image', 'same-node', 'replace', 'arguments-only', 'custom']) {
-    if (values.has(long) || bools.has(long)) return { ok: false, result: unsupported('kubectl debug', `--${long}`) };
+  for (const long of [
+    'copy-to',
+    'attach',
+    'env',
+    'share-processes',
+    'set-image',
+    'same-node',
+    'replace',
+    'arguments-only',
+    'custom',
+  ]) {
+    if (values.has(long) || bools.has(long))
+      return { ok: false, result: unsupported('kubectl debug', `--${long}`) };
   }
   const image = values.get('image') ?? '';
-  if (image === '') return { ok: false, result: fail('error: you must specify --image when not using --copy-to.\n') };
+  if (image === '')
+    return { ok: false, result: fail('error: you must specify --image when not using --copy-to.\n') };
   const [podWord, ...extra] = args;
-  if (podWord === undefined) return { ok: false, result: fail('error: NAME or filename is required for debug\n') };
+  if (podWord === undefined)
+    return { ok: false, result: fail('error: NAME or filename is required for debug\n') };
   if (extra.length > 0) return { ok: false, result: unsupported('kubectl debug', 'several names') };
   let stderr = '';
   const profile = values.get('profile');
@@ -152,12 +190,18 @@ function debugTarget(ctx: ClusterCommandContext, argv: readonly string[]): Targe
   }
   const ns = ctx.runtime.podNamespace(pod.metadata.namespace, pod.metadata.name);
   if (ns === undefined) {
-    return { ok: false, result: fail(`${stderr}error: unable to upgrade connection: container not found ("${values.get('container') ?? 'debugger'}")\n`) };
+    return {
+      ok: false,
+      result: fail(
+        `${stderr}error: unable to upgrade connection: container not found ("${values.get('container') ?? 'debugger'}")\n`,
+      ),
+    };
   }
   // Without -i kubectl creates the container and returns: what it runs goes to the container's log.
   if (!bools.has('stdin')) return { ok: 'detached', result: { stdout: '', stderr, exitCode: 0 } };
   const command = afterDash ?? [];
-  if (command.length === 0) return { ok: false, result: unsupported('kubectl debug', 'without a command (the image entrypoint)') };
+  if (command.length === 0)
+    return { ok: false, result: unsupported('kubectl debug', 'without a command (the image entrypoint)') };
   return { ok: true, ns, command, stderr };
 }
 
@@ -177,10 +221,18 @@ function runInPod(ctx: ClusterCommandContext, target: Target & { ok: true }, std
   const result = runArgv(target.ns, target.command, stdin);
   const stderr = target.stderr + result.stderr;
   if (result.exitCode === 0) return { stdout: result.stdout, stderr, exitCode: 0 };
-  return { stdout: result.stdout, stderr: `${stderr}command terminated with exit code ${result.exitCode}\n`, exitCode: result.exitCode };
+  return {
+    stdout: result.stdout,
+    stderr: `${stderr}command terminated with exit code ${result.exitCode}\n`,
+    exitCode: result.exitCode,
+  };
 }
 
-export function kubectlExec(ctx: ClusterCommandContext, argv: readonly string[], stdin: string): CommandResult {
+export function kubectlExec(
+  ctx: ClusterCommandContext,
+  argv: readonly string[],
+  stdin: string,
+): CommandResult {
   const target = execTarget(ctx, argv);
   if (!target.ok) return target.result;
   const interactive = parseFlags(argv, EXEC_FLAGS, { interspersed: true });
@@ -188,7 +240,11 @@ export function kubectlExec(ctx: ClusterCommandContext, argv: readonly string[],
   return runInPod(ctx, target, withStdin ? stdin : '');
 }
 
-export function kubectlDebug(ctx: ClusterCommandContext, argv: readonly string[], stdin: string): CommandResult {
+export function kubectlDebug(
+  ctx: ClusterCommandContext,
+  argv: readonly string[],
+  stdin: string,
+): CommandResult {
   const target = debugTarget(ctx, argv);
   if (target.ok === 'detached' || !target.ok) return target.result;
   return runInPod(ctx, target, stdin);

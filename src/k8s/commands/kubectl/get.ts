@@ -2,11 +2,11 @@
 // v1.31's words. No -o json/yaml/jsonpath/custom-columns, no --watch, no set-based selectors, one type at a time.
 
 import { type CommandResult, fail, unsupported } from '../../../tools/result.ts';
-import { isNamespaced, type KubeObject, type Kind } from '../../objects.ts';
+import { isNamespaced, type Kind, type KubeObject } from '../../objects.ts';
 import { RESOURCE_NAMES } from '../../store.ts';
 import { type ClusterCommandContext, KIND_NODE_INFO } from '../context.ts';
 import { type FlagSpec, parseFlags } from '../flags.ts';
-import { KUBECTL_TABLE, formatTable } from '../table.ts';
+import { formatTable, KUBECTL_TABLE } from '../table.ts';
 import { COLUMNS, NAME_PREFIX, printRow } from './printers.ts';
 import { flagError } from './usage.ts';
 
@@ -51,7 +51,9 @@ const OUTPUT_FORMATS =
 
 /** Resolves a resource word (`po`, `svc`, `pods`) to its kind. */
 export function resolveKind(word: string): Kind | undefined {
-  return Object.hasOwn(RESOURCE_ALIASES, word.toLowerCase()) ? RESOURCE_ALIASES[word.toLowerCase()] : undefined;
+  return Object.hasOwn(RESOURCE_ALIASES, word.toLowerCase())
+    ? RESOURCE_ALIASES[word.toLowerCase()]
+    : undefined;
 }
 
 export function kubectlGet(ctx: ClusterCommandContext, argv: readonly string[]): CommandResult {
@@ -79,11 +81,18 @@ export function kubectlGet(ctx: ClusterCommandContext, argv: readonly string[]):
   const kind = resolveKind(typeName);
   if (kind === undefined) return fail(`error: the server doesn't have a resource type "${typeName}"\n`);
   const output = values.get('output') ?? '';
-  if (output === 'json' || output === 'yaml' || output.startsWith('jsonpath') || output.startsWith('custom-columns')) {
+  if (
+    output === 'json' ||
+    output === 'yaml' ||
+    output.startsWith('jsonpath') ||
+    output.startsWith('custom-columns')
+  ) {
     return unsupported('kubectl get', `-o ${output}`);
   }
   if (output !== '' && output !== 'wide' && output !== 'name') {
-    return fail(`error: unable to match a printer suitable for the output format "${output}", allowed formats are: ${OUTPUT_FORMATS}\n`);
+    return fail(
+      `error: unable to match a printer suitable for the output format "${output}", allowed formats are: ${OUTPUT_FORMATS}\n`,
+    );
   }
   const selector = parseSelector(values.get('selector'));
   if (!selector.ok) return fail(`error: ${selector.message}\n`);
@@ -97,7 +106,8 @@ export function kubectlGet(ctx: ClusterCommandContext, argv: readonly string[]):
     objects = [];
     for (const name of names) {
       const object = ctx.store.get(kind, namespaced ? namespace : '', name);
-      if (object === undefined) stderr += `Error from server (NotFound): ${RESOURCE_NAMES[kind]} "${name}" not found\n`;
+      if (object === undefined)
+        stderr += `Error from server (NotFound): ${RESOURCE_NAMES[kind]} "${name}" not found\n`;
       else objects.push(object);
     }
   } else {
@@ -114,11 +124,18 @@ export function kubectlGet(ctx: ClusterCommandContext, argv: readonly string[]):
   const exitCode = stderr === '' ? 0 : 1;
   if (objects.length === 0) {
     if (names.length > 0) return fail(stderr, exitCode);
-    const none = allNamespaces || !namespaced ? 'No resources found\n' : `No resources found in ${namespace} namespace.\n`;
+    const none =
+      allNamespaces || !namespaced
+        ? 'No resources found\n'
+        : `No resources found in ${namespace} namespace.\n`;
     return { stdout: '', stderr: none, exitCode: 0 };
   }
   if (output === 'name') {
-    return { stdout: objects.map((o) => `${NAME_PREFIX[kind]}/${o.metadata.name}\n`).join(''), stderr, exitCode };
+    return {
+      stdout: objects.map((o) => `${NAME_PREFIX[kind]}/${o.metadata.name}\n`).join(''),
+      stderr,
+      exitCode,
+    };
   }
   const wide = output === 'wide';
   const withNamespace = allNamespaces && namespaced;
@@ -149,9 +166,20 @@ function parseSelector(text: string | undefined): Selector {
   for (const term of text.split(',')) {
     const t = term.trim();
     const m = /^(!?)([A-Za-z0-9._/-]+)\s*(?:(==|=|!=)\s*([A-Za-z0-9._-]*))?$/.exec(t);
-    if (m === null) return { ok: false, message: `unable to parse requirement: found '${t}', expected: identifier` };
-    const [, not, key, op, value] = m as unknown as [string, string, string, string | undefined, string | undefined];
-    if (not === '!' && op !== undefined) return { ok: false, message: `unable to parse requirement: found '${op}', expected: ',' or end of string` };
+    if (m === null)
+      return { ok: false, message: `unable to parse requirement: found '${t}', expected: identifier` };
+    const [, not, key, op, value] = m as unknown as [
+      string,
+      string,
+      string,
+      string | undefined,
+      string | undefined,
+    ];
+    if (not === '!' && op !== undefined)
+      return {
+        ok: false,
+        message: `unable to parse requirement: found '${op}', expected: ',' or end of string`,
+      };
     if (not === '!') tests.push((labels) => !Object.hasOwn(labels, key));
     else if (op === undefined) tests.push((labels) => Object.hasOwn(labels, key));
     else if (op === '!=') tests.push((labels) => labels[key] !== value);

@@ -9,10 +9,48 @@ import { kubectlGet } from './get.ts';
 
 /** kubectl's other commands (kubectl.go NewKubectlCommand's groups). */
 const OTHER_COMMANDS = [
-  'create', 'expose', 'run', 'set', 'explain', 'edit', 'delete', 'rollout', 'scale', 'autoscale', 'certificate',
-  'cluster-info', 'top', 'cordon', 'uncordon', 'drain', 'taint', 'describe', 'logs', 'attach', 'port-forward', 'proxy',
-  'cp', 'auth', 'events', 'diff', 'apply', 'patch', 'replace', 'wait', 'kustomize', 'label', 'annotate', 'completion',
-  'api-resources', 'api-versions', 'config', 'plugin', 'version', 'options', 'help', 'alpha',
+  'create',
+  'expose',
+  'run',
+  'set',
+  'explain',
+  'edit',
+  'delete',
+  'rollout',
+  'scale',
+  'autoscale',
+  'certificate',
+  'cluster-info',
+  'top',
+  'cordon',
+  'uncordon',
+  'drain',
+  'taint',
+  'describe',
+  'logs',
+  'attach',
+  'port-forward',
+  'proxy',
+  'cp',
+  'auth',
+  'events',
+  'diff',
+  'apply',
+  'patch',
+  'replace',
+  'wait',
+  'kustomize',
+  'label',
+  'annotate',
+  'completion',
+  'api-resources',
+  'api-versions',
+  'config',
+  'plugin',
+  'version',
+  'options',
+  'help',
+  'alpha',
 ];
 
 export function kubectl(ctx: ClusterCommandContext, args: readonly string[], stdin: string): CommandResult {
@@ -34,7 +72,10 @@ export function kubectl(ctx: ClusterCommandContext, args: readonly string[], std
 }
 
 /** A long-running `kubectl exec|debug ... -- CMD`, as the façade's spawn. */
-export function spawnKubectlCommand(ctx: ClusterCommandContext, args: readonly string[]): Capture | CommandResult {
+export function spawnKubectlCommand(
+  ctx: ClusterCommandContext,
+  args: readonly string[],
+): Capture | CommandResult {
   const [sub, ...rest] = args;
   if (sub === 'exec' || sub === 'debug') return spawnKubectl(ctx, sub, rest);
   return fail(`packetlab: kubectl ${sub ?? ''} cannot run in the background\n`, 2);
@@ -42,8 +83,12 @@ export function spawnKubectlCommand(ctx: ClusterCommandContext, args: readonly s
 
 /** cobra's SuggestionsFor (Levenshtein distance at most 2, or a prefix), as `Did you mean this?` prints them. */
 function suggestions(typed: string): string {
-  const all = ['get', 'exec', 'debug', ...OTHER_COMMANDS].filter((name) => name !== 'help' && name !== 'alpha');
-  const found = all.filter((name) => levenshtein(typed.toLowerCase(), name) <= 2 || name.startsWith(typed.toLowerCase()));
+  const all = ['get', 'exec', 'debug', ...OTHER_COMMANDS].filter(
+    (name) => name !== 'help' && name !== 'alpha',
+  );
+  const found = all.filter(
+    (name) => levenshtein(typed.toLowerCase(), name) <= 2 || name.startsWith(typed.toLowerCase()),
+  );
   return found.length === 0 ? '' : `\nDid you mean this?\n${found.map((name) => `\t${name}\n`).join('')}\n`;
 }
 

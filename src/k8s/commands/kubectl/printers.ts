@@ -2,7 +2,16 @@
 // them (printPod, printService, printNode, printEndpointSlice, printDeployment, printDaemonSet). No restarts history,
 // no readiness gates, no nominated nodes, no conditions beyond Ready.
 
-import type { DaemonSet, Deployment, EndpointSlice, KubeObject, Kind, Node, Pod, Service } from '../../objects.ts';
+import type {
+  DaemonSet,
+  Deployment,
+  EndpointSlice,
+  Kind,
+  KubeObject,
+  Node,
+  Pod,
+  Service,
+} from '../../objects.ts';
 import type { NodeSystemInfo } from '../context.ts';
 import { kubeAge } from '../durations.ts';
 
@@ -26,7 +35,10 @@ export const COLUMNS: Readonly<Record<Kind, Columns>> = {
     wide: ['INTERNAL-IP', 'EXTERNAL-IP', 'OS-IMAGE', 'KERNEL-VERSION', 'CONTAINER-RUNTIME'],
   },
   EndpointSlice: { headers: ['NAME', 'ADDRESSTYPE', 'PORTS', 'ENDPOINTS', 'AGE'], wide: [] },
-  Deployment: { headers: ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE'], wide: ['CONTAINERS', 'IMAGES', 'SELECTOR'] },
+  Deployment: {
+    headers: ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE'],
+    wide: ['CONTAINERS', 'IMAGES', 'SELECTOR'],
+  },
   DaemonSet: {
     headers: ['NAME', 'DESIRED', 'CURRENT', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'NODE SELECTOR', 'AGE'],
     wide: ['CONTAINERS', 'IMAGES', 'SELECTOR'],
@@ -78,7 +90,12 @@ function printPod(pod: Pod, age: string, wide: boolean): string[] {
   if (pod.metadata.deletionTimestamp !== undefined) reason = 'Terminating';
   const row = [pod.metadata.name, `${ready}/${total}`, reason, '0', age];
   if (wide) {
-    row.push(pod.status.podIP === '' ? '<none>' : pod.status.podIP, pod.spec.nodeName || '<none>', '<none>', '<none>');
+    row.push(
+      pod.status.podIP === '' ? '<none>' : pod.status.podIP,
+      pod.spec.nodeName || '<none>',
+      '<none>',
+      '<none>',
+    );
   }
   return row;
 }
@@ -90,9 +107,20 @@ function printService(service: Service, age: string, wide: boolean): string[] {
     spec.ports.length === 0
       ? '<none>'
       : spec.ports
-          .map((port) => (port.nodePort > 0 ? `${port.port}:${port.nodePort}/${port.protocol}` : `${port.port}/${port.protocol}`))
+          .map((port) =>
+            port.nodePort > 0
+              ? `${port.port}:${port.nodePort}/${port.protocol}`
+              : `${port.port}/${port.protocol}`,
+          )
           .join(',');
-  const row = [service.metadata.name, spec.type, spec.clusterIP || '<none>', externalIp(service, wide), ports, age];
+  const row = [
+    service.metadata.name,
+    spec.type,
+    spec.clusterIP || '<none>',
+    externalIp(service, wide),
+    ports,
+    age,
+  ];
   if (wide) row.push(formatSelector(spec.selector));
   return row;
 }
@@ -105,7 +133,8 @@ function externalIp(service: Service, wide: boolean): string {
       return spec.externalIPs.length > 0 ? spec.externalIPs.join(',') : '<none>';
     case 'LoadBalancer': {
       let ingress = service.status.loadBalancerIngress.join(',');
-      if (!wide && ingress.length > LOAD_BALANCER_WIDTH) ingress = `${ingress.slice(0, LOAD_BALANCER_WIDTH - 3)}...`;
+      if (!wide && ingress.length > LOAD_BALANCER_WIDTH)
+        ingress = `${ingress.slice(0, LOAD_BALANCER_WIDTH - 3)}...`;
       const all = [...(ingress === '' ? [] : ingress.split(',')), ...spec.externalIPs];
       return all.length > 0 ? all.join(',') : '<pending>';
     }
@@ -128,7 +157,13 @@ function printNode(node: Node, age: string, options: PrintOptions): string[] {
     else if (key === 'kubernetes.io/role' && value !== '') roles.add(value);
   }
   const roleList = [...roles].filter((role) => role !== '').sort();
-  const row = [node.metadata.name, status.join(','), roleList.length === 0 ? '<none>' : roleList.join(','), age, options.nodeInfo.kubeletVersion];
+  const row = [
+    node.metadata.name,
+    status.join(','),
+    roleList.length === 0 ? '<none>' : roleList.join(','),
+    age,
+    options.nodeInfo.kubeletVersion,
+  ];
   if (options.wide) {
     const address = (type: string) => node.status.addresses.find((a) => a.type === type)?.address ?? '<none>';
     row.push(
