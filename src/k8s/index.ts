@@ -7,3 +7,17 @@ export * from './objects.ts';
 export type { Command, SegmentPort, SegmentSpec, Word } from './plan.ts';
 export type { ClusterRuntime, ContainerRecord } from './runtime.ts';
 export * from './store.ts';
+
+// ---- k8s-commands: the node and pod commands (docker exec, kubectl get/exec/debug, crictl, nsenter) ----
+export {
+  type ClusterCommandContext,
+  type ClusterExecOptions,
+  clusterExec,
+  clusterSpawn,
+  KIND_NODE_INFO,
+  type NodeProcess,
+  type NodeRun,
+  type NodeSystemInfo,
+  runOnNode,
+  spawnOnNode,
+} from './commands/index.ts';
