@@ -1,5 +1,5 @@
-// `kubectl get TYPE [NAME...] [-n NS] [-A] [-o wide|name] [-l SELECTOR] [--no-headers]` over the store, in kubectl
-// v1.31's words. No -o json/yaml/jsonpath/custom-columns, no --watch, no set-based selectors, one type at a time.
+// `kubectl get TYPE [NAME...] [-n NS] [-A] [-o wide|name|json|yaml] [-l SELECTOR] [--no-headers]` over the store, in
+// kubectl v1.31's words. No -o jsonpath/custom-columns/go-template, no --watch, no set-based selectors, one type at a time.
 
 import { type CommandResult, fail, unsupported } from '../../../tools/result.ts';
 import { isNamespaced, type Kind, type KubeObject } from '../../objects.ts';
@@ -7,8 +7,10 @@ import { RESOURCE_NAMES } from '../../store.ts';
 import { type ClusterCommandContext, KIND_NODE_INFO } from '../context.ts';
 import { type FlagSpec, parseFlags } from '../flags.ts';
 import { formatTable, KUBECTL_TABLE } from '../table.ts';
+import { apiList, apiObject, printJson } from './api-json.ts';
 import { COLUMNS, NAME_PREFIX, printRow } from './printers.ts';
 import { flagError } from './usage.ts';
+import { printYaml } from './yaml.ts';
 
 const GET_FLAGS: readonly FlagSpec[] = [
   { long: 'namespace', short: 'n', takesValue: true },
@@ -82,14 +84,13 @@ export function kubectlGet(ctx: ClusterCommandContext, argv: readonly string[]):
   if (kind === undefined) return fail(`error: the server doesn't have a resource type "${typeName}"\n`);
   const output = values.get('output') ?? '';
   if (
-    output === 'json' ||
-    output === 'yaml' ||
     output.startsWith('jsonpath') ||
-    output.startsWith('custom-columns')
+    output.startsWith('custom-columns') ||
+    output.startsWith('go-template')
   ) {
     return unsupported('kubectl get', `-o ${output}`);
   }
-  if (output !== '' && output !== 'wide' && output !== 'name') {
+  if (!['', 'wide', 'name', 'json', 'yaml'].includes(output)) {
     return fail(
       `error: unable to match a printer suitable for the output format "${output}", allowed formats are: ${OUTPUT_FORMATS}\n`,
     );
@@ -122,6 +123,14 @@ export function kubectlGet(ctx: ClusterCommandContext, argv: readonly string[]):
     );
   }
   const exitCode = stderr === '' ? 0 : 1;
+  if (output === 'json' || output === 'yaml') {
+    if (objects.length === 0 && names.length > 0) return fail(stderr, exitCode);
+    const info = ctx.nodeInfo ?? KIND_NODE_INFO;
+    const items = objects.map((object) => apiObject(object, ctx.epochMs ?? 0, info));
+    // printGeneric: one object named alone prints as itself, anything else as a List.
+    const document = names.length === 1 && items.length === 1 ? items[0]! : apiList(items);
+    return { stdout: output === 'json' ? printJson(document) : printYaml(document), stderr, exitCode };
+  }
   if (objects.length === 0) {
     if (names.length > 0) return fail(stderr, exitCode);
     const none =
