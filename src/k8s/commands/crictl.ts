@@ -6,6 +6,7 @@ import { type CommandResult, fail, ok, unsupported } from '../../tools/result.ts
 import type { ContainerRecord } from '../runtime.ts';
 import type { ClusterCommandContext, NodeProcess } from './context.ts';
 import { rfc3339Nano, unitsHumanDuration } from './durations.ts';
+import { type Json, marshalIndent, sortedJson } from './go-json.ts';
 import { executeTemplate } from './go-template.ts';
 import { CRICTL_TABLE, formatTable } from './table.ts';
 
@@ -422,8 +423,8 @@ function inspect(ctx: ClusterCommandContext, proc: NodeProcess, argv: readonly s
     }
     results.push(inspectJson(ctx, record, list));
   }
-  const data = sortKeys(results.length === 1 ? results[0] : results);
-  if (output === 'json') return ok(`${JSON.stringify(data, null, 2)}\n`);
+  const data = sortedJson((results.length === 1 ? results[0] : results) as Json);
+  if (output === 'json') return ok(`${marshalIndent(data, '', '  ')}\n`);
   const template = values.get('template') ?? '';
   const run = executeTemplate(template, data, 'tmplExecuteRawJSON');
   if (!run.ok) {
@@ -495,13 +496,4 @@ function inspectJson(
       },
     },
   };
-}
-
-/** Go's json.Marshal of a map[string]any: keys sorted, at every depth. */
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
-  return out;
 }

@@ -13,8 +13,7 @@ import type {
   Service,
 } from '../../objects.ts';
 import type { NodeSystemInfo } from '../context.ts';
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+import { type Json, marshalIndent, sortedJson } from '../go-json.ts';
 
 /** metav1.Time's JSON: RFC 3339 to the second, UTC. */
 function apiTime(epochMs: number, virtualNs: number): string {
@@ -236,22 +235,10 @@ export function apiList(items: Json[]): Json {
   return { apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } };
 }
 
-/** Go's map[string]any marshalling: keys sorted at every depth. */
-export function sortedJson(value: Json): Json {
-  if (Array.isArray(value)) return value.map(sortedJson);
-  if (value === null || typeof value !== 'object') return value;
-  const out: { [key: string]: Json } = {};
-  for (const key of Object.keys(value).sort()) out[key] = sortedJson(value[key]!);
-  return out;
-}
-
-/** kubectl's JSONPrinter: json.MarshalIndent with four spaces (and Go's HTML escaping of <, >, &). */
+/** kubectl's JSONPrinter: json.MarshalIndent with four spaces, keys sorted (mirrors encoding/json's encoder and
+ * Indent: HTML-safe string escapes, `{}` and `[]` for empty collections). */
 export function printJson(value: Json): string {
-  const text = JSON.stringify(sortedJson(value), null, 4)
-    .replaceAll('<', '\\u003c')
-    .replaceAll('>', '\\u003e')
-    .replaceAll('&', '\\u0026');
-  return `${text}\n`;
+  return `${marshalIndent(sortedJson(value), '', '    ')}\n`;
 }
 
 export type { Json };

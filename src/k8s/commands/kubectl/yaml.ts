@@ -2,7 +2,7 @@
 // indents, a sequence under a key at the key's indentation, scalars quoted only when yaml.v2 would quote them.
 // No multi-line strings (none of packetlab's objects has one), no anchors.
 
-import { type Json, sortedJson } from './api-json.ts';
+import { type Json, sortedJson } from '../go-json.ts';
 
 /** What yaml.v2's resolve() reads as something other than a string: such strings are double-quoted. */
 function resolvesToNonString(s: string): boolean {
