@@ -24,7 +24,8 @@ export function marshalIndent(value: Json, prefix: string, indent: string): stri
       if (v.length === 0) return '[]';
       return `[\n${v.map((item) => `${prefix}${inner}${write(item, inner)}`).join(',\n')}\n${prefix}${depth}]`;
     }
-    const keys = Object.keys(v);
+    // Sorted here too: an object's integer-like keys enumerate numerically whatever their insertion order.
+    const keys = Object.keys(v).sort();
     if (keys.length === 0) return '{}';
     return `{\n${keys.map((key) => `${prefix}${inner}${goString(key)}: ${write(v[key]!, inner)}`).join(',\n')}\n${prefix}${depth}}`;
   };

@@ -348,3 +348,13 @@ describe('long-running: docker exec NODE tcpdump', () => {
     );
   });
 });
+
+test('a pod that finished keeps its phase while it is deleted (printPod checks IsPodPhaseTerminal)', () => {
+  const diag = f.store.get('Pod', 'default', 'diag')!;
+  f.store.update({
+    ...diag,
+    metadata: { ...diag.metadata, deletionTimestamp: f.sim.now },
+    status: { ...diag.status, phase: 'Succeeded', ready: false, containerStatuses: [] },
+  });
+  expect(run('kubectl get pod diag').stdout.split('\n')[1]).toBe('diag   0/1     Succeeded   0          90s');
+});

@@ -115,3 +115,7 @@ describe('kubectl get -o json|yaml', () => {
     });
   });
 });
+
+test('integer-like keys sort as Go sorts strings, not as JavaScript enumerates them', () => {
+  expect(printYaml({ '9': 'a', '10': 'b' })).toBe('"10": b\n"9": a\n');
+});

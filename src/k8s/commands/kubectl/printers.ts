@@ -80,14 +80,15 @@ export function printRow(object: KubeObject, options: PrintOptions): string[] {
   }
 }
 
-/** mirrors printPod: READY ready/total containers, STATUS the phase (Terminating once deleting, ContainerCreating for a
- * scheduled pod not started yet), RESTARTS 0, IP and NODE `<none>` until set. */
+/** mirrors printPod: READY ready/total containers, STATUS the phase (Terminating once deleting unless the phase is
+ * terminal, ContainerCreating for a scheduled pod not started yet), RESTARTS 0, IP and NODE `<none>` until set. */
 function printPod(pod: Pod, age: string, wide: boolean): string[] {
   const total = pod.spec.containers.length;
   const ready = pod.status.containerStatuses.filter((status) => status.ready).length;
   let reason: string = pod.status.phase;
   if (pod.status.phase === 'Pending' && pod.spec.nodeName !== '') reason = 'ContainerCreating';
-  if (pod.metadata.deletionTimestamp !== undefined) reason = 'Terminating';
+  const terminal = pod.status.phase === 'Succeeded' || pod.status.phase === 'Failed';
+  if (pod.metadata.deletionTimestamp !== undefined && !terminal) reason = 'Terminating';
   const row = [pod.metadata.name, `${ready}/${total}`, reason, '0', age];
   if (wide) {
     row.push(

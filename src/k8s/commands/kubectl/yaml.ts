@@ -76,7 +76,7 @@ function emit(value: Json, indent: string, lines: string[]): void {
     lines.push(`${indent}${scalar(value)}`);
     return;
   }
-  for (const key of Object.keys(value)) {
+  for (const key of Object.keys(value).sort()) {
     const item = value[key]!;
     if (isCollection(item)) {
       lines.push(`${indent}${scalar(key)}:`);
