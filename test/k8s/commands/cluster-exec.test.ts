@@ -358,3 +358,57 @@ test('a pod that finished keeps its phase while it is deleted (printPod checks I
   });
   expect(run('kubectl get pod diag').stdout.split('\n')[1]).toBe('diag   0/1     Succeeded   0          90s');
 });
+
+describe('more of the real tools’ behaviour', () => {
+  test('docker exec -i passes standard input, without -i the command reads none', () => {
+    const rules = '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -p tcp --dport 10250 -j ACCEPT\nCOMMIT\n';
+    expect(run('docker exec formation-worker iptables-restore --noflush', rules).exitCode).toBe(0);
+    expect(run('docker exec formation-worker iptables -S INPUT').stdout).toBe('-P INPUT ACCEPT\n');
+    expect(run('docker exec -i formation-worker iptables-restore --noflush', rules).exitCode).toBe(0);
+    expect(run('docker exec formation-worker iptables -S INPUT').stdout).toBe(
+      '-P INPUT ACCEPT\n-A INPUT -p tcp -m tcp --dport 10250 -j ACCEPT\n',
+    );
+  });
+
+  test('crictl ps hides exited containers unless -a; -o json is the ListContainersResponse', () => {
+    const worker2 = f.containers.get('formation-worker2')!;
+    const running = worker2[0]!;
+    worker2.unshift({
+      ...running,
+      id: `0${running.id.slice(1)}`,
+      state: 'CONTAINER_EXITED',
+      createdAt: 20 * SECOND,
+    });
+    expect(run('docker exec formation-worker2 crictl ps -q')).toEqual(out(`${running.id}\n`));
+    const all = run('docker exec formation-worker2 crictl ps -a').stdout.split('\n');
+    expect(all[2]).toBe(
+      `0${running.id.slice(1, 13)}       ${running.imageId!.slice(7, 20)}       About a minute ago   Exited              signalements        0                   ${running.podSandboxId.slice(0, 13)}       signalements-7d9f-fghij`,
+    );
+    const json = JSON.parse(run('docker exec formation-worker2 crictl ps -o json').stdout);
+    expect(json.containers).toHaveLength(1);
+    expect(json.containers[0]).toMatchObject({
+      id: running.id,
+      podSandboxId: running.podSandboxId,
+      metadata: { name: 'signalements', attempt: 0 },
+      state: 'CONTAINER_RUNNING',
+      createdAt: '40000000000',
+    });
+    expect(run('docker exec -t formation-worker2 crictl ps --state bogus')).toEqual(
+      err(
+        'FATA[0000] listing containers: list containers: --state should be one of created, running, exited or unknown\n',
+      ),
+    );
+  });
+
+  test('kubectl exec into a pod with two containers says which one it took', () => {
+    const pod = f.store.get('Pod', 'default', 'signalements-7d9f-abcde')!;
+    const sidecar = { name: 'proxy', image: 'envoyproxy/envoy:v1.31', ports: [], readinessProbe: undefined };
+    f.store.update({ ...pod, spec: { ...pod.spec, containers: [...pod.spec.containers, sidecar] } });
+    expect(run('kubectl exec signalements-7d9f-abcde -- ip -br addr show dev eth0')).toEqual({
+      stdout: 'eth0@if3         UP             10.244.1.9/24 \n',
+      stderr: 'Defaulted container "signalements" out of: signalements, proxy\n',
+      exitCode: 0,
+    });
+    expect(run('kubectl exec signalements-7d9f-abcde -c proxy -- ip -br addr show dev eth0').stderr).toBe('');
+  });
+});
