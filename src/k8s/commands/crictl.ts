@@ -1,6 +1,7 @@
 // crictl v1.31 on a kind node, against containerd 1.7's CRI: `ps` (-a, --name, -p, --id, -s, -q, -l, -n, --no-trunc,
 // -o json|table), `pods` (same filters), `inspect [-o json|go-template --template T] ID...` with containerd's
-// status and info. No images, logs, exec, stats; no label filters; `-o yaml` and `-v` are not supported.
+// status and info. Global flags: the endpoint ones (-r, -i, -t, -c), ignored. No images, logs, exec, stats; no label
+// filters; `-o yaml` and `-v` are not supported.
 
 import { type CommandResult, fail, ok, unsupported } from '../../tools/result.ts';
 import type { ContainerRecord } from '../runtime.ts';
@@ -105,14 +106,32 @@ const OTHER_COMMANDS = [
   'h',
 ];
 
+/** crictl's global flags that only say how to reach containerd (main.go): their values change nothing here. */
+const ENDPOINT_FLAGS = [
+  '-r',
+  '--runtime-endpoint',
+  '-i',
+  '--image-endpoint',
+  '-t',
+  '--timeout',
+  '-c',
+  '--config',
+];
+
 export function crictl(
   ctx: ClusterCommandContext,
   proc: NodeProcess,
-  args: readonly string[],
+  argv: readonly string[],
 ): CommandResult {
-  const [command, ...rest] = args;
+  let start = 0;
+  while (start < argv.length && argv[start]!.startsWith('-')) {
+    const arg = argv[start]!;
+    const name = arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
+    if (!ENDPOINT_FLAGS.includes(name)) return unsupported('crictl', arg);
+    start += arg.includes('=') ? 1 : 2;
+  }
+  const [command, ...rest] = argv.slice(start);
   if (command === undefined) return unsupported('crictl', 'without a command');
-  if (command.startsWith('-')) return unsupported('crictl', command);
   switch (command) {
     case 'ps':
       return ps(ctx, proc, rest);

@@ -412,3 +412,18 @@ describe('more of the real tools’ behaviour', () => {
     expect(run('kubectl exec signalements-7d9f-abcde -c proxy -- ip -br addr show dev eth0').stderr).toBe('');
   });
 });
+
+test('global flags before the subcommand: kubectl -n and --context, crictl --runtime-endpoint', () => {
+  expect(run('kubectl -n kube-system get pods').stderr).toBe(
+    'No resources found in kube-system namespace.\n',
+  );
+  expect(run('kubectl --context kind-formation get svc -o name')).toEqual(out('service/signalements\n'));
+  expect(run('kubectl --namespace=default exec diag -- ip -br addr show dev lo')).toEqual(
+    out('lo               UNKNOWN        127.0.0.1/8 \n'),
+  );
+  expect(
+    run(
+      'docker exec formation-worker crictl --runtime-endpoint unix:///run/containerd/containerd.sock ps -q --name diag',
+    ),
+  ).toEqual(out(`${f.containers.get('formation-worker')![0]!.id}\n`));
+});

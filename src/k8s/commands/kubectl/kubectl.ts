@@ -1,5 +1,6 @@
 // The kubectl command a cluster's user types: `get`, `exec` and `debug` (other subcommands are known and not
-// modelled). Global flags before the subcommand (--context, --kubeconfig, -n) are not supported there.
+// modelled). Before the subcommand: -n/--namespace, and --context/--kubeconfig/--cluster/--user (ignored: there is one
+// cluster); other global flags are not supported.
 
 import { type CommandResult, fail, unsupported } from '../../../tools/result.ts';
 import type { Capture } from '../../../tools/tcpdump.ts';
@@ -53,8 +54,34 @@ const OTHER_COMMANDS = [
   'alpha',
 ];
 
-export function kubectl(ctx: ClusterCommandContext, args: readonly string[], stdin: string): CommandResult {
-  const [sub, ...rest] = args;
+/** kubectl's persistent flags given before the subcommand: `-n NS` moves to the subcommand (cobra parses persistent
+ * flags anywhere); `--context` and `--kubeconfig` name the one cluster there is and are ignored. */
+function globalFlags(
+  args: readonly string[],
+): { ok: true; args: string[] } | { ok: false; result: CommandResult } {
+  const moved: string[] = [];
+  let i = 0;
+  for (; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith('-')) break;
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? arg : arg.slice(0, eq);
+    const takesValue = ['-n', '--namespace', '--context', '--kubeconfig', '--cluster', '--user'].includes(
+      name,
+    );
+    if (!takesValue) return { ok: false, result: unsupported('kubectl', arg) };
+    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined) return { ok: false, result: fail(`Error: flag needs an argument: ${name}\n`) };
+    if (name === '-n' || name === '--namespace') moved.push('--namespace', value);
+  }
+  const [sub, ...rest] = args.slice(i);
+  return { ok: true, args: sub === undefined ? [] : [sub, ...moved, ...rest] };
+}
+
+export function kubectl(ctx: ClusterCommandContext, argv: readonly string[], stdin: string): CommandResult {
+  const global = globalFlags(argv);
+  if (!global.ok) return global.result;
+  const [sub, ...rest] = global.args;
   switch (sub) {
     case 'get':
       return kubectlGet(ctx, rest);
