@@ -342,9 +342,25 @@ describe('long-running: docker exec NODE tcpdump', () => {
     );
   });
 
+  test('through nsenter, in the pod’s namespace from the node', () => {
+    const capture = clusterSpawn(
+      f.ctx,
+      "docker exec formation-worker nsenter -t 2201 -n tcpdump -ni eth0 -c 1 'arp'",
+    );
+    if (!('stop' in capture)) throw new Error(capture.stderr);
+    exec(f.ctx.runtime.podNamespace('default', 'diag')!, 'ping -c 1 -W 1 10.244.1.9');
+    expect(capture.done).toBe(true);
+    expect(capture.stop().stdout.replace(/^\d\d:\d\d:\d\d\.\d{6} /gm, 'T ')).toBe(
+      'T ARP, Request who-has 10.244.1.9 tell 10.244.1.5, length 28\n',
+    );
+  });
+
   test('a missing node or program fails at start', () => {
     expect(clusterSpawn(f.ctx, 'docker exec nowhere tcpdump -ni any')).toEqual(
       err('Error response from daemon: No such container: nowhere\n'),
+    );
+    expect(clusterSpawn(f.ctx, 'docker exec formation-worker nsenter -t 2201 -n tshark -i eth0')).toEqual(
+      err('nsenter: failed to execute tshark: No such file or directory\n', 127),
     );
   });
 });
