@@ -196,11 +196,17 @@ function parseCli(
   return { ok: true, values, bools, args: [] };
 }
 
-/** logrus.Fatal as crictl's main prints an error: `FATA[0000] msg` on a terminal, logfmt otherwise; exit 1. */
+/** logrus.Fatal as crictl's main prints an error (mirrors logrus TextFormatter.Format): on a terminal printColored's
+ * red `FATA[0000] ` and the message padded to 44 columns; otherwise logfmt `time=... level=fatal msg=...`. Exit 1. */
 function fatal(ctx: ClusterCommandContext, proc: NodeProcess, message: string): CommandResult {
-  if (proc.tty) return fail(`FATA[0000] ${message}\n`);
+  if (proc.tty) return fail(`\x1b[31mFATA\x1b[0m[0000] ${message.padEnd(44)} \n`);
   const time = rfc3339Nano(ctx.epochMs ?? 0, Math.trunc(ctx.now() / 1e9) * 1e9);
-  return fail(`time="${time}" level=fatal msg=${JSON.stringify(message)}\n`);
+  return fail(`time=${logfmtValue(time)} level=fatal msg=${logfmtValue(message)}\n`);
+}
+
+/** TextFormatter.needsQuoting: anything beyond letters, digits and -._/@^+ is printed %q. */
+function logfmtValue(text: string): string {
+  return /^[A-Za-z0-9\-._/@^+]*$/.test(text) ? text : JSON.stringify(text);
 }
 
 function truncated(id: string, prefix = ''): string {

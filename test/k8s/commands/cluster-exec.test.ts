@@ -219,7 +219,7 @@ describe('crictl on a node', () => {
       ),
     );
     expect(run('docker exec -t formation-worker crictl ps --bogus')).toEqual(
-      err('FATA[0000] flag provided but not defined: -bogus\n'),
+      err(`\x1b[31mFATA\x1b[0m[0000] ${'flag provided but not defined: -bogus'.padEnd(44)} \n`),
     );
     expect(
       run(
@@ -227,7 +227,7 @@ describe('crictl on a node', () => {
       ),
     ).toEqual(
       err(
-        'FATA[0000] get the status of containers: execute template: failed to template data: template: tmplExecuteRawJSON:1:2: executing "tmplExecuteRawJSON" at <.info.nope>: map has no entry for key "nope"\n',
+        '\x1b[31mFATA\x1b[0m[0000] get the status of containers: execute template: failed to template data: template: tmplExecuteRawJSON:1:2: executing "tmplExecuteRawJSON" at <.info.nope>: map has no entry for key "nope" \n',
       ),
     );
     expect(run('docker exec formation-worker crictl frobnicate')).toEqual(
@@ -411,7 +411,7 @@ describe('more of the real tools’ behaviour', () => {
     });
     expect(run('docker exec -t formation-worker2 crictl ps --state bogus')).toEqual(
       err(
-        'FATA[0000] listing containers: list containers: --state should be one of created, running, exited or unknown\n',
+        '\x1b[31mFATA\x1b[0m[0000] listing containers: list containers: --state should be one of created, running, exited or unknown \n',
       ),
     );
   });
