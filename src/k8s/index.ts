@@ -46,6 +46,19 @@ export {
   validateService,
 } from './api/service.ts';
 export type { ClusterNetwork, Cni, NodeNetwork, PodSandbox } from './cni/cni.ts';
+// ---- k8s-commands: the node and pod commands (docker exec, kubectl get/exec/debug, crictl, nsenter) ----
+export {
+  type ClusterCommandContext,
+  type ClusterExecOptions,
+  clusterExec,
+  clusterSpawn,
+  KIND_NODE_INFO,
+  type NodeProcess,
+  type NodeRun,
+  type NodeSystemInfo,
+  runOnNode,
+  spawnOnNode,
+} from './commands/index.ts';
 export { ControlPlane, type ControlPlaneOptions, KUBE_DNS_SERVICE_IP } from './controllers/control-plane.ts';
 export { DaemonSetController, daemonPodTolerations } from './controllers/daemonset.ts';
 export {

@@ -9,12 +9,17 @@ export interface ContainerRecord {
   readonly id: string;
   readonly name: string;
   readonly image: string;
+  /** The image's ID (`sha256:` + 64 hex digits) when the runtime knows it: crictl ps prints its first 13 digits. */
+  readonly imageId?: string;
   /** The pod sandbox's ID, 64 hex digits. */
   readonly podSandboxId: string;
   readonly podName: string;
   readonly podNamespace: string;
   /** The container's init PID on its node, from the seed (`crictl inspect` `.info.pid`). */
   readonly pid: number;
+  /** The PID of the sandbox's pause process, whose namespaces the container joins (`/proc/PID/ns/net` in crictl
+   * inspect); the first container of the sandbox when not given. */
+  readonly sandboxPid?: number;
   /** Virtual ns when it started. */
   readonly createdAt: number;
   readonly state: 'CONTAINER_RUNNING' | 'CONTAINER_EXITED';
