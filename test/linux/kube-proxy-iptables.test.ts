@@ -101,4 +101,18 @@ describe('differential: kube-proxy iptables mode, rendered and loaded as kube-pr
       /\[1:\d+\] -A KUBE-SERVICES -d 10\.96\.0\.50\/32 .* -j REJECT/,
     );
   });
+
+  it('a resync after the endpoint went deletes the service chains (-X) and rejects, on both sides', async (ctx) => {
+    const proxier = new IptablesProxier();
+    const scaledToZero: ProxierView = { ...VIEW, endpointSlices: [] };
+    let builder = lesson('kp-iptables-resync', { pods: 'bridge', nodes: 'direct' });
+    for (const command of [...proxier.sync('w1', VIEW, true), ...proxier.sync('w1', scaledToZero, false)])
+      builder = builder.actCommand(command.ns, command.argv, command.stdin);
+    const scenario = builder.observe('w1', 'iptables-save').build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    const saved = outputOf(result.linux, 'w1: iptables-save');
+    expect(saved).not.toMatch(/KUBE-(SVC|SEP|EXT)-/);
+    expect(saved).toContain('"default/signalements:udp has no endpoints"');
+  });
 });

@@ -5,9 +5,11 @@ export * from '../names.ts';
 export { firstSyncCommands, IptablesProxier, KIND_PROXIER_OPTIONS } from './proxier.ts';
 export {
   INVALID_DROPPED_COUNTER,
+  isServiceChainName,
   LOCALHOST_NODEPORT_COUNTER,
   masqueradeMarkOf,
   probability,
+  type RenderedRuleset,
   type RulesetOptions,
   renderRuleset,
 } from './ruleset.ts';

@@ -154,25 +154,32 @@ export function firstSyncCommands(ns: string): Command[] {
   return commands;
 }
 
-/** The iptables-mode Proxier; `options` defaults to a kind node's. */
+/**
+ * The iptables-mode Proxier; `options` defaults to a kind node's. It remembers, per namespace, the nat chains its last
+ * sync kept — what kube-proxy reads back with iptables-save — so the next sync deletes the service chains that went.
+ */
 export class IptablesProxier implements Proxier {
   readonly mode = 'iptables' as const;
   readonly options: RulesetOptions;
+  private readonly natChains = new Map<string, ReadonlySet<string>>();
 
   constructor(options: Partial<RulesetOptions> = {}) {
     this.options = { ...KIND_PROXIER_OPTIONS, ...options };
   }
 
-  /** The restore input one full sync writes (syncProxyRules' iptablesData). */
+  /** The restore input one full sync of a fresh node writes (syncProxyRules' iptablesData). */
   render(view: ProxierView): string {
-    return renderRuleset(view, this.options);
+    return renderRuleset(view, this.options).text;
   }
 
   sync(ns: string, view: ProxierView, first: boolean): readonly Command[] {
+    const existing = first ? new Set<string>() : (this.natChains.get(ns) ?? new Set<string>());
+    const rendered = renderRuleset(view, this.options, existing);
+    this.natChains.set(ns, rendered.activeNatChains);
     const restore: Command = {
       ns,
       argv: ['iptables-restore', ...WAIT, '--noflush', '--counters'],
-      stdin: this.render(view),
+      stdin: rendered.text,
     };
     return first ? [...firstSyncCommands(ns), restore] : [restore];
   }

@@ -78,8 +78,29 @@ function quoted(text: string): string {
   return `"${text}"`;
 }
 
-/** The restore input for `view`, ending with the nat table's COMMIT and a newline. */
-export function renderRuleset(view: ProxierView, options: RulesetOptions): string {
+/** One sync's restore input, and the nat chains it keeps (syncProxyRules' activeNATChains). */
+export interface RenderedRuleset {
+  /** Ends with the nat table's COMMIT and a newline. */
+  readonly text: string;
+  readonly activeNatChains: ReadonlySet<string>;
+}
+
+const SERVICE_CHAIN_PREFIXES = ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-SEP-', 'KUBE-FW-', 'KUBE-EXT-'];
+
+/** proxier.go:isServiceChainName. */
+export function isServiceChainName(chain: string): boolean {
+  return SERVICE_CHAIN_PREFIXES.some((prefix) => chain.startsWith(prefix));
+}
+
+/**
+ * The restore input for `view`. `existingNatChains` are the nat chains the node has (kube-proxy reads them with
+ * iptables-save): the service chains among them that this sync does not keep are flushed and deleted (`-X`).
+ */
+export function renderRuleset(
+  view: ProxierView,
+  options: RulesetOptions,
+  existingNatChains: ReadonlySet<string> = new Set(),
+): RenderedRuleset {
   const mark = options.masqueradeMark ?? masqueradeMarkOf(view.masqueradeBit);
   const markMask = `${mark}/${mark}`;
   const nodeIP = view.nodeIps[0];
@@ -147,6 +168,14 @@ export function renderRuleset(view: ProxierView, options: RulesetOptions): strin
     writeServicePort(context, info, endpointsByPort[i]!);
   });
 
+  // Delete chains no longer in use (in name order; kube-proxy's is a Go set's).
+  const active = new Set(nat.chains.map((line) => line.slice(1, line.indexOf(' '))));
+  for (const chain of [...existingNatChains].sort()) {
+    if (active.has(chain) || !isServiceChainName(chain)) continue;
+    nat.chain(chain);
+    nat.rule('-X', chain);
+  }
+
   // The tail call to KUBE-NODEPORTS (nodePortAddresses.MatchAll()).
   nat.rule(
     '-A',
@@ -206,7 +235,7 @@ export function renderRuleset(view: ProxierView, options: RulesetOptions): strin
     'ACCEPT',
   );
 
-  return [
+  const text = [
     '*filter',
     ...filter.chains,
     ...filter.rules,
@@ -217,6 +246,7 @@ export function renderRuleset(view: ProxierView, options: RulesetOptions): strin
     'COMMIT',
     '',
   ].join('\n');
+  return { text, activeNatChains: active };
 }
 
 interface ServiceContext {

@@ -190,3 +190,23 @@ describe('the first sync', () => {
     ]);
   });
 });
+
+describe('resyncs', () => {
+  it('flushes and deletes the service chains the previous sync kept and this one does not, before the tail rule', () => {
+    const proxier = fakeProxier();
+    const slice = makeEndpointSlice('ns1', 'svc1', 1, [endpoint('10.180.0.1')], p80);
+    proxier.sync('n', fakeView([clusterIP()], [slice]), true);
+    const again = proxier.sync('n', fakeView([clusterIP()], [slice]), false);
+    expect(again[0]!.stdin).not.toContain('-X');
+    const [restore] = proxier.sync('n', fakeView([clusterIP()], []), false);
+    const text = restore!.stdin!;
+    expect(lines(text, /^-X /)).toEqual(['-X KUBE-SEP-SXIVWICOYRO3J4NJ', '-X KUBE-SVC-XPGD46QRK7WJZT7O']);
+    expect(text).toContain(':KUBE-SVC-XPGD46QRK7WJZT7O - [0:0]');
+    const nat = text.slice(text.indexOf('*nat')).split('\n');
+    expect(nat.indexOf('-X KUBE-SVC-XPGD46QRK7WJZT7O')).toBeLessThan(
+      nat.findIndex((l) => l.includes('must be the last rule')),
+    );
+    // A first sync knows of no chains.
+    expect(proxier.sync('n', fakeView([clusterIP()], []), true).at(-1)!.stdin).not.toContain('-X');
+  });
+});
