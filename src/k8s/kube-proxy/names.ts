@@ -25,9 +25,20 @@ export function base32(bytes: Uint8Array): string {
   return out;
 }
 
+/** Names already hashed (a sync names every chain again), dropped whole past MAX_CACHED so churn cannot grow it. */
+const cache = new Map<string, string>();
+const MAX_CACHED = 200_000;
+
 /** The first `length` base32 characters of the SHA-256 of `text` (UTF-8). */
 export function hashPrefix(text: string, length: number): string {
-  return base32(sha256(encoder.encode(text))).slice(0, length);
+  const key = `${length}|${text}`;
+  let hash = cache.get(key);
+  if (hash === undefined) {
+    hash = base32(sha256(encoder.encode(text))).slice(0, length);
+    if (cache.size >= MAX_CACHED) cache.clear();
+    cache.set(key, hash);
+  }
+  return hash;
 }
 
 /** `namespace/name:port` as proxy.ServicePortName.String() writes it (`namespace/name` for an unnamed port). */

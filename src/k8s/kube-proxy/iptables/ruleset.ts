@@ -4,6 +4,7 @@
 // iptables-save), --nodeport-addresses left at its default (every local address).
 
 import ipaddr from 'ipaddr.js';
+import { type EndpointSlice, SERVICE_NAME_LABEL } from '../../objects.ts';
 import { servicePortChainName, servicePortEndpointChainName } from '../names.ts';
 import type { ProxierView } from '../proxier.ts';
 import {
@@ -160,7 +161,20 @@ export function renderRuleset(
   const ports = view.services
     .flatMap(servicePorts)
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.protocol < b.protocol ? -1 : 1));
-  const endpointsByPort = ports.map((info) => endpointsOf(info, view.endpointSlices, view.nodeName));
+  // The slices of each Service, found once rather than once per port.
+  const slicesByService = new Map<string, EndpointSlice[]>();
+  for (const slice of view.endpointSlices) {
+    const key = `${slice.metadata.namespace}/${slice.metadata.labels[SERVICE_NAME_LABEL] ?? ''}`;
+    let list = slicesByService.get(key);
+    if (list === undefined) {
+      list = [];
+      slicesByService.set(key, list);
+    }
+    list.push(slice);
+  }
+  const endpointsByPort = ports.map((info) =>
+    endpointsOf(info, slicesByService.get(`${info.namespace}/${info.serviceName}`) ?? [], view.nodeName),
+  );
   const totalEndpoints = endpointsByPort.reduce((sum, eps) => sum + eps.length, 0);
   const largeClusterMode = totalEndpoints > LARGE_CLUSTER_ENDPOINTS;
   const context: ServiceContext = { view, options, mark, nodeIP, largeClusterMode, filter, nat };
