@@ -115,4 +115,59 @@ describe('differential: kube-proxy iptables mode, rendered and loaded as kube-pr
     expect(saved).not.toMatch(/KUBE-(SVC|SEP|EXT)-/);
     expect(saved).toContain('"default/signalements:udp has no endpoints"');
   });
+
+  it('externalTrafficPolicy Local: the node with the pod keeps the client address, the other drops', async (ctx) => {
+    const local = makeService('default', 'signalements', (svc) => {
+      svc.type = 'NodePort';
+      svc.clusterIP = '10.96.40.12';
+      svc.externalTrafficPolicy = 'Local';
+      svc.ports = [
+        servicePort({ name: 'udp', port: 80, protocol: 'UDP', targetPort: 8000, nodePort: 30081 }),
+      ];
+    });
+    const view = (nodeName: string, nodeIp: string): ProxierView => ({
+      ...VIEW,
+      nodeName,
+      nodeIps: [nodeIp],
+      services: [local],
+    });
+    let builder = lesson('kp-iptables-local', { pods: 'bridge', nodes: 'direct', client: true });
+    const commands = [
+      ...new IptablesProxier().sync('w1', view('formation-worker', '172.18.0.2'), true),
+      ...new IptablesProxier().sync('w2', view('formation-worker2', '172.18.0.3'), true),
+    ];
+    for (const command of commands) builder = builder.actCommand(command.ns, command.argv, command.stdin);
+    const scenario = builder
+      .udp({
+        client: { ns: 'client', bind: '0.0.0.0', port: 41250 },
+        server: { ns: 'remote', bind: '0.0.0.0', port: 8000 },
+        dst: '172.18.0.2',
+        dstPort: 30081,
+        count: 1,
+        payload: 'to w1',
+      })
+      .udp({
+        client: { ns: 'client', bind: '0.0.0.0', port: 41251 },
+        server: { ns: 'remote', bind: '0.0.0.0', port: 8000 },
+        dst: '172.18.0.3',
+        dstPort: 30081,
+        count: 1,
+        payload: 'to w2',
+      })
+      .observe('w1', 'iptables-save', '-c', '-t', 'filter')
+      .observe('w2', 'iptables-save', '-c', '-t', 'nat')
+      .observe('w2', 'conntrack', '-L')
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    const echoes = result.linux.traffic
+      .filter((t) => t.label.startsWith('remote: udp echo'))
+      .map((t) => t.stdout)
+      .join('');
+    expect(echoes).not.toContain('to w1');
+    expect(echoes).toContain('from 172.18.0.100:41251 "to w2 1"');
+    expect(outputOf(result.linux, 'w1: iptables-save')).toMatch(
+      /\[1:\d+\] -A KUBE-EXTERNAL-SERVICES .*has no local endpoints.* --dport 30081 -j DROP/,
+    );
+  });
 });
