@@ -3,7 +3,9 @@
 // notice for -W): the canary chains and jump rules of the first sync (`iptables -w 5 -W
 // 100000 -N/-I`), then `iptables-restore -w 5 -W 100000 --noflush --counters`. Traffic through a UDP ClusterIP with
 // ClientIP affinity (-m recent), a NodePort from outside the cluster (DNAT + MASQUERADE --random-fully) and a
-// Service without endpoints (REJECT in filter); `iptables-save -c` of every table, `conntrack -L` compared.
+// Service without endpoints (REJECT in filter); a resync that deletes the chains of a Service scaled to zero;
+// externalTrafficPolicy Local on the node with the pod and on the one without; a LoadBalancer IP with
+// loadBalancerSourceRanges. `iptables-save -c`, `conntrack -L` and the peers' lines compared.
 
 import { describe, expect, it } from 'vitest';
 import { IptablesProxier } from '../../src/k8s/kube-proxy/iptables/proxier.ts';
@@ -168,6 +170,71 @@ describe('differential: kube-proxy iptables mode, rendered and loaded as kube-pr
     expect(echoes).toContain('from 172.18.0.100:41251 "to w2 1"');
     expect(outputOf(result.linux, 'w1: iptables-save')).toMatch(
       /\[1:\d+\] -A KUBE-EXTERNAL-SERVICES .*has no local endpoints.* --dport 30081 -j DROP/,
+    );
+  });
+
+  it('LoadBalancer IPs with loadBalancerSourceRanges: KUBE-FW- lets the range in, KUBE-PROXY-FIREWALL drops the rest', async (ctx) => {
+    const lb = (name: string, clusterIP: string, ingress: string, range: string) =>
+      makeService('default', name, (svc) => {
+        svc.type = 'LoadBalancer';
+        svc.clusterIP = clusterIP;
+        svc.ports = [servicePort({ name: 'udp', port: 80, protocol: 'UDP', targetPort: 8000, nodePort: 0 })];
+        svc.loadBalancerIngress = [ingress];
+        svc.loadBalancerSourceRanges = [range];
+      });
+    const slice = (name: string) =>
+      makeEndpointSlice(
+        'default',
+        name,
+        1,
+        [endpoint('10.244.2.7', { nodeName: 'formation-worker2' })],
+        [{ name: 'udp', port: 8000, protocol: 'UDP' }],
+      );
+    const view: ProxierView = {
+      ...VIEW,
+      services: [
+        lb('ouvert', '10.96.0.60', '172.18.0.200', '172.18.0.100/32'),
+        lb('ferme', '10.96.0.61', '172.18.0.201', '203.0.113.0/24'),
+      ],
+      endpointSlices: [slice('ouvert'), slice('ferme')],
+    };
+    // The load balancer's addresses reach w1 as a cloud's would: routed to the node.
+    let builder = lesson('kp-iptables-lb', { pods: 'bridge', nodes: 'direct', client: true })
+      .route('client', 'add', '172.18.0.200/32', 'via', '172.18.0.2')
+      .route('client', 'add', '172.18.0.201/32', 'via', '172.18.0.2');
+    for (const command of new IptablesProxier().sync('w1', view, true))
+      builder = builder.actCommand(command.ns, command.argv, command.stdin);
+    const scenario = builder
+      .udp({
+        client: { ns: 'client', bind: '0.0.0.0', port: 41260 },
+        server: { ns: 'remote', bind: '0.0.0.0', port: 8000 },
+        dst: '172.18.0.201',
+        dstPort: 80,
+        count: 1,
+        payload: 'ferme',
+      })
+      .udp({
+        client: { ns: 'client', bind: '0.0.0.0', port: 41261 },
+        server: { ns: 'remote', bind: '0.0.0.0', port: 8000 },
+        dst: '172.18.0.200',
+        dstPort: 80,
+        count: 1,
+        payload: 'ouvert',
+      })
+      .observe('w1', 'iptables-save', '-c')
+      .observe('w1', 'conntrack', '-L')
+      .build();
+    // MASQUERADE --random-fully picks the source port at random on both sides.
+    const result = await differential(ctx, scenario, { natPorts: [41260, 41261, 8000, 80] });
+    if (result === undefined) return;
+    const sent = result.linux.traffic
+      .filter((t) => t.label.startsWith('client: udp send'))
+      .map((t) => t.stdout)
+      .join('');
+    expect(sent).toContain('reply from 172.18.0.200:80 "ouvert 1"');
+    expect(sent).toContain('timeout 1');
+    expect(outputOf(result.linux, 'w1: iptables-save')).toMatch(
+      /\[1:\d+\] -A KUBE-PROXY-FIREWALL -d 172\.18\.0\.201\/32 .* -j DROP/,
     );
   });
 });
