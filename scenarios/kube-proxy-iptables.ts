@@ -1,7 +1,7 @@
 // The nat rules kube-proxy's iptables mode writes for one Service (pkg/proxy/iptables/proxier.go), as
 // iptables-restore input, with the real chain names, comments and the 0x4000 masquerade bit.
 
-import { endpointChain, servicePortChain } from './kube-names.ts';
+import { servicePortChainName, servicePortEndpointChainName } from '../src/k8s/kube-proxy/names.ts';
 
 export interface ServiceSpec {
   /** `namespace/name:portname`, e.g. default/signalements:http. */
@@ -31,7 +31,7 @@ export function kubeProxyNatRules(services: readonly ServiceSpec[]): string {
   const nodePortRules: string[] = [];
   for (const service of services) {
     const { servicePort: name, protocol: proto } = service;
-    const svc = servicePortChain('KUBE-SVC-', name, proto);
+    const svc = servicePortChainName('KUBE-SVC-', name, proto);
     chains.push(svc);
     rules.push(
       `-A KUBE-SERVICES -d ${service.clusterIp}/32 -p ${proto} -m comment --comment "${name} cluster IP" -m ${proto} --dport ${service.port} -j ${svc}`,
@@ -40,7 +40,7 @@ export function kubeProxyNatRules(services: readonly ServiceSpec[]): string {
       `-A ${svc} ! -s ${service.clusterCidr} -d ${service.clusterIp}/32 -p ${proto} -m comment --comment "${name} cluster IP" -m ${proto} --dport ${service.port} -j KUBE-MARK-MASQ`,
     );
     if (service.nodePort !== undefined) {
-      const ext = servicePortChain('KUBE-EXT-', name, proto);
+      const ext = servicePortChainName('KUBE-EXT-', name, proto);
       chains.push(ext);
       nodePortRules.push(
         `-A KUBE-NODEPORTS -p ${proto} -m comment --comment "${name}" -m ${proto} --dport ${service.nodePort} -j ${ext}`,
@@ -52,7 +52,7 @@ export function kubeProxyNatRules(services: readonly ServiceSpec[]): string {
     }
     const count = service.endpoints.length;
     service.endpoints.forEach((endpoint, i) => {
-      const sep = endpointChain(name, proto, endpoint);
+      const sep = servicePortEndpointChainName(name, proto, endpoint);
       chains.push(sep);
       const remaining = count - i;
       const statistic =

@@ -2,7 +2,7 @@
 // one ServicePort with one endpoint, as the `nft -f` transaction knftables builds, with the real chain names; not
 // modelled: several endpoints, session affinity, Local traffic policies, LoadBalancer IPs and source ranges.
 
-import { base32, sha256 } from './kube-names.ts';
+import { hashPrefix } from '../src/k8s/kube-proxy/names.ts';
 
 /** One ServicePort and its one endpoint; a single endpoint keeps the kernel's `numgen random` choice fixed. */
 export interface NftService {
@@ -22,7 +22,7 @@ export interface NftService {
 
 /** The proxier's hashAndTruncate: the first 8 base32 characters of the name's SHA-256, a dash, the name. */
 function hashed(name: string): string {
-  return `${base32(sha256(new TextEncoder().encode(name))).slice(0, 8)}-${name}`;
+  return `${hashPrefix(name, 8)}-${name}`;
 }
 
 /**

@@ -77,6 +77,8 @@ export {
 } from './controllers/endpointslice.ts';
 export { PodTermination } from './controllers/pod-termination.ts';
 export { PodScheduler, tolerates, toleratesNode } from './controllers/scheduler.ts';
+// kube-proxy, iptables mode (kp-iptables): the proxier, its ruleset, the chain names.
+export * from './kube-proxy/iptables/index.ts';
 export type { Proxier, ProxierView } from './kube-proxy/proxier.ts';
 export * from './objects.ts';
 export type { Command, SegmentPort, SegmentSpec, Word } from './plan.ts';

@@ -514,6 +514,10 @@ export interface InterfaceResolver {
   selectSource?(ifindex: number, dst: Ipv4Addr, scope: number): Ipv4Addr | undefined;
   /** net.ipv4.conf.<dev>.forwarding. Absent: off, as in a new namespace. */
   forwarding?(ifindex: number): boolean;
+  /**
+   * IN_DEV_NET_ROUTE_LOCALNET: net.ipv4.conf.all.route_localnet or net.ipv4.conf.<dev>.route_localnet. Absent: off.
+   */
+  routeLocalnet?(ifindex: number): boolean;
 }
 
 /** A route request: `iif` set (non-zero) asks for an input route, as for a received packet. */
@@ -641,7 +645,9 @@ export function routeOutput(
   // fib_select_path / fib_result_prefsrc
   if (src === 0) src = route.prefSrc ?? selectSource(devices, route.oif!, route.gateway ?? 0, route.scope);
   const dev = route.oif!;
-  if (isLoopbackNet(src) && dev !== lo) return kernelError('EINVAL');
+  // __mkroute_output: a 127/8 source leaves only through lo, unless route_localnet is set on the way out.
+  if (isLoopbackNet(src) && dev !== lo && !(devices.routeLocalnet?.(dev) ?? false))
+    return kernelError('EINVAL');
   const type = dst === LIMITED_BROADCAST || res.type === 'broadcast' ? 'broadcast' : 'unicast';
   return decision(fib, type, src, dev, res.table, route, false);
 }
@@ -662,8 +668,14 @@ export function routeInput(
     return decision(fib, 'broadcast', src, lo, 0, undefined, true);
   if (src === 0 || dst === 0 || isMulticast(dst)) return kernelError('EINVAL');
   // A packet looped back through lo keeps the output route it was sent with (ip_rcv_finish finds
-  // skb_valid_dst and looks nothing up), so 127/8 is a martian only when it arrives from outside.
-  if (query.iif !== lo && (isLoopbackNet(dst) || isLoopbackNet(src))) return kernelError('EINVAL');
+  // skb_valid_dst and looks nothing up), so 127/8 is a martian only when it arrives from outside, and then
+  // only without route_localnet (ip_route_input_slow: IN_DEV_NET_ROUTE_LOCALNET for a loopback daddr or saddr).
+  if (
+    query.iif !== lo &&
+    (isLoopbackNet(dst) || isLoopbackNet(src)) &&
+    !(devices.routeLocalnet?.(query.iif) ?? false)
+  )
+    return kernelError('EINVAL');
   const flow = packetFlow(dst, src, query.iif, 0, query.mark, query.tos);
   const res = fib.lookup(flow);
   if (!res.ok) return kernelError(forwarding ? res.error : 'EHOSTUNREACH');

@@ -146,6 +146,16 @@ export class Namespace implements DeviceOwner, Interfaces {
     return dev !== undefined && this.sysctls.int(this.sysctls.confKey(dev.name, 'forwarding')) !== 0;
   }
 
+  routeLocalnet(ifindex: number): boolean {
+    const dev = this.devices.get(ifindex);
+    if (dev === undefined) return false;
+    const { sysctls } = this;
+    return (
+      sysctls.int(sysctls.confKey('all', 'route_localnet')) !== 0 ||
+      sysctls.int(sysctls.confKey(dev.name, 'route_localnet')) !== 0
+    );
+  }
+
   get loopback(): NetDevice {
     return this.devices.get(1)!;
   }

@@ -419,6 +419,14 @@ export class ScenarioBuilder {
     return this.step({ kind: 'command', command: this.checked({ ns, argv }) });
   }
 
+  /** A plan command (namespace and file words, stdin) run in the traffic phase; its output is compared. */
+  actCommand(ns: string, argv: readonly Word[], stdin?: string): this {
+    return this.step({
+      kind: 'command',
+      command: this.checked({ ns, argv, ...(stdin !== undefined ? { stdin } : {}) }),
+    });
+  }
+
   /** A UDP exchange between fixed ports; see TrafficStep. */
   udp(options: ExchangeOptions & { server: UdpEndpoint }): this {
     this.requireNs(options.client.ns);

@@ -358,4 +358,41 @@ describe('route resolution as `ip route get` shows it', () => {
     });
     expect(routeInput(fib, { ...query, srcAddr: 0 }, on)).toMatchObject({ ok: false, errno: 'EINVAL' });
   });
+
+  it('route_localnet: 127/8 arriving on a device and a 127/8 source leaving one are refused unless it is set', () => {
+    const fib = nodeFib();
+    const off = { ...devices, forwarding: () => true, routeLocalnet: () => false };
+    const on = {
+      ...devices,
+      forwarding: () => true,
+      routeLocalnet: (ifindex: number) => ifindex === IFINDEX.eth0,
+    };
+    // ip_route_input_slow: a loopback daddr (martian destination), a loopback saddr (martian source).
+    const arriving = {
+      dstAddr: ip('127.0.0.1'),
+      srcAddr: ip('172.18.0.3'),
+      iif: IFINDEX.eth0,
+      oif: 0,
+      mark: 0,
+      tos: 0,
+    };
+    expect(routeInput(fib, arriving, off)).toMatchObject({ ok: false, errno: 'EINVAL' });
+    expect(routeInput(fib, arriving, on)).toMatchObject({ ok: true, type: 'local', dev: IFINDEX.lo });
+    const fromLoopback = { ...arriving, dstAddr: ip('10.244.2.7'), srcAddr: ip('127.0.0.1') };
+    expect(routeInput(fib, fromLoopback, off)).toMatchObject({ ok: false, errno: 'EINVAL' });
+    expect(routeInput(fib, fromLoopback, on)).toMatchObject({ ok: true, type: 'unicast', dev: IFINDEX.eth0 });
+    // route_localnet of another device does not help (IN_DEV_NET_ROUTE_LOCALNET reads the input device).
+    expect(routeInput(fib, { ...arriving, iif: IFINDEX.cni0 }, on)).toMatchObject({
+      ok: false,
+      errno: 'EINVAL',
+    });
+    // __mkroute_output: a 127.0.0.1 source may leave through eth0 only with route_localnet on eth0.
+    const leaving = { dstAddr: ip('10.244.2.7'), srcAddr: ip('127.0.0.1'), iif: 0, oif: 0, mark: 0, tos: 0 };
+    expect(routeOutput(fib, leaving, off)).toMatchObject({ ok: false, errno: 'EINVAL' });
+    expect(routeOutput(fib, leaving, on)).toMatchObject({
+      ok: true,
+      dev: IFINDEX.eth0,
+      srcAddr: ip('127.0.0.1'),
+    });
+  });
 });

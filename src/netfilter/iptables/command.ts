@@ -393,6 +393,17 @@ export function listCommand(store: RulesetStore, cmd: ParsedCommand): CommandOut
 
 /** `iptables ARGS...` on `store`. */
 export function runIptables(store: RulesetStore, argv: readonly string[]): CommandOutput {
+  const output = runParsed(store, argv);
+  // The nft variant of iptables 1.8.9 ignores -W with a notice on stderr, before anything else it prints.
+  const notice = argv.some(
+    (word) => word === '-W' || word === '--wait-interval' || word.startsWith('--wait-interval='),
+  );
+  return notice
+    ? { ...output, stderr: `Ignoring deprecated --wait-interval option.\n${output.stderr}` }
+    : output;
+}
+
+function runParsed(store: RulesetStore, argv: readonly string[]): CommandOutput {
   const cmd = parseCommand(argv);
   if ('kind' in cmd) return failure(cmd);
   switch (cmd.command) {

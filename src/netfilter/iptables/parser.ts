@@ -211,6 +211,8 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
   let exact = false;
   let lineNumbers = false;
   let zero = false;
+  let wait = false;
+  let waitInterval = false;
   let invert = false;
   const used = new Set<string>();
 
@@ -473,6 +475,8 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
       }
       case 'w':
       case 'W': {
+        if (letter === 'w') wait = true;
+        else waitInterval = true;
         const operand = peekOperand();
         if (attached === undefined && operand !== undefined && /^[0-9]+$/.test(operand)) next();
         return undefined;
@@ -526,6 +530,8 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
   }
 
   if (invert) return param('cannot have ! before nothing');
+  // xshared.c:do_parse — -W is accepted (and ignored by the nft variant) only with -w.
+  if (waitInterval && !wait) return param('--wait-interval only makes sense with --wait\n');
   if (command === undefined) return param('no command specified');
 
   // Commands and the options they allow (generic_opt_check).
