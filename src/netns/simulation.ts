@@ -62,6 +62,19 @@ export class Simulation {
     return new Segment(this, name, options);
   }
 
+  /**
+   * `ip netns del NAME` once nothing holds the namespace (cleanup_net): its devices are deleted, a veth taking its
+   * peer in another namespace along (default_device_exit_batch). The name cannot be used again in this simulation (its
+   * random stream was forked once); timers the namespace armed may still fire and find no device.
+   */
+  removeNamespace(ns: Namespace): void {
+    if (this.namespaces.get(ns.name) !== ns) throw new Error(`no namespace ${ns.name}`);
+    for (const dev of ns.all())
+      if (dev.kind !== 'loopback' && ns.byIndex(dev.ifindex) === dev) ns.deleteDevice(dev);
+    ns.setDown(ns.loopback);
+    this.namespaces.delete(ns.name);
+  }
+
   namespace(name: string): Namespace {
     const ns = this.namespaces.get(name);
     if (ns === undefined) throw new Error(`no namespace ${name}`);
