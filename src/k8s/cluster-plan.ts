@@ -61,18 +61,21 @@ export function seededSandbox(ns: string, podKey: string, address: string, rng: 
   return { ns, podKey, address, hostVeth, hostMac: seededMac(rng), podMac: seededMac(rng) };
 }
 
-/** Every node's set-up and CNI agent, every ordered pair's peerAdded, then each pod's CNI ADD (lo up first). */
+/**
+ * The outside, every node's set-up and CNI agent, every ordered pair's peerAdded (per node, its peers in join order,
+ * as cluster() runs them), then each pod's CNI ADD (lo up first).
+ */
 export function clusterPlan(options: ClusterPlanOptions): ClusterPlan {
   const rng = new Rng(options.seed ?? 'packetlab');
   const name = options.name ?? 'kind';
   const network: ClusterNetwork = { podNetwork: POD_NETWORK, underlayMtu: options.underlayMtu ?? DOCKER_MTU };
   const nodes = kindNodes(name, options.workers ?? 0, rng);
   const outside = options.outside ?? true;
-  const commands: Command[] = [];
+  // The Docker host first, as cluster() builds it (its port is the segment's first).
+  const commands: Command[] = outside ? outsideSetup() : [];
   for (const node of nodes) commands.push(...nodeSetup(node), ...options.cni.nodeAdded(node, network));
   for (const node of nodes)
     for (const peer of nodes) if (peer !== node) commands.push(...options.cni.peerAdded(node, peer, network));
-  if (outside) commands.push(...outsideSetup());
   const sandboxes: PodSandbox[] = [];
   for (const pod of options.pods ?? []) {
     const node = nodes.find((candidate) => candidate.name === pod.node);
@@ -82,8 +85,7 @@ export function clusterPlan(options: ClusterPlanOptions): ClusterPlan {
     commands.push({ ns: pod.name, argv: ['ip', 'link', 'set', 'dev', 'lo', 'up'] });
     commands.push(...options.cni.podAdded(node, sandbox, network));
   }
-  const ports = nodes.map(nodePort);
-  if (outside) ports.push(outsidePort());
+  const ports = [...(outside ? [outsidePort()] : []), ...nodes.map(nodePort)];
   return {
     namespaces: [
       ...nodes.map((node) => node.ns),

@@ -51,7 +51,7 @@ describe('runPlan', () => {
     expect(new TextDecoder().decode(sim.files.get('/run/packetlab/rules.nft'))).toBe('table ip t {\n}\n');
   });
 
-  it('removes a namespace with its devices: the veth peer in another namespace goes too, the name leaves the simulation', () => {
+  it('removes a namespace with its devices: the veth peer in another namespace goes too, the name is free again', () => {
     const sim = new Simulation({ seed: 'run-plan' });
     const runner = new PlanRunner(sim);
     runner.addNamespace('node');
@@ -68,6 +68,7 @@ describe('runPlan', () => {
     expect(sim.hasNamespace('pod')).toBe(false);
     expect(runner.hasNamespace('pod')).toBe(false);
     expect(() => runner.nsOf('pod')).toThrow('no namespace pod in the plan');
+    expect(runner.addNamespace('pod').byName('eth0')).toBeUndefined();
   });
 
   it('mustRun names the failing command', () => {

@@ -58,10 +58,10 @@ describe('kind nodes and pod CIDRs', () => {
       ['formation-worker2', '172.18.0.4', '10.244.2.0/24'],
     ]);
     expect(plan.segments[0]!.ports.map((port) => port.mac)).toEqual([
+      '02:42:ac:12:00:01',
       '02:42:ac:12:00:02',
       '02:42:ac:12:00:03',
       '02:42:ac:12:00:04',
-      '02:42:ac:12:00:01',
     ]);
     expect(plan.sandboxes.map((sandbox) => sandbox.hostVeth)).toEqual(
       expect.arrayContaining([expect.stringMatching(/^veth[0-9a-f]{8}$/)]),
@@ -91,7 +91,7 @@ describe('flannel-vxlan', () => {
     expect(run('formation-worker', 'ip -br link')).toBe(
       [
         brLink('lo', 'UNKNOWN', '00:00:00:00:00:00', 'LOOPBACK,UP,LOWER_UP'),
-        brLink('eth0@if4', 'UP', '02:42:ac:12:00:03', UP),
+        brLink('eth0@if5', 'UP', '02:42:ac:12:00:03', UP),
         brLink('flannel.1', 'UNKNOWN', worker.tunnelMac, UP),
         brLink('cni0', 'UP', worker.bridgeMac, UP),
         brLink(`${diag.hostVeth}@if2`, 'UP', diag.hostMac, UP),
@@ -164,7 +164,7 @@ describe('flannel-host-gw', () => {
     expect(run('formation-worker', 'ip -br link')).toBe(
       [
         brLink('lo', 'UNKNOWN', '00:00:00:00:00:00', 'LOOPBACK,UP,LOWER_UP'),
-        brLink('eth0@if4', 'UP', '02:42:ac:12:00:03', UP),
+        brLink('eth0@if5', 'UP', '02:42:ac:12:00:03', UP),
         brLink('cni0', 'UP', worker.bridgeMac, UP),
         brLink(`${diag.hostVeth}@if2`, 'UP', diag.hostMac, UP),
         brLink(`${local.hostVeth}@if2`, 'UP', local.hostMac, UP),
@@ -194,7 +194,7 @@ describe('kindnet', () => {
     expect(run('formation-worker', 'ip -br link')).toBe(
       [
         brLink('lo', 'UNKNOWN', '00:00:00:00:00:00', 'LOOPBACK,UP,LOWER_UP'),
-        brLink('eth0@if4', 'UP', '02:42:ac:12:00:03', UP),
+        brLink('eth0@if5', 'UP', '02:42:ac:12:00:03', UP),
         brLink(`${diag.hostVeth}@if2`, 'UP', diag.hostMac, UP),
         brLink(`${local.hostVeth}@if2`, 'UP', local.hostMac, UP),
         '',

@@ -1,0 +1,197 @@
+import { describe, expect, it } from 'vitest';
+import { httpServer } from '../../src/app/http/server.ts';
+import { cluster } from '../../src/k8s/cluster.ts';
+import type { ImageRunner } from '../../src/k8s/kubelet/kubelet.ts';
+import { exec } from '../../src/tools/exec.ts';
+
+const WEB: ImageRunner = (ns, _pod, container) => {
+  const server = httpServer(ns, {
+    port: container.ports[0]?.containerPort ?? 8000,
+    routes: { '/sante': { body: 'ok\n' } },
+  });
+  return { stop: () => server.close() };
+};
+
+function lesson(cni: 'flannel-vxlan' | 'flannel-host-gw' | 'kindnet') {
+  const c = cluster({
+    name: 'formation',
+    workers: 2,
+    cni,
+    seed: 'lesson',
+    images: new Map([['signalements:1.0', WEB]]),
+  });
+  for (const [name, node, ip, image] of [
+    ['diag', 'formation-worker', '10.244.1.5', undefined],
+    ['signalements-a', 'formation-worker2', '10.244.2.7', 'signalements:1.0'],
+    ['signalements-b', 'formation-worker', '10.244.1.9', 'signalements:1.0'],
+  ] as const) {
+    const created = c.createPod({
+      name,
+      node,
+      ip,
+      ...(image !== undefined
+        ? {
+            image,
+            labels: { app: 'signalements' },
+            ports: [{ name: 'http', containerPort: 8000, protocol: 'TCP' }],
+          }
+        : {}),
+    });
+    expect(created.ok).toBe(true);
+  }
+  c.settle();
+  return c;
+}
+
+describe('cluster()', () => {
+  it('names, addresses and pod CIDRs as kind gives them; Node objects in the store', () => {
+    const c = lesson('kindnet');
+    expect(c.nodeList().map((node) => [node.name, node.network.address, node.network.podCidr])).toEqual([
+      ['formation-control-plane', '172.18.0.2', '10.244.0.0/24'],
+      ['formation-worker', '172.18.0.3', '10.244.1.0/24'],
+      ['formation-worker2', '172.18.0.4', '10.244.2.0/24'],
+    ]);
+    const node = c.store.get('Node', '', 'formation-worker');
+    expect(node?.spec.podCIDR).toBe('10.244.1.0/24');
+    expect(node?.status.addresses).toEqual([
+      { type: 'InternalIP', address: '172.18.0.3' },
+      { type: 'Hostname', address: 'formation-worker' },
+    ]);
+    expect(c.store.get('Node', '', 'formation-control-plane')?.spec.taints).toEqual([
+      { key: 'node-role.kubernetes.io/control-plane', value: '', effect: 'NoSchedule' },
+    ]);
+    const worker = c.nodeNamespace('formation-worker')!;
+    expect(exec(worker, 'sysctl net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables').stdout).toBe(
+      'net.ipv4.ip_forward = 1\nnet.bridge.bridge-nf-call-iptables = 1\n',
+    );
+    expect(exec(worker, 'ip route show default').stdout).toBe('default via 172.18.0.1 dev eth0 \n');
+  });
+
+  for (const cni of ['flannel-vxlan', 'flannel-host-gw', 'kindnet'] as const) {
+    it(`${cni}: the lesson's pods get their pinned addresses, Running and ready, and reach each other and the Internet`, () => {
+      const c = lesson(cni);
+      const pods = c.store.list('Pod');
+      expect(
+        pods.map((pod) => [pod.metadata.name, pod.status.phase, pod.status.podIP, pod.status.hostIP]),
+      ).toEqual([
+        ['diag', 'Running', '10.244.1.5', '172.18.0.3'],
+        ['signalements-a', 'Running', '10.244.2.7', '172.18.0.4'],
+        ['signalements-b', 'Running', '10.244.1.9', '172.18.0.3'],
+      ]);
+      expect(pods.every((pod) => pod.status.ready)).toBe(true);
+      const diag = c.podNamespace('default', 'diag')!;
+      expect(diag.name).toMatch(/^cni-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(exec(diag, 'ip -br addr show eth0').stdout).toContain('10.244.1.5/24');
+      expect(exec(diag, 'curl -s http://10.244.2.7:8000/sante').stdout).toBe('ok\n');
+      expect(exec(diag, 'curl -s http://10.244.1.9:8000/sante').stdout).toBe('ok\n');
+      expect(exec(diag, 'ping -c 1 203.0.113.10').stdout).toContain('1 received');
+    });
+  }
+
+  it('host-local hands out the next free address from .2, after the last one reserved', () => {
+    const c = cluster({ name: 'formation', workers: 1, seed: 'ipam' });
+    for (const name of ['a', 'b', 'c']) c.createPod({ name, node: 'formation-worker' });
+    c.settle();
+    expect(c.store.list('Pod').map((pod) => pod.status.podIP)).toEqual([
+      '10.244.1.2',
+      '10.244.1.3',
+      '10.244.1.4',
+    ]);
+    c.store.delete('Pod', 'default', 'b');
+    c.settle();
+    c.createPod({ name: 'd', node: 'formation-worker' });
+    c.settle();
+    expect(c.store.get('Pod', 'default', 'd')?.status.podIP).toBe('10.244.1.5');
+    c.createPod({ name: 'e', node: 'formation-worker', ip: '10.244.1.4' });
+    c.settle();
+    expect(c.store.get('Pod', 'default', 'e')?.status.phase).toBe('Pending');
+    expect(c.node('formation-worker')?.kubelet.events).toEqual([
+      'default/e: FailedCreatePodSandBox: requested IP address 10.244.1.4 is not available in range set',
+    ]);
+  });
+
+  it('containers get 64-hex IDs, a sandbox ID and PIDs that lead to their namespace', () => {
+    const c = lesson('flannel-vxlan');
+    const containers = c.containers('formation-worker');
+    expect(containers.map((container) => container.name)).toEqual(['diag', 'signalements-b']);
+    for (const container of containers) {
+      expect(container.id).toMatch(/^[0-9a-f]{64}$/);
+      expect(container.podSandboxId).toMatch(/^[0-9a-f]{64}$/);
+      expect(container.state).toBe('CONTAINER_RUNNING');
+    }
+    const pod = c.store.get('Pod', 'default', 'diag')!;
+    expect(pod.status.containerStatuses).toEqual([
+      { name: 'diag', containerID: `containerd://${containers[0]!.id}`, ready: true },
+    ]);
+    expect(c.namespaceOfPid('formation-worker', containers[0]!.pid)).toBe(c.podNamespace('default', 'diag'));
+    expect(c.namespaceOfPid('formation-worker', 1)).toBeUndefined();
+    // The same seed gives the same IDs.
+    expect(
+      lesson('flannel-vxlan')
+        .containers('formation-worker')
+        .map((container) => container.id),
+    ).toEqual(containers.map((container) => container.id));
+  });
+
+  it('a deleted pod loses its veth, routes and namespace; its server stops answering', () => {
+    const c = lesson('kindnet');
+    const worker = c.nodeNamespace('formation-worker')!;
+    const sandbox = c.node('formation-worker')!.kubelet.sandboxOf('default', 'signalements-b')!;
+    const nsName = sandbox.ns;
+    expect(exec(worker, 'ip route').stdout).toContain(`10.244.1.9 dev ${sandbox.hostVeth} scope host`);
+    c.store.delete('Pod', 'default', 'signalements-b');
+    c.settle();
+    expect(exec(worker, 'ip route').stdout).not.toContain('10.244.1.9');
+    expect(worker.byName(sandbox.hostVeth)).toBeUndefined();
+    expect(c.sim.hasNamespace(nsName)).toBe(false);
+    expect(c.podNamespace('default', 'signalements-b')).toBeUndefined();
+    expect(c.containers('formation-worker').map((container) => container.name)).toEqual(['diag']);
+    const diag = c.podNamespace('default', 'diag')!;
+    expect(exec(diag, 'ping -c 1 -W 1 10.244.1.9').stdout).toContain('0 received');
+  });
+
+  it('a hostNetwork pod runs in the node namespace with the node address', () => {
+    const c = cluster({ name: 'formation', workers: 1, seed: 'host', images: new Map([['web', WEB]]) });
+    c.createPod({
+      name: 'agent',
+      node: 'formation-worker',
+      hostNetwork: true,
+      image: 'web',
+      ports: [{ name: 'http', containerPort: 9000, protocol: 'TCP' }],
+    });
+    c.settle();
+    expect(c.store.get('Pod', 'default', 'agent')?.status.podIP).toBe('172.18.0.3');
+    expect(c.podNamespace('default', 'agent')).toBe(c.nodeNamespace('formation-worker'));
+    expect(
+      exec(c.nodeNamespace('formation-control-plane')!, 'curl -s http://172.18.0.3:9000/sante').stdout,
+    ).toBe('ok\n');
+  });
+
+  it('a node added later joins the overlay; a removed node leaves nothing on its peers', () => {
+    const c = lesson('flannel-vxlan');
+    const w3 = c.addNode();
+    expect([w3.name, w3.network.address, w3.network.podCidr]).toEqual([
+      'formation-worker3',
+      '172.18.0.5',
+      '10.244.3.0/24',
+    ]);
+    const worker = c.nodeNamespace('formation-worker')!;
+    expect(exec(worker, 'ip route').stdout).toContain('10.244.3.0/24 via 10.244.3.0 dev flannel.1 onlink');
+    c.createPod({ name: 'late', node: 'formation-worker3', ip: '10.244.3.8' });
+    c.settle();
+    expect(exec(c.podNamespace('default', 'diag')!, 'ping -c 1 10.244.3.8').stdout).toContain('1 received');
+    c.removeNode('formation-worker3');
+    expect(exec(worker, 'ip route').stdout).not.toContain('10.244.3.0');
+    expect(exec(worker, 'bridge fdb show dev flannel.1').stdout).not.toContain('172.18.0.5');
+    expect(c.store.get('Node', '', 'formation-worker3')).toBeUndefined();
+    expect(c.nodeNamespace('formation-worker3')).toBeUndefined();
+    const again = c.addNode();
+    expect([again.name, again.network.address, again.network.podCidr]).toEqual([
+      'formation-worker3',
+      '172.18.0.5',
+      '10.244.3.0/24',
+    ]);
+    expect(again.network.tunnelMac).not.toBe(w3.network.tunnelMac);
+    expect(exec(worker, 'ip route').stdout).toContain('10.244.3.0/24 via 10.244.3.0 dev flannel.1 onlink');
+  });
+});
