@@ -32,12 +32,15 @@ export interface ClusterPlanOptions {
   readonly name?: string;
   readonly workers?: number;
   readonly cni: Cni;
+  /** Pods placed on nodes by name (not by namespace). */
   readonly pods?: readonly PlanPod[];
   readonly seed?: string | number;
   /** The Docker host as a router with an Internet host behind it (default true). */
   readonly outside?: boolean;
   /** The Docker network's MTU (default 1500). */
   readonly underlayMtu?: number;
+  /** The namespace a node's commands run in (default its name; the kernel harness wants short names). */
+  readonly nodeNs?: (nodeName: string, index: number) => string;
 }
 
 export interface ClusterPlan extends Plan {
@@ -47,12 +50,23 @@ export interface ClusterPlan extends Plan {
 }
 
 /** The nodes of a kind cluster in address and pod-CIDR order: the control plane, then the workers by number. */
-export function kindNodes(name: string, workers: number, rng: Rng): NodeNetwork[] {
+export function kindNodes(
+  name: string,
+  workers: number,
+  rng: Rng,
+  nodeNs: (nodeName: string, index: number) => string = (nodeName) => nodeName,
+): NodeNetwork[] {
   const names = [kindNodeName(name, 'control-plane', 0)];
   for (let n = 1; n <= workers; n++) names.push(kindNodeName(name, 'worker', n));
-  return names.map((nodeName, index) =>
-    kindNode({ name: nodeName, addressIndex: index, podCidrIndex: index, rng: rng.fork(`node:${nodeName}`) }),
-  );
+  return names.map((nodeName, index) => ({
+    ...kindNode({
+      name: nodeName,
+      addressIndex: index,
+      podCidrIndex: index,
+      rng: rng.fork(`node:${nodeName}#0`),
+    }),
+    ns: nodeNs(nodeName, index),
+  }));
 }
 
 /** A pod sandbox's seeded names and MACs: host veth `veth` + 8 hex digits, as the CNI's ip.RandomVethName. */
@@ -69,7 +83,7 @@ export function clusterPlan(options: ClusterPlanOptions): ClusterPlan {
   const rng = new Rng(options.seed ?? 'packetlab');
   const name = options.name ?? 'kind';
   const network: ClusterNetwork = { podNetwork: POD_NETWORK, underlayMtu: options.underlayMtu ?? DOCKER_MTU };
-  const nodes = kindNodes(name, options.workers ?? 0, rng);
+  const nodes = kindNodes(name, options.workers ?? 0, rng, options.nodeNs);
   const outside = options.outside ?? true;
   // The Docker host first, as cluster() builds it (its port is the segment's first).
   const commands: Command[] = outside ? outsideSetup() : [];
