@@ -3,15 +3,12 @@
 // nodes and a ping to the Internet host through the masquerades, compared line by line.
 
 import { describe, it } from 'vitest';
-import { clusterPlan } from '../../src/k8s/cluster-plan.ts';
 import type { Cni } from '../../src/k8s/cni/cni.ts';
 import { FlannelHostGw, FlannelVxlan } from '../../src/k8s/cni/flannel.ts';
 import { Kindnet } from '../../src/k8s/cni/kindnet.ts';
 import { differential } from './harness.ts';
-import { type Scenario, ScenarioBuilder } from './scenario.ts';
-
-/** Harness namespaces are short: cp, w1, w2 for formation-control-plane, formation-worker, formation-worker2. */
-const SHORT = ['cp', 'w1', 'w2'];
+import type { Scenario } from './scenario.ts';
+import { kindCluster } from './topologies.ts';
 
 /**
  * `ip -d link show` is compared for the tunnel device only: the kernel gives a veth one TX/RX queue per possible CPU
@@ -19,20 +16,14 @@ const SHORT = ['cp', 'w1', 'w2'];
  * packetlab prints as 0.00 (docs/deviations.md). Every device's `ip link show` line is compared.
  */
 function cniScenario(name: string, cni: Cni): Scenario {
-  const plan = clusterPlan({
-    name: 'formation',
-    workers: 2,
+  const cluster = kindCluster(name, {
     cni,
-    seed: name,
-    nodeNs: (_node, index) => SHORT[index]!,
     pods: [
       { name: 'diag', node: 'formation-worker', address: '10.244.1.5' },
       { name: 'remote', node: 'formation-worker2', address: '10.244.2.7' },
     ],
   });
-  const b = new ScenarioBuilder(name);
-  for (const ns of plan.namespaces) b.namespace(ns);
-  for (const command of plan.commands) b.command(command.ns, command.argv, command.stdin);
+  const b = cluster.builder;
   b.ping('diag', '10.244.2.7', { count: 2, interval: 0.2 });
   // Out through the node's masquerade (flanneld's or kindnetd's) and the Docker host's.
   b.ping('diag', '203.0.113.10', { count: 1 });
@@ -49,8 +40,7 @@ function cniScenario(name: string, cni: Cni): Scenario {
   b.observe('diag', 'ip', 'route');
   b.observe('diag', 'ip', 'link', 'show', 'eth0');
   b.observe('diag', 'ip', 'neigh');
-  // The segment's ports carry Docker's MACs, not the builder's.
-  return { ...b.build(), segments: plan.segments };
+  return cluster.build();
 }
 
 describe('differential: the cluster plan of each CNI', () => {
