@@ -150,6 +150,36 @@ describe('cluster()', () => {
     expect(exec(diag, 'ping -c 1 -W 1 10.244.1.9').stdout).toContain('0 received');
   });
 
+  it('a pod rebound to another node is torn down on the first and started on the second', () => {
+    const c = lesson('flannel-host-gw');
+    c.createPod({ name: 'mobile', node: 'formation-worker' });
+    c.settle();
+    expect(c.store.get('Pod', 'default', 'mobile')?.status.podIP).toBe('10.244.1.10');
+    const pod = c.store.get('Pod', 'default', 'mobile')!;
+    expect(c.store.update({ ...pod, spec: { ...pod.spec, nodeName: 'formation-worker2' } }).ok).toBe(true);
+    c.settle();
+    expect(c.containers('formation-worker').map((container) => container.name)).toEqual([
+      'diag',
+      'signalements-b',
+    ]);
+    expect(c.containers('formation-worker2').map((container) => container.name)).toEqual([
+      'signalements-a',
+      'mobile',
+    ]);
+    expect(c.store.get('Pod', 'default', 'mobile')?.status.hostIP).toBe('172.18.0.4');
+    expect(c.store.get('Pod', 'default', 'mobile')?.status.podIP).toBe('10.244.2.8');
+  });
+
+  it('a pinned address outside the node range leaves the pod Pending with the CNI error', () => {
+    const c = lesson('kindnet');
+    c.createPod({ name: 'lost', node: 'formation-worker2', ip: '10.244.1.20' });
+    c.settle();
+    expect(c.store.get('Pod', 'default', 'lost')?.status.phase).toBe('Pending');
+    expect(c.node('formation-worker2')?.kubelet.events).toEqual([
+      'default/lost: FailedCreatePodSandBox: requested IP address 10.244.1.20 is not in range set',
+    ]);
+  });
+
   it('a hostNetwork pod runs in the node namespace with the node address', () => {
     const c = cluster({ name: 'formation', workers: 1, seed: 'host', images: new Map([['web', WEB]]) });
     c.createPod({

@@ -75,8 +75,9 @@ export class Kubelet {
   start(): void {
     const { store } = this.options;
     this.stopWatch = store.watch('Pod', (event) => {
-      if (event.type === 'DELETED') this.schedule(event.object);
-      else if (event.object.spec.nodeName === this.nodeName) this.schedule(event.object);
+      const { metadata, spec } = event.object;
+      const known = this.pods.has(objectKey(metadata.namespace, metadata.name));
+      if (known || spec.nodeName === this.nodeName) this.schedule(event.object);
     });
     for (const pod of store.list('Pod')) if (pod.spec.nodeName === this.nodeName) this.schedule(pod);
   }
