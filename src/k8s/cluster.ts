@@ -63,6 +63,11 @@ export interface ClusterOptions {
   readonly images?: ImageRegistry;
   /** The Docker network's MTU (default 1500). */
   readonly underlayMtu?: number;
+  /**
+   * Runs once the store and the outside exist, before any node joins: where the control plane installs its admission
+   * steps and controllers (they then see every Node from the first).
+   */
+  readonly setup?: (cluster: Cluster) => void;
 }
 
 export interface ClusterNode {
@@ -247,6 +252,7 @@ export class Cluster implements ClusterRuntime {
 /** Builds a cluster: the control plane, then `workers` workers, each joining as `addNode` describes. */
 export function cluster(options: ClusterOptions = {}): Cluster {
   const built = new Cluster(options);
+  options.setup?.(built);
   built.addNode('control-plane');
   for (let n = 0; n < (options.workers ?? 0); n++) built.addNode('worker');
   built.settle();

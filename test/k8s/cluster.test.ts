@@ -88,6 +88,23 @@ describe('cluster()', () => {
     });
   }
 
+  it('setup runs before the first node joins, so a watcher sees every Node', () => {
+    const seen: string[] = [];
+    cluster({
+      name: 'formation',
+      workers: 2,
+      seed: 'setup',
+      setup: (c) => {
+        c.store.watch('Node', (event) => seen.push(`${event.type} ${event.object.metadata.name}`));
+      },
+    });
+    expect(seen).toEqual([
+      'ADDED formation-control-plane',
+      'ADDED formation-worker',
+      'ADDED formation-worker2',
+    ]);
+  });
+
   it('host-local hands out the next free address from .2, after the last one reserved', () => {
     const c = cluster({ name: 'formation', workers: 1, seed: 'ipam' });
     for (const name of ['a', 'b', 'c']) c.createPod({ name, node: 'formation-worker' });
