@@ -197,6 +197,22 @@ describe('cluster()', () => {
     ]);
   });
 
+  it('a terminating pod (deletionTimestamp) has its containers stopped and shown exited', () => {
+    const c = lesson('kindnet');
+    const pod = c.store.get('Pod', 'default', 'signalements-b')!;
+    expect(c.store.update({ ...pod, metadata: { ...pod.metadata, deletionTimestamp: c.sim.now } }).ok).toBe(
+      true,
+    );
+    c.settle();
+    const states = c.containers('formation-worker').map((container) => [container.name, container.state]);
+    expect(states).toEqual([
+      ['diag', 'CONTAINER_RUNNING'],
+      ['signalements-b', 'CONTAINER_EXITED'],
+    ]);
+    const diag = c.podNamespace('default', 'diag')!;
+    expect(exec(diag, 'curl -s http://10.244.1.9:8000/sante').exitCode).toBe(7);
+  });
+
   it('a hostNetwork pod runs in the node namespace with the node address', () => {
     const c = cluster({ name: 'formation', workers: 1, seed: 'host', images: new Map([['web', WEB]]) });
     c.createPod({

@@ -200,8 +200,12 @@ export class Kubelet {
     if (!updated.ok) this.events.push(`${key}: status update refused: ${updated.error.message}`);
   }
 
+  /** KillContainer: the processes stop and crictl shows the containers exited (`crictl ps -a`). */
   private killContainers(pod: RunningPod): void {
     for (const process of pod.processes.splice(0)) process.stop();
+    pod.containers.forEach((container, i) => {
+      pod.containers[i] = { ...container, state: 'CONTAINER_EXITED' };
+    });
   }
 
   /** StopPodSandbox then RemovePodSandbox: containers killed, CNI DEL, the namespace removed, the address freed. */
