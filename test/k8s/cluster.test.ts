@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { httpServer } from '../../src/app/http/server.ts';
-import { cluster } from '../../src/k8s/cluster.ts';
+import { cluster, makeCni } from '../../src/k8s/cluster.ts';
+import { clusterPlan } from '../../src/k8s/cluster-plan.ts';
 import type { ImageRunner } from '../../src/k8s/kubelet/kubelet.ts';
+import { runPlan } from '../../src/k8s/run-plan.ts';
+import { Simulation } from '../../src/netns/simulation.ts';
 import { exec } from '../../src/tools/exec.ts';
 
 const WEB: ImageRunner = (ns, _pod, container) => {
@@ -257,4 +260,41 @@ describe('cluster()', () => {
     expect(again.network.tunnelMac).not.toBe(w3.network.tunnelMac);
     expect(exec(worker, 'ip route').stdout).toContain('10.244.3.0/24 via 10.244.3.0 dev flannel.1 onlink');
   });
+});
+
+describe('cluster() builds what the kernel-checked plan builds', () => {
+  for (const cni of ['flannel-vxlan', 'flannel-host-gw', 'kindnet'] as const) {
+    it(`${cni}: the same node routes (veth names aside), tunnel FDB, neighbours and NAT rules as clusterPlan`, () => {
+      const c = lesson(cni);
+      const plan = clusterPlan({
+        name: 'formation',
+        workers: 2,
+        cni: makeCni(cni),
+        seed: 'lesson',
+        pods: [
+          { name: 'diag', node: 'formation-worker', address: '10.244.1.5' },
+          { name: 'signalements-a', node: 'formation-worker2', address: '10.244.2.7' },
+          { name: 'signalements-b', node: 'formation-worker', address: '10.244.1.9' },
+        ],
+      });
+      const { runner } = runPlan(new Simulation({ seed: 'lesson' }), plan);
+      const veths = /veth[0-9a-f]{8}/g;
+      const macs = /([0-9a-f]{2}:){5}[0-9a-f]{2}/g;
+      for (const node of ['formation-control-plane', 'formation-worker', 'formation-worker2']) {
+        for (const line of [
+          'ip route',
+          'ip -br addr',
+          'ip neigh',
+          'iptables-save -t nat',
+          'iptables-save -t filter',
+        ]) {
+          const dynamic = exec(c.nodeNamespace(node)!, line)
+            .stdout.replace(veths, 'VETH')
+            .replace(macs, 'MAC');
+          const planned = exec(runner.nsOf(node), line).stdout.replace(veths, 'VETH').replace(macs, 'MAC');
+          expect(dynamic, `${node}: ${line}`).toBe(planned);
+        }
+      }
+    });
+  }
 });
