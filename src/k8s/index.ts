@@ -45,7 +45,27 @@ export {
   ServiceAdmission,
   validateService,
 } from './api/service.ts';
+export {
+  Cluster,
+  type ClusterNode,
+  type ClusterOptions,
+  type ClusterPodInput,
+  type CniName,
+  cluster,
+  makeCni,
+} from './cluster.ts';
+// ---- k8s-cni: the plan runner, the kind network, CNIs, kubelet, kube-proxy's sync loop, cluster() ----
+export {
+  type ClusterPlan,
+  type ClusterPlanOptions,
+  clusterPlan,
+  kindNodes,
+  type PlanPod,
+} from './cluster-plan.ts';
+export { BRIDGE_NAME } from './cni/bridge-plugin.ts';
 export type { ClusterNetwork, Cni, NodeNetwork, PodSandbox } from './cni/cni.ts';
+export { FLANNEL_DEVICE, FLANNEL_PORT, FLANNEL_VNI, FlannelHostGw, FlannelVxlan } from './cni/flannel.ts';
+export { Kindnet, kindMasqRules, MASQ_CHAIN } from './cni/kindnet.ts';
 // ---- k8s-commands: the node and pod commands (docker exec, kubectl get/exec/debug, crictl, nsenter) ----
 export {
   type ClusterCommandContext,
@@ -77,10 +97,33 @@ export {
 } from './controllers/endpointslice.ts';
 export { PodTermination } from './controllers/pod-termination.ts';
 export { PodScheduler, tolerates, toleratesNode } from './controllers/scheduler.ts';
+export {
+  DOCKER_GATEWAY,
+  DOCKER_NETWORK,
+  INTERNET_ADDRESS,
+  INTERNET_NS,
+  OUTSIDE_NS,
+  POD_NETWORK,
+  SERVICE_NETWORK,
+} from './kind-network.ts';
+export {
+  KubeProxyController,
+  type KubeProxyOptions,
+  type NodeView,
+  type SyncRecord,
+} from './kube-proxy/controller.ts';
 // kube-proxy, iptables mode (kp-iptables): the proxier, its ruleset, the chain names.
 export * from './kube-proxy/iptables/index.ts';
 export type { Proxier, ProxierView } from './kube-proxy/proxier.ts';
+export { HostLocalIpam } from './kubelet/host-local.ts';
+export {
+  type ImageRegistry,
+  type ImageRunner,
+  Kubelet,
+  type RunningContainer,
+} from './kubelet/kubelet.ts';
 export * from './objects.ts';
 export type { Command, SegmentPort, SegmentSpec, Word } from './plan.ts';
+export { type Plan, PlanRunner, type PlanRunnerOptions, runPlan } from './run-plan.ts';
 export type { ClusterRuntime, ContainerRecord } from './runtime.ts';
 export * from './store.ts';

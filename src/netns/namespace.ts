@@ -56,11 +56,12 @@ export class Namespace implements DeviceOwner, Interfaces {
   private readonly devices = new Map<number, NetDevice>();
   private nextIfindex = 2;
 
-  constructor(sim: Simulation, name: string) {
+  /** `rngLabel` names the namespace's random stream (a name used again after a removal gets a new one). */
+  constructor(sim: Simulation, name: string, rngLabel = `netns:${name}`) {
     this.name = name;
     this.sim = sim;
     this.inum = sim.allocateNetnsInum();
-    this.rng = sim.rng.fork(`netns:${name}`);
+    this.rng = sim.rng.fork(rngLabel);
     // br_netfilter is loaded on Kubernetes nodes; a new namespace then starts with the switch on.
     this.sysctls.define(BRIDGE_NF_CALL_IPTABLES, { defaultValue: '1', min: 0, max: 1 });
     const ctx: NetContext = { scheduler: sim.scheduler, bus: sim.bus, backlog: sim.backlog, rng: this.rng };

@@ -20,6 +20,8 @@ export class Simulation {
   readonly rng: Rng;
   private readonly macRng: Rng;
   private readonly namespaces = new Map<string, Namespace>();
+  /** How many times a name was removed: a namespace made again under it gets a random stream of its own. */
+  private readonly removals = new Map<string, number>();
   /** The simulation's files: what `tcpdump -w` writes and `nft -f` reads, by path. */
   readonly files = new Map<string, Uint8Array>();
   /** The kernel log (what `dmesg` shows): LOG target lines, conntrack's "table full". Shared by every namespace, as in Linux. */
@@ -52,7 +54,8 @@ export class Simulation {
   /** `ip netns add NAME`: a new namespace with `lo` (down, as Linux creates it). */
   addNamespace(name: string): Namespace {
     if (this.namespaces.has(name)) throw new Error(`namespace ${name} exists`);
-    const ns = new Namespace(this, name);
+    const removals = this.removals.get(name) ?? 0;
+    const ns = new Namespace(this, name, removals === 0 ? `netns:${name}` : `netns:${name}#${removals}`);
     this.namespaces.set(name, ns);
     return ns;
   }
@@ -60,6 +63,20 @@ export class Simulation {
   /** An underlay network (a Docker network for kind nodes) to plug node interfaces into. */
   addSegment(name: string, options: SegmentOptions = {}): Segment {
     return new Segment(this, name, options);
+  }
+
+  /**
+   * `ip netns del NAME` once nothing holds the namespace (cleanup_net): its devices are deleted, a veth taking its
+   * peer in another namespace along (default_device_exit_batch), and the name is free again (a namespace made under it
+   * later gets a random stream of its own). Timers the namespace armed may still fire; they find no device.
+   */
+  removeNamespace(ns: Namespace): void {
+    if (this.namespaces.get(ns.name) !== ns) throw new Error(`no namespace ${ns.name}`);
+    for (const dev of ns.all())
+      if (dev.kind !== 'loopback' && ns.byIndex(dev.ifindex) === dev) ns.deleteDevice(dev);
+    ns.setDown(ns.loopback);
+    this.namespaces.delete(ns.name);
+    this.removals.set(ns.name, (this.removals.get(ns.name) ?? 0) + 1);
   }
 
   namespace(name: string): Namespace {

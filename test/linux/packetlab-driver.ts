@@ -5,11 +5,12 @@
 import { httpServer } from '../../src/app/http/server.ts';
 import { readPcap } from '../../src/capture/pcap.ts';
 import { NS_PER_MS } from '../../src/core/scheduler.ts';
+import { runPlan } from '../../src/k8s/run-plan.ts';
 import { packetSend } from '../../src/link/packet-socket.ts';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
-import { exec, spawn } from '../../src/tools/exec.ts';
-import { formatIpv4, parseIpv4, parseMac } from '../../src/wire/address.ts';
+import { spawn } from '../../src/tools/exec.ts';
+import { formatIpv4, parseIpv4 } from '../../src/wire/address.ts';
 import { REFERENCE_MAX_HEADER_BYTES, REFERENCE_ROUTES } from './http-routes.ts';
 import {
   type CaptureResult,
@@ -23,7 +24,7 @@ import {
 } from './observed.ts';
 import { portsExchange } from './packetlab-ports.ts';
 import { tcpExchange } from './packetlab-tcp.ts';
-import type { Command, Scenario, TrafficStep, Word } from './scenario.ts';
+import type { Command, Scenario, TrafficStep } from './scenario.ts';
 
 export interface PacketlabRun extends Observed {
   /** The simulation, left as the scenario ended it, for tests that look further. */
@@ -37,34 +38,14 @@ function quote(word: string): string {
 
 export function runPacketlab(scenario: Scenario, options: { seed?: string } = {}): PacketlabRun {
   const sim = new Simulation({ seed: options.seed ?? scenario.name });
-  const namespaces = new Map<string, Namespace>();
-  for (const name of scenario.namespaces) namespaces.set(name, sim.addNamespace(name));
-  const nsOf = (name: string): Namespace => {
-    const ns = namespaces.get(name);
-    if (ns === undefined) throw new Error(`no namespace ${name}`);
-    return ns;
-  };
-  const word = (w: Word): string => {
-    if (typeof w === 'string') return w;
-    if ('ns' in w) return w.ns;
-    const path = `/harness/${w.file}`;
-    sim.files.set(path, new TextEncoder().encode(w.text));
-    return path;
-  };
-  const run = (command: Command): CommandOutput => {
-    const line = command.argv.map((w) => quote(word(w))).join(' ');
-    const result = exec(nsOf(command.ns), line, command.stdin !== undefined ? { stdin: command.stdin } : {});
-    return { label: commandLabel(command), ...result };
-  };
+  const runner = runPlan(
+    sim,
+    { namespaces: scenario.namespaces, segments: scenario.segments, commands: [] },
+    { fileDir: '/harness/' },
+  ).runner;
+  const nsOf = (name: string): Namespace => runner.nsOf(name);
+  const run = (command: Command): CommandOutput => ({ label: commandLabel(command), ...runner.run(command) });
 
-  for (const spec of scenario.segments) {
-    const segment = sim.addSegment(spec.name, { mtu: spec.mtu });
-    for (const port of spec.ports) {
-      const mac = parseMac(port.mac);
-      if (mac === undefined) throw new Error(`bad MAC ${port.mac}`);
-      segment.attach(nsOf(port.ns), port.ifname, { mtu: port.mtu, mac });
-    }
-  }
   const setup = scenario.setup.map(run);
 
   const running = scenario.captures.map((capture, i) => {
@@ -76,7 +57,7 @@ export function runPacketlab(scenario: Scenario, options: { seed?: string } = {}
   });
 
   const monitors = scenario.monitors.map((command) => {
-    const line = command.argv.map((w) => quote(word(w))).join(' ');
+    const line = runner.argv(command).map(quote).join(' ');
     return { command, process: spawn(nsOf(command.ns), line) };
   });
 

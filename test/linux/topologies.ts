@@ -1,8 +1,11 @@
-// Topologies the differential cases share, as harness scenarios: two hosts on a veth, and the lesson's kind cluster
-// (scenarios/lesson-topology.ts) with the same addresses, names and commands, and fixed MACs and veth names.
+// Topologies the differential cases share, as harness scenarios: two hosts on a veth, the lesson's kind cluster
+// (scenarios/lesson-topology.ts) with the same addresses, names and commands, and fixed MACs and veth names, and a
+// kind cluster built from src/k8s's cluster plan (kindCluster) with a real CNI's commands.
 
 import { type ServiceSpec, SIGNALEMENTS } from '../../scenarios/kube-proxy-iptables.ts';
-import { ScenarioBuilder } from './scenario.ts';
+import { type ClusterPlan, clusterPlan, type PlanPod } from '../../src/k8s/cluster-plan.ts';
+import type { Cni } from '../../src/k8s/cni/cni.ts';
+import { type Scenario, ScenarioBuilder } from './scenario.ts';
 
 /** The lesson's TCP Service with only its endpoint on w2 (10.244.2.7:8000), so the kernel's random pick cannot differ. */
 export const REMOTE_ENDPOINT_SERVICE: ServiceSpec = {
@@ -173,4 +176,39 @@ function addPod(
     b.up(node.ns, hostVeth);
     b.route(node.ns, 'add', address, 'dev', hostVeth, 'scope', 'host');
   }
+}
+
+/** Harness namespace names are short: `cp`, `w1`, `w2`... for NAME-control-plane, NAME-worker, NAME-worker2... */
+export function shortNodeNs(_nodeName: string, index: number): string {
+  return index === 0 ? 'cp' : `w${index}`;
+}
+
+export interface KindCluster {
+  /** The plan's namespaces with lo up and its commands as set-up; add traffic and observations to it. */
+  readonly builder: ScenarioBuilder;
+  readonly plan: ClusterPlan;
+  /** The scenario, with the plan's segment (Docker's MACs on its ports, the outside first). */
+  build(): Scenario;
+}
+
+/**
+ * A kind cluster from src/k8s's cluster plan (clusterPlan): the outside, the control plane `cp` and workers `w1`...,
+ * the CNI's node and peer commands, and CNI ADD for the given pods (each pod's namespace has its name).
+ */
+export function kindCluster(
+  name: string,
+  options: { readonly cni: Cni; readonly workers?: number; readonly pods?: readonly PlanPod[] },
+): KindCluster {
+  const plan = clusterPlan({
+    name: 'formation',
+    workers: options.workers ?? 2,
+    cni: options.cni,
+    seed: name,
+    nodeNs: shortNodeNs,
+    ...(options.pods !== undefined ? { pods: options.pods } : {}),
+  });
+  const builder = new ScenarioBuilder(name);
+  for (const ns of plan.namespaces) builder.namespace(ns);
+  for (const command of plan.commands) builder.command(command.ns, command.argv, command.stdin);
+  return { builder, plan, build: () => ({ ...builder.build(), segments: plan.segments }) };
 }

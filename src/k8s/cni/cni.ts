@@ -23,6 +23,8 @@ export interface NodeNetwork {
   readonly podCidr: string;
   /** A MAC the plugin may give the node's tunnel device, fixed from the seed (flannel publishes it as VtepMAC). */
   readonly tunnelMac: string;
+  /** The MAC the node's pod bridge (cni0) gets, fixed from the seed. */
+  readonly bridgeMac: string;
 }
 
 /** What a plugin knows of the cluster as a whole. */
@@ -47,6 +49,7 @@ export interface PodSandbox {
   readonly podMac: string;
 }
 
+/** One instance serves one cluster: a plugin may remember per node what it built (the bridge plugin's cni0). */
 export interface Cni {
   /** `flannel-vxlan`, `flannel-host-gw`, `kindnet`. */
   readonly name: string;
@@ -54,6 +57,8 @@ export interface Cni {
   podMtu(cluster: ClusterNetwork): number;
   /** Run once when the node joins, after its underlay interface is up with its address and default route. */
   nodeAdded(node: NodeNetwork, cluster: ClusterNetwork): readonly Command[];
+  /** Run when the node leaves the cluster (its namespace goes next); lets a plugin forget what it kept for it. */
+  nodeRemoved?(node: NodeNetwork, cluster: ClusterNetwork): readonly Command[];
   /** Run on `node` when `peer` joins (flanneld's route, neighbour and FDB entry; kindnet's route). */
   peerAdded(node: NodeNetwork, peer: NodeNetwork, cluster: ClusterNetwork): readonly Command[];
   /** Run on `node` when `peer` leaves: undoes peerAdded. */

@@ -1,0 +1,353 @@
+// `cluster()`: a kind-like cluster in a Simulation. Nodes are namespaces on the Docker-like network (the control plane
+// at 172.18.0.2, then the workers by number), with the Docker host as an "outside" router and an Internet host
+// (203.0.113.10) behind it; pod CIDRs as the controller-manager hands them out; Node objects in the store; on every
+// node the CNI's agent, a kubelet and, when a Proxier is given, kube-proxy's sync loop. Nodes can be added and removed
+// later. The control plane (endpoint controller, allocators, scheduler, workloads) is wired in by its own module: here a
+// pod is created with spec.nodeName set.
+
+import type { Namespace } from '../netns/namespace.ts';
+import { Simulation } from '../netns/simulation.ts';
+import { POD_IP_ANNOTATION } from './api/builders.ts';
+import type { ClusterNetwork, Cni, NodeNetwork } from './cni/cni.ts';
+import { FlannelHostGw, FlannelVxlan } from './cni/flannel.ts';
+import { Kindnet } from './cni/kindnet.ts';
+import {
+  DOCKER_MTU,
+  INTERNET_NS,
+  kindNode,
+  kindNodeName,
+  type NodeRole,
+  nodePort,
+  nodeSetup,
+  OUTSIDE_NS,
+  outsidePort,
+  outsideSetup,
+  POD_NETWORK,
+} from './kind-network.ts';
+import { KubeProxyController } from './kube-proxy/controller.ts';
+import type { Proxier } from './kube-proxy/proxier.ts';
+import { type ImageRegistry, Kubelet } from './kubelet/kubelet.ts';
+import type { ContainerPort, Node, Pod } from './objects.ts';
+import { PlanRunner } from './run-plan.ts';
+import type { ClusterRuntime, ContainerRecord } from './runtime.ts';
+import { type ApiResult, Store } from './store.ts';
+
+export type CniName = 'flannel-vxlan' | 'flannel-host-gw' | 'kindnet';
+
+/** A new plugin instance by name (one instance serves one cluster). */
+export function makeCni(name: CniName): Cni {
+  switch (name) {
+    case 'flannel-vxlan':
+      return new FlannelVxlan();
+    case 'flannel-host-gw':
+      return new FlannelHostGw();
+    case 'kindnet':
+      return new Kindnet();
+    default:
+      name satisfies never;
+      throw new Error(`unknown CNI ${String(name)}`);
+  }
+}
+
+export interface ClusterOptions {
+  /** kind's cluster name (default `kind`): nodes are `NAME-control-plane`, `NAME-worker`, `NAME-worker2`... */
+  readonly name?: string;
+  readonly workers?: number;
+  /** Default kindnet, kind's own. */
+  readonly cni?: Cni | CniName;
+  /** kube-proxy's mode on every node; none when left out. */
+  readonly kubeProxy?: Proxier;
+  /** --iptables-min-sync-period (default 1000 ms). */
+  readonly minSyncPeriodMs?: number;
+  readonly seed?: string | number;
+  /** What containers run, by image name. */
+  readonly images?: ImageRegistry;
+  /** The Docker network's MTU (default 1500). */
+  readonly underlayMtu?: number;
+  /**
+   * Runs once the store and the outside exist, before any node joins: where the control plane installs its admission
+   * steps and controllers (they then see every Node from the first).
+   */
+  readonly setup?: (cluster: Cluster) => void;
+}
+
+export interface ClusterNode {
+  readonly name: string;
+  readonly role: NodeRole;
+  readonly network: NodeNetwork;
+  readonly ns: Namespace;
+  readonly kubelet: Kubelet;
+  readonly kubeProxy: KubeProxyController | undefined;
+}
+
+/** A pod as a scenario author describes it; the rest gets kubectl run's defaults. */
+export interface ClusterPodInput {
+  readonly name: string;
+  /** Default `default`. */
+  readonly namespace?: string;
+  /** The node it is bound to (`formation-worker`). */
+  readonly node: string;
+  /** Default `registry.k8s.io/pause:3.10` (runs nothing). */
+  readonly image?: string;
+  /** The container's name (default the pod's). */
+  readonly container?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  /** A pinned pod address (annotation packetlab.dev/pod-ip). */
+  readonly ip?: string;
+  readonly hostNetwork?: boolean;
+  readonly ports?: readonly ContainerPort[];
+}
+
+const SEGMENT = 'kind';
+
+export class Cluster implements ClusterRuntime {
+  readonly sim: Simulation;
+  readonly store: Store;
+  readonly runner: PlanRunner;
+  readonly cni: Cni;
+  readonly network: ClusterNetwork;
+  readonly name: string;
+  readonly outside: Namespace;
+  readonly internet: Namespace;
+  private readonly nodes = new Map<string, ClusterNode>();
+  private readonly workerNumbers = new Set<number>();
+  private readonly addressIndexes = new Set<number>();
+  private readonly podCidrIndexes = new Set<number>();
+  /** Joins so far: a node that joins again under a name gets fresh seeded MACs and IDs. */
+  private joins = 0;
+
+  constructor(private readonly options: ClusterOptions = {}) {
+    this.name = options.name ?? 'kind';
+    this.sim = new Simulation({ seed: options.seed ?? this.name });
+    this.store = new Store(this.sim.rng.fork('store'), () => this.sim.now);
+    this.runner = new PlanRunner(this.sim);
+    const cni = options.cni ?? 'kindnet';
+    this.cni = typeof cni === 'string' ? makeCni(cni) : cni;
+    this.network = { podNetwork: POD_NETWORK, underlayMtu: options.underlayMtu ?? DOCKER_MTU };
+    this.outside = this.runner.addNamespace(OUTSIDE_NS);
+    this.internet = this.runner.addNamespace(INTERNET_NS);
+    this.runner.addSegment({ name: SEGMENT, mtu: this.network.underlayMtu, ports: [] });
+    this.runner.attach(SEGMENT, outsidePort());
+    this.runner.mustRun(outsideSetup());
+  }
+
+  /**
+   * A node joins: its namespace on the network and kind's set-up, the CNI agent's start, each peer told of it and
+   * it of each peer (control plane first, then by join order), its Node object, then its kubelet and kube-proxy.
+   */
+  addNode(role: NodeRole = 'worker'): ClusterNode {
+    const name = role === 'control-plane' ? kindNodeName(this.name, role, 0) : this.nextWorkerName();
+    if (this.nodes.has(name)) throw new Error(`node ${name} exists`);
+    const network = kindNode({
+      name,
+      addressIndex: firstFree(this.addressIndexes),
+      podCidrIndex: firstFree(this.podCidrIndexes),
+      rng: this.sim.rng.fork(`node:${name}#${this.joins}`),
+    });
+    const { runner, cni } = this;
+    const ns = runner.addNamespace(name);
+    runner.attach(SEGMENT, nodePort(network));
+    runner.mustRun(nodeSetup(network));
+    runner.mustRun(cni.nodeAdded(network, this.network));
+    for (const peer of this.nodes.values())
+      runner.mustRun(cni.peerAdded(peer.network, network, this.network));
+    for (const peer of this.nodes.values())
+      runner.mustRun(cni.peerAdded(network, peer.network, this.network));
+    const created = this.store.create<'Node'>(nodeObject(network, role));
+    if (!created.ok) throw new Error(`node ${name}: ${created.error.message}`);
+    const kubelet = new Kubelet({
+      store: this.store,
+      runner,
+      node: network,
+      cni,
+      network: this.network,
+      rng: this.sim.rng.fork(`kubelet:${name}#${this.joins}`),
+      images: this.options.images ?? new Map(),
+    });
+    const kubeProxy =
+      this.options.kubeProxy === undefined
+        ? undefined
+        : new KubeProxyController({
+            store: this.store,
+            scheduler: this.sim.scheduler,
+            proxier: this.options.kubeProxy,
+            ns: network.ns,
+            node: { nodeName: name, nodeIps: [network.address], clusterCidr: POD_NETWORK, masqueradeBit: 14 },
+            run: (command) => runner.run(command),
+            ...(this.options.minSyncPeriodMs !== undefined
+              ? { minSyncPeriodMs: this.options.minSyncPeriodMs }
+              : {}),
+          });
+    this.joins++;
+    const node: ClusterNode = { name, role, network, ns, kubelet, kubeProxy };
+    this.nodes.set(name, node);
+    kubelet.start();
+    kubeProxy?.start();
+    return node;
+  }
+
+  /** A node leaves: its agents stop (its pods' sandboxes go), peers forget it, its Node object and namespace go. */
+  removeNode(name: string): void {
+    const node = this.nodes.get(name);
+    if (node === undefined) throw new Error(`no node ${name}`);
+    node.kubeProxy?.stop();
+    node.kubelet.stop();
+    this.nodes.delete(name);
+    for (const peer of this.nodes.values())
+      this.runner.mustRun(this.cni.peerRemoved(peer.network, node.network, this.network));
+    this.runner.mustRun(this.cni.nodeRemoved?.(node.network, this.network) ?? []);
+    this.store.delete('Node', '', name);
+    this.runner.removeNamespace(name);
+    this.addressIndexes.delete(addressIndexOf(node.network.address));
+    this.podCidrIndexes.delete(podCidrIndexOf(node.network.podCidr));
+    const worker = workerNumberOf(this.name, name);
+    if (worker !== undefined) this.workerNumbers.delete(worker);
+  }
+
+  node(name: string): ClusterNode | undefined {
+    return this.nodes.get(name);
+  }
+
+  /** The nodes in join order. */
+  nodeList(): ClusterNode[] {
+    return [...this.nodes.values()];
+  }
+
+  /** Creates a pod bound to a node; its kubelet starts it on the next scheduler turn (`settle()`). */
+  createPod(input: ClusterPodInput): ApiResult<Pod> {
+    return this.store.create<'Pod'>(podObject(input));
+  }
+
+  /** Runs what is due now: kubelets start pods, kube-proxy syncs that are due. */
+  settle(): void {
+    this.sim.run(0);
+  }
+
+  // ---- ClusterRuntime ------------------------------------------------------------------------------------------
+
+  nodeNamespace(nodeName: string): Namespace | undefined {
+    return this.nodes.get(nodeName)?.ns;
+  }
+
+  podNamespace(namespace: string, name: string): Namespace | undefined {
+    const pod = this.store.get('Pod', namespace, name);
+    if (pod === undefined) return undefined;
+    return this.nodes.get(pod.spec.nodeName)?.kubelet.podNamespace(namespace, name);
+  }
+
+  containers(nodeName: string): readonly ContainerRecord[] {
+    return this.nodes.get(nodeName)?.kubelet.containers() ?? [];
+  }
+
+  namespaceOfPid(nodeName: string, pid: number): Namespace | undefined {
+    return this.nodes.get(nodeName)?.kubelet.namespaceOfPid(pid);
+  }
+
+  private nextWorkerName(): string {
+    const number = firstFree(this.workerNumbers, 1);
+    this.workerNumbers.add(number);
+    return kindNodeName(this.name, 'worker', number);
+  }
+}
+
+/** Builds a cluster: the control plane, then `workers` workers, each joining as `addNode` describes. */
+export function cluster(options: ClusterOptions = {}): Cluster {
+  const built = new Cluster(options);
+  options.setup?.(built);
+  built.addNode('control-plane');
+  for (let n = 0; n < (options.workers ?? 0); n++) built.addNode('worker');
+  built.settle();
+  return built;
+}
+
+/** The Node object kubelet registers and the controller-manager completes (podCIDR); kind taints the control plane. */
+function nodeObject(
+  network: NodeNetwork,
+  role: NodeRole,
+): Omit<Node, 'metadata'> & {
+  readonly metadata: { readonly name: string; readonly labels: Record<string, string> };
+} {
+  const labels: Record<string, string> = {
+    'beta.kubernetes.io/arch': 'amd64',
+    'beta.kubernetes.io/os': 'linux',
+    'kubernetes.io/arch': 'amd64',
+    'kubernetes.io/hostname': network.name,
+    'kubernetes.io/os': 'linux',
+  };
+  if (role === 'control-plane') labels['node-role.kubernetes.io/control-plane'] = '';
+  return {
+    kind: 'Node',
+    metadata: { name: network.name, labels },
+    spec: {
+      podCIDR: network.podCidr,
+      podCIDRs: [network.podCidr],
+      unschedulable: false,
+      taints:
+        role === 'control-plane'
+          ? [{ key: 'node-role.kubernetes.io/control-plane', value: '', effect: 'NoSchedule' }]
+          : [],
+    },
+    status: {
+      addresses: [
+        { type: 'InternalIP', address: network.address },
+        { type: 'Hostname', address: network.name },
+      ],
+      ready: true,
+    },
+  };
+}
+
+function podObject(input: ClusterPodInput): Omit<Pod, 'metadata'> & {
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace: string;
+    readonly labels: Readonly<Record<string, string>>;
+    readonly annotations: Readonly<Record<string, string>>;
+  };
+} {
+  return {
+    kind: 'Pod',
+    metadata: {
+      name: input.name,
+      namespace: input.namespace ?? 'default',
+      labels: input.labels ?? { run: input.name },
+      annotations: input.ip !== undefined ? { [POD_IP_ANNOTATION]: input.ip } : {},
+    },
+    spec: {
+      nodeName: input.node,
+      containers: [
+        {
+          name: input.container ?? input.name,
+          image: input.image ?? 'registry.k8s.io/pause:3.10',
+          ports: input.ports ?? [],
+          readinessProbe: undefined,
+        },
+      ],
+      hostNetwork: input.hostNetwork ?? false,
+      terminationGracePeriodSeconds: 30,
+    },
+    status: { phase: 'Pending', podIP: '', hostIP: '', ready: false, containerStatuses: [] },
+  };
+}
+
+function firstFree(used: Set<number>, from = 0): number {
+  let n = from;
+  while (used.has(n)) n++;
+  used.add(n);
+  return n;
+}
+
+function addressIndexOf(address: string): number {
+  return Number(address.split('.')[3]) - 2 + (Number(address.split('.')[2]) << 8);
+}
+
+function podCidrIndexOf(podCidr: string): number {
+  return Number(podCidr.split('.')[2]) + ((Number(podCidr.split('.')[1]) - 244) << 8);
+}
+
+function workerNumberOf(clusterName: string, nodeName: string): number | undefined {
+  const prefix = `${clusterName}-worker`;
+  if (!nodeName.startsWith(prefix)) return undefined;
+  const rest = nodeName.slice(prefix.length);
+  return rest === '' ? 1 : Number(rest);
+}
