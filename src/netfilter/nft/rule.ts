@@ -221,6 +221,10 @@ class RuleParser {
         case 'numgen':
           this.matchOrSet();
           break;
+        case 'update':
+        case 'add':
+          this.setUpdateStatement();
+          break;
         default:
           if (BARE_META.has(start.text)) this.matchOrSet();
           else if (KEYWORDS.has(start.text)) this.s.fail(start, expecting);
@@ -895,6 +899,32 @@ class RuleParser {
 
   // ---- set statements ---------------------------------------------------------------------------------------
 
+  /** `update @set { ip saddr }` / `add @set { ... }` (parser_bison.y: set_stmt), the packet's key into the set. */
+  private setUpdateStatement(): void {
+    const op = this.s.next();
+    const at = this.s.peek();
+    if (!this.s.isPunct('@')) this.s.fail(at);
+    this.s.next();
+    const name = this.s.peek();
+    if (!(name.kind === 'word' || name.kind === 'quoted')) this.s.fail(name, 'string');
+    this.s.next();
+    this.s.expectPunct('{', "'{'");
+    const start = this.s.peek().loc;
+    const key: Value[] = [];
+    const types: NftType[] = [];
+    do {
+      const part = this.primary();
+      key.push({ selector: part.selector });
+      types.push(part.type);
+    } while (this.s.acceptPunct('.') !== undefined);
+    const lhs = span(start, this.s.previous().loc);
+    if (this.s.peek().kind === 'word' && this.s.peek().text === 'timeout')
+      this.report(errorAt(this.s.peek().loc, 'a timeout in a set statement is not supported by packetlab'));
+    this.s.expectPunct('}', "'}'");
+    this.setRefs.push({ name: name.text, loc: span(at.loc, name.loc), types, map: false, lhs });
+    this.exprs.push({ kind: 'set-update', op: op.text === 'add' ? 'add' : 'update', set: name.text, key });
+  }
+
   private setStatement(target: Primary): void {
     const setToken = this.s.next();
     const selector = target.selector;
@@ -1050,6 +1080,17 @@ function readSimple(s: TokenStream, options: RawValueOptions): RawValue {
 }
 
 /** `{ e1, e2 : data, ... }` with newlines allowed inside and an optional trailing comma. */
+/** nft's time strings (`10800s`, `3h`, `1m30s`, `250ms`; a bare number is seconds), in ms; undefined if not one. */
+export function parseTime(token: Token): number | undefined {
+  if (token.kind === 'number') return token.value * 1000;
+  if (token.kind !== 'word' || !/^(\d+(d|h|ms|m|s))+$/.test(token.text)) return undefined;
+  const size: Readonly<Record<string, number>> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  let total = 0;
+  for (const [, count, unit] of token.text.matchAll(/(\d+)(d|h|ms|m|s)/g))
+    total += Number(count) * size[unit!]!;
+  return total;
+}
+
 export function parseElements(s: TokenStream, options: { map: boolean }): RawElement[] {
   s.expectPunct('{', "'{'");
   const elements: RawElement[] = [];
@@ -1057,9 +1098,28 @@ export function parseElements(s: TokenStream, options: { map: boolean }): RawEle
     while (s.peek().kind === 'newline') s.next();
     if (s.isPunct('}')) break;
     const key = readRawValue(s, { concat: true, flags: false, inSet: true });
+    // The element's options (parser_bison.y: set_elem_options): comment, timeout, expires.
+    let comment: string | undefined;
+    let timeout: number | undefined;
+    for (;;) {
+      const option = s.peek();
+      if (option.kind !== 'word') break;
+      if (option.text === 'comment') {
+        s.next();
+        const text = s.next();
+        if (text.kind !== 'quoted' && text.kind !== 'word') s.fail(text, 'string');
+        comment = text.text;
+      } else if (option.text === 'timeout' || option.text === 'expires') {
+        s.next();
+        const time = s.next();
+        const ms = parseTime(time);
+        if (ms === undefined) s.fail(time);
+        if (option.text === 'timeout') timeout = ms;
+      } else break;
+    }
     let data: RawVerdict | RawValue | undefined;
     if (s.acceptPunct(':') !== undefined) data = parseElementData(s, options.map);
-    elements.push({ key, data, loc: rawLoc(key) });
+    elements.push({ key, data, loc: rawLoc(key), comment, timeout });
     while (s.peek().kind === 'newline') s.next();
     if (s.acceptPunct(',') === undefined) break;
   }
