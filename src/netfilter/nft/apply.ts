@@ -379,9 +379,13 @@ class Runner {
     }
     for (const expr of rule.exprs) {
       if (expr.kind !== 'set-update') continue;
-      const set = table.sets.get(expr.set)!;
-      // nft_dynset_init: only dynamic sets take updates from the packet path, and a set without a size gets 65535.
-      if (!set.flags.includes('dynamic')) return kernelError(loc, 'EOPNOTSUPP');
+      let set = table.sets.get(expr.set)!;
+      // nft marks the set it updates dynamic (evaluate.c: stmt_evaluate_set), and nft_dynset_init gives a set
+      // without a size 65535.
+      if (!set.flags.includes('dynamic')) {
+        set = { ...set, flags: [...set.flags, 'dynamic'] };
+        table.sets.set(set.name, set);
+      }
       if (set.size === undefined) set.size = 0xffff;
     }
     for (const ref of rule.chainRefs) {
@@ -451,7 +455,7 @@ class Runner {
       elements: [],
       comment: def.comment,
       handle: draft.allocateHandle(table),
-      timeout: def.timeout,
+      timeout: def.timeout === undefined ? undefined : inJiffies(def.timeout),
       size: def.size,
     };
     const added = draft.addSet(table, set);
@@ -494,10 +498,11 @@ class Runner {
         `You must add 'flags interval' to your set declaration if you want to add ${key.kind} elements`,
       );
     // The element's comment and timeout; with a timeout (its own or the set's) it expires that long from now.
-    const timeout = raw.timeout ?? set.timeout;
+    const own = raw.timeout === undefined ? undefined : inJiffies(raw.timeout);
+    const timeout = own ?? set.timeout;
     const extra: Pick<SetElement, 'comment' | 'timeout' | 'expires'> = {
       ...(raw.comment === undefined ? {} : { comment: raw.comment }),
-      ...(raw.timeout === undefined ? {} : { timeout: raw.timeout }),
+      ...(own === undefined ? {} : { timeout: own }),
       ...(timeout === undefined || this.now === undefined ? {} : { expires: this.now + timeout * 1e6 }),
     };
     if (set.dataType === undefined) {
@@ -574,6 +579,14 @@ class Runner {
 
 function family(ref: TableRef): Family {
   return ref.family === 'inet' ? 'inet' : 'ip';
+}
+
+/**
+ * A timeout as the kernel keeps it: nf_msecs_to_jiffies64 truncates to jiffies, jiffies_to_msecs reads them back
+ * (CONFIG_HZ=250 on the reference kernel: `timeout 250ms` lists as 248ms).
+ */
+function inJiffies(ms: number): number {
+  return Math.floor((ms * 250) / 1000) * 4;
 }
 
 /** Identifies an element's key (two elements with equal keys are the same element). */
