@@ -37,6 +37,11 @@ export interface NftablesProxierOptions {
   readonly nodeIp?: string;
   /** The file name the `nft -f` word carries (default `kube-proxy.nft`). */
   readonly fileName?: string;
+  /**
+   * A `counter` in every rule before its statement, which kube-proxy does not write: for differential cases that
+   * read every rule's hits with `nft list ruleset`.
+   */
+  readonly counters?: boolean;
 }
 
 // ---- the fixed part (setupNFTables) -----------------------------------------------------------------------------
@@ -421,6 +426,11 @@ export class NftablesProxier implements Proxier {
     return this.nodes.get(ns)?.table.dump() ?? '';
   }
 
+  /** A rule's text: its matches, then (with `counters`) a counter, then its statement (knftables.Concat). */
+  private ruleText(match: string, statement: string): string {
+    return concat(match, this.options.counters === true ? 'counter' : '', statement);
+  }
+
   private mark(view: ProxierView): string {
     if (this.options.masqueradeMark !== undefined) return this.options.masqueradeMark;
     // Go's %#08x: 0x and the hex digits padded with zeros to 8 characters in all.
@@ -453,32 +463,34 @@ export class NftablesProxier implements Proxier {
         { verb: 'flush', object: 'chain', chain: { name } },
       );
     };
-    const rule = (chain: string, text: string, comment?: string): void => {
-      ops.push({ verb: 'add', object: 'rule', chain, rule: text, comment });
+    const rule = (chain: string, match: string, statement: string, comment?: string): void => {
+      ops.push({ verb: 'add', object: 'rule', chain, rule: this.ruleText(match, statement), comment });
     };
     for (const [destination, source, extra] of JUMP_CHAINS) {
       ensureChain(destination);
-      rule(source, concat(extra, 'jump', destination));
+      rule(source, extra, `jump ${destination}`);
     }
     for (const name of ['services', 'cluster-ips-check', 'masquerading', 'mark-for-masquerade'])
       ensureChain(name);
     const mark = this.mark(view);
-    rule('mark-for-masquerade', `mark set mark or ${mark}`);
-    rule('masquerading', `mark and ${mark} == 0 return`);
-    rule('masquerading', `mark set mark xor ${mark}`);
-    rule('masquerading', 'masquerade fully-random');
+    rule('mark-for-masquerade', '', `mark set mark or ${mark}`);
+    rule('masquerading', `mark and ${mark} == 0`, 'return');
+    rule('masquerading', '', `mark set mark xor ${mark}`);
+    rule('masquerading', '', 'masquerade fully-random');
 
     ops.push({ verb: 'add', object: 'set', set: CONTAINER['cluster-ips']! });
     rule(
       'cluster-ips-check',
-      'ip daddr @cluster-ips reject',
+      'ip daddr @cluster-ips',
+      'reject',
       'Reject traffic to invalid ports of ClusterIPs',
     );
     const serviceCidrs = this.options.serviceCidrs ?? [];
     if (serviceCidrs.length > 0)
       rule(
         'cluster-ips-check',
-        `ip daddr { ${serviceCidrs.join(',')} } drop`,
+        `ip daddr { ${serviceCidrs.join(',')} }`,
+        'drop',
         'Drop traffic to unallocated ClusterIPs',
       );
 
@@ -510,27 +522,25 @@ export class NftablesProxier implements Proxier {
       { verb: 'add', object: 'chain', chain: reject },
       { verb: 'flush', object: 'chain', chain: reject },
     );
-    rule('reject-chain', 'reject');
-    rule('service-endpoints-check', 'ip daddr . meta l4proto . th dport vmap @no-endpoint-services');
+    rule('reject-chain', '', 'reject');
+    rule('service-endpoints-check', '', 'ip daddr . meta l4proto . th dport vmap @no-endpoint-services');
     rule(
       'nodeport-endpoints-check',
-      matchAll
-        ? `${noLocalhost} meta l4proto . th dport vmap @no-endpoint-nodeports`
-        : 'ip daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports',
+      matchAll ? noLocalhost : 'ip daddr @nodeport-ips',
+      'meta l4proto . th dport vmap @no-endpoint-nodeports',
     );
 
     ops.push({ verb: 'add', object: 'set', set: CONTAINER['firewall-ips']! });
     ensureChain('firewall-check');
-    rule('firewall-check', 'ip daddr . meta l4proto . th dport vmap @firewall-ips');
+    rule('firewall-check', '', 'ip daddr . meta l4proto . th dport vmap @firewall-ips');
 
     ops.push({ verb: 'add', object: 'set', set: CONTAINER['service-ips']! });
     ops.push({ verb: 'add', object: 'set', set: CONTAINER['service-nodeports']! });
-    rule('services', 'ip daddr . meta l4proto . th dport vmap @service-ips');
+    rule('services', '', 'ip daddr . meta l4proto . th dport vmap @service-ips');
     rule(
       'services',
-      matchAll
-        ? `fib daddr type local ${noLocalhost} meta l4proto . th dport vmap @service-nodeports`
-        : 'ip daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports',
+      matchAll ? `fib daddr type local ${noLocalhost}` : 'ip daddr @nodeport-ips',
+      'meta l4proto . th dport vmap @service-nodeports',
     );
     for (const name of [
       'cluster-ips',
@@ -583,8 +593,8 @@ export class NftablesProxier implements Proxier {
       };
       // The service's rules and affinity sets, queued after its elements as syncProxyRules queues them.
       const tail: Operation[] = [];
-      const rule = (chain: string, text: string, comment?: string): void => {
-        tail.push({ verb: 'add', object: 'rule', chain, rule: text, comment });
+      const rule = (chain: string, match: string, statement: string, comment?: string): void => {
+        tail.push({ verb: 'add', object: 'rule', chain, rule: this.ruleText(match, statement), comment });
       };
 
       for (const ep of allReachable) {
@@ -677,35 +687,39 @@ export class NftablesProxier implements Proxier {
       if (hasInternalEndpoints) {
         const destination = `ip daddr ${svc.clusterIp} ${svc.protocol} dport ${svc.port}`;
         if (this.options.masqueradeAll === true)
-          rule(internalTrafficChain, `${destination} jump mark-for-masquerade`);
+          rule(internalTrafficChain, destination, 'jump mark-for-masquerade');
         else if (localDetector)
           rule(
             internalTrafficChain,
-            `${destination} ip saddr != ${view.clusterCidr} jump mark-for-masquerade`,
+            `${destination} ip saddr != ${view.clusterCidr}`,
+            'jump mark-for-masquerade',
           );
       }
 
       if (usesExternalTrafficChain) {
-        if (!svc.externalPolicyLocal) rule(svc.externalChain, 'jump mark-for-masquerade');
+        if (!svc.externalPolicyLocal) rule(svc.externalChain, '', 'jump mark-for-masquerade');
         else {
           if (localDetector)
             rule(
               svc.externalChain,
-              `ip saddr ${view.clusterCidr} goto ${svc.clusterPolicyChain}`,
+              `ip saddr ${view.clusterCidr}`,
+              `goto ${svc.clusterPolicyChain}`,
               'short-circuit pod traffic',
             );
           rule(
             svc.externalChain,
-            'fib saddr type local jump mark-for-masquerade',
+            'fib saddr type local',
+            'jump mark-for-masquerade',
             'masquerade local traffic',
           );
           rule(
             svc.externalChain,
-            `fib saddr type local goto ${svc.clusterPolicyChain}`,
+            'fib saddr type local',
+            `goto ${svc.clusterPolicyChain}`,
             'short-circuit local traffic',
           );
         }
-        if (hasExternalEndpoints) rule(svc.externalChain, `goto ${externalPolicyChain}`);
+        if (hasExternalEndpoints) rule(svc.externalChain, '', `goto ${externalPolicyChain}`);
       }
 
       if (usesFirewallChain) {
@@ -716,7 +730,7 @@ export class NftablesProxier implements Proxier {
           return cidr !== undefined && nodeIp !== undefined && (nodeIp & cidr.mask) >>> 0 === cidr.network;
         });
         if (allowFromNode) sources.push(...svc.loadBalancerVips);
-        rule(svc.firewallChain, `ip saddr != { ${sources.join(' , ')} } drop`);
+        rule(svc.firewallChain, `ip saddr != { ${sources.join(' , ')} }`, 'drop');
       }
 
       if (svc.affinityTimeout !== undefined)
@@ -737,10 +751,10 @@ export class NftablesProxier implements Proxier {
       if (usesLocalPolicyChain) serviceToEndpointRules(rule, svc, svc.localPolicyChain, local);
 
       for (const ep of allReachable) {
-        rule(ep.chainName, `ip saddr ${ep.ip} jump mark-for-masquerade`);
+        rule(ep.chainName, `ip saddr ${ep.ip}`, 'jump mark-for-masquerade');
         if (svc.affinityTimeout !== undefined)
-          rule(ep.chainName, `update @${ep.affinitySetName} { ip saddr }`);
-        rule(ep.chainName, `meta l4proto ${svc.protocol} dnat to ${ep.ip}:${ep.port}`);
+          rule(ep.chainName, '', `update @${ep.affinitySetName} { ip saddr }`);
+        rule(ep.chainName, `meta l4proto ${svc.protocol}`, `dnat to ${ep.ip}:${ep.port}`);
       }
 
       if (!skip) ops.push(...tail);
@@ -772,15 +786,15 @@ export class NftablesProxier implements Proxier {
 
 /** mirrors proxier.go:writeServiceToEndpointRules — affinity lookups, then `numgen random mod N vmap`. */
 function serviceToEndpointRules(
-  rule: (chain: string, text: string) => void,
+  rule: (chain: string, match: string, statement: string) => void,
   svc: ServicePortInfo,
   chain: string,
   endpoints: readonly EndpointInfo[],
 ): void {
   if (svc.affinityTimeout !== undefined)
-    for (const ep of endpoints) rule(chain, `ip saddr @${ep.affinitySetName} goto ${ep.chainName}`);
+    for (const ep of endpoints) rule(chain, `ip saddr @${ep.affinitySetName}`, `goto ${ep.chainName}`);
   const elements = endpoints.map((ep, index) => `${index} : goto ${ep.chainName}`).join(' , ');
-  rule(chain, `numgen random mod ${endpoints.length} vmap { ${elements} }`);
+  rule(chain, '', `numgen random mod ${endpoints.length} vmap { ${elements} }`);
 }
 
 /** The Service a port belongs to (`ns/name`), the unit of a partial sync. */
