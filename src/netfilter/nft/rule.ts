@@ -844,7 +844,11 @@ class RuleParser {
         this.pushMatch({ kind: 'cmp', left: values, op: options.op === 'ne' ? 'ne' : 'eq', right: only.key });
       return;
     }
-    this.pushMatch({ kind: 'lookup', left: values, set, negate: options.op === 'ne' });
+    const merged =
+      set.kind === 'anonymous' && values.length === 1
+        ? { ...set, elements: mergeIntervals(set.elements, types[0]!) }
+        : set;
+    this.pushMatch({ kind: 'lookup', left: values, set: merged, negate: options.op === 'ne' });
   }
 
   /** A value on the right of a relation; reports (and returns undefined for) values the type rejects. */
@@ -954,6 +958,57 @@ class RuleParser {
     const { mask, xor } = this.bitwiseChain(from.type);
     return { kind: 'value', value: bitwiseValue(from.selector, mask, xor, 0xffff_ffff) };
   }
+}
+
+/** The interval a plain key covers; undefined for strings and concatenations. */
+function bounds(key: Constant): readonly [number, number] | undefined {
+  switch (key.kind) {
+    case 'number':
+      return [key.value, key.value];
+    case 'prefix': {
+      const host = key.len === 0 ? 0xffff_ffff : ~(0xffff_ffff << (32 - key.len)) >>> 0;
+      return [key.addr >>> 0, (key.addr | host) >>> 0];
+    }
+    case 'range':
+      return [key.low, key.high];
+    default:
+      return undefined;
+  }
+}
+
+/** A merged interval as the key nft lists: a value, a prefix (addresses on a prefix boundary), or a range. */
+function intervalKey(low: number, high: number, type: NftType): Constant {
+  if (low === high) return { kind: 'number', value: low };
+  if (type === 'ipv4_addr') {
+    const size = high - low + 1;
+    const len = 32 - Math.log2(size);
+    if (Number.isInteger(len) && low % size === 0) return { kind: 'prefix', addr: low, len };
+  }
+  return { kind: 'range', low, high };
+}
+
+/**
+ * An anonymous interval set merges its elements before nft sends them (segtree.c, automerge): covered elements go,
+ * overlapping and adjacent ones join (`{ 10.0.0.0/24, 10.0.1.0/24 }` is `{ 10.0.0.0/23 }`, `{ 80, 70-90 }` is
+ * `{ 70-90 }`). Sets without a prefix or range, and maps, are left as written.
+ */
+function mergeIntervals(elements: readonly SetElement[], type: NftType): SetElement[] {
+  if (!elements.some((element) => element.key.kind === 'prefix' || element.key.kind === 'range'))
+    return [...elements];
+  const intervals: [number, number][] = [];
+  for (const element of elements) {
+    const interval = bounds(element.key);
+    if (interval === undefined || element.data !== undefined) return [...elements];
+    intervals.push([interval[0], interval[1]]);
+  }
+  intervals.sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const interval of intervals) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && interval[0] <= last[1] + 1) last[1] = Math.max(last[1], interval[1]);
+    else merged.push(interval);
+  }
+  return merged.map(([low, high]) => ({ key: intervalKey(low, high, type), data: undefined }));
 }
 
 function protocolName(value: number): string {

@@ -22,6 +22,7 @@ describe('nft -f then nft list ruleset', () => {
     'sets',
     'set-options',
     'kube-proxy-overall',
+    'intervals',
   ])('%s', (name) => {
     const netfilter = { store: new RulesetStore() };
     const loaded = runNft(netfilter, fixture(`${name}.nft`), { file: `${name}.nft` });

@@ -27,19 +27,24 @@ describe('packetlab nft against the real nft', () => {
 
   afterAll(() => real.cleanup());
 
-  it.each(['kube-proxy', 'sets', 'workaround', 'trace-setup', 'set-options', 'kube-proxy-overall'])(
-    '%s.nft lists the same',
-    (name) => {
-      if (!ready) return;
-      expect(real.exec('n', 'nft', ['flush', 'ruleset']).exitCode).toBe(0);
-      const loaded = real.exec('n', 'nft', ['-f', join(fixtureDir, `${name}.nft`)]);
-      expect(loaded.stderr).toBe('');
-      const theirs = real.exec('n', 'nft', ['list', 'ruleset']).stdout;
-      const netfilter = { store: new RulesetStore() };
-      runNft(netfilter, fixture(`${name}.nft`), { file: `${name}.nft` });
-      expect(runNft(netfilter, 'list ruleset').stdout).toBe(theirs);
-    },
-  );
+  it.each([
+    'kube-proxy',
+    'sets',
+    'workaround',
+    'trace-setup',
+    'set-options',
+    'kube-proxy-overall',
+    'intervals',
+  ])('%s.nft lists the same', (name) => {
+    if (!ready) return;
+    expect(real.exec('n', 'nft', ['flush', 'ruleset']).exitCode).toBe(0);
+    const loaded = real.exec('n', 'nft', ['-f', join(fixtureDir, `${name}.nft`)]);
+    expect(loaded.stderr).toBe('');
+    const theirs = real.exec('n', 'nft', ['list', 'ruleset']).stdout;
+    const netfilter = { store: new RulesetStore() };
+    runNft(netfilter, fixture(`${name}.nft`), { file: `${name}.nft` });
+    expect(runNft(netfilter, 'list ruleset').stdout).toBe(theirs);
+  });
 
   it('errors read the same', () => {
     if (!ready) return;

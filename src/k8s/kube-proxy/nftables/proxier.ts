@@ -147,10 +147,15 @@ function externallyAccessible(svc: ServicePortInfo): boolean {
   return svc.nodePort !== 0 || svc.loadBalancerVips.length > 0 || svc.externalIps.length > 0;
 }
 
+/**
+ * mirrors pkg/proxy/serviceport.go:UsesClusterEndpoints — an externally accessible port needs its Cluster
+ * endpoints even with externalTrafficPolicy Local, for the short-circuits of pod and host traffic.
+ */
 function usesClusterEndpoints(svc: ServicePortInfo): boolean {
-  return !svc.internalPolicyLocal || (externallyAccessible(svc) && !svc.externalPolicyLocal);
+  return !svc.internalPolicyLocal || externallyAccessible(svc);
 }
 
+/** mirrors pkg/proxy/serviceport.go:UsesLocalEndpoints */
 function usesLocalEndpoints(svc: ServicePortInfo): boolean {
   return svc.internalPolicyLocal || (externallyAccessible(svc) && svc.externalPolicyLocal);
 }

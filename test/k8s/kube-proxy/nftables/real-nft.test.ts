@@ -58,7 +58,49 @@ interface Case {
   readonly views: readonly ProxierView[];
 }
 
+/** Local policies with a local endpoint, a terminating one, UDP NodePorts, a firewall the node is inside of. */
+const policies = (): ProxierView => {
+  const web = makeService(
+    'default',
+    'web',
+    {
+      type: 'LoadBalancer',
+      clusterIP: '10.96.0.20',
+      externalTrafficPolicy: 'Local',
+      internalTrafficPolicy: 'Local',
+      ports: [port('http', 80, 'TCP', 30081), port('syslog', 514, 'UDP', 30514)],
+      loadBalancerSourceRanges: ['172.18.0.0/16', '203.0.113.0/24'],
+    },
+    ['172.18.0.200'],
+  );
+  const webSlice = makeSlice(
+    'default',
+    'web',
+    1,
+    [
+      endpoint('10.244.1.9', 'formation-worker'),
+      endpoint('10.244.1.10', 'formation-worker', { ready: false, serving: true, terminating: true }),
+      endpoint('10.244.2.7', 'formation-worker2'),
+    ],
+    [endpointPort('http', 80), endpointPort('syslog', 514, 'UDP')],
+  );
+  const old = makeService('default', 'old', { clusterIP: '10.96.0.21', ports: [port('', 8080)] });
+  const oldSlice = makeSlice(
+    'default',
+    'old',
+    1,
+    [endpoint('10.244.2.9', 'formation-worker2', { ready: false, serving: true, terminating: true })],
+    [endpointPort('', 8080)],
+  );
+  return kindView([web, old], [webSlice, oldSlice]);
+};
+
 const CASES: readonly Case[] = [
+  {
+    name: 'Local policies, terminating endpoints, UDP NodePort, source ranges with the node inside, masquerade-all',
+    proxier: () => new NftablesProxier({ masqueradeAll: true, serviceCidrs: ['10.96.0.0/16'] }),
+    views: [policies(), kindView([], [])],
+  },
   {
     name: 'TestOverallNFTablesRules (LoadBalancer, Local, firewall, affinity, no endpoints)',
     proxier: fakeProxier,
