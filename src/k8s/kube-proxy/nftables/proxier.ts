@@ -394,11 +394,13 @@ export class NftablesProxier implements Proxier {
   transactions(ns: string, view: ProxierView, first: boolean): NftablesSync {
     let state = this.nodes.get(ns);
     if (first || state === undefined) {
+      // A new kube-proxy process: nothing remembered but the kernel's table, whose leftover service chains the
+      // first sync finds (`nft list chains`) and flushes as stale.
       state = {
         flushed: false,
         needFullSync: true,
         storage: new Map(CONTAINERS.map((set) => [set.name, new ElementStorage(set)])),
-        table: new TableModel(),
+        table: state?.table ?? new TableModel(),
         staleChains: new Set(),
         fingerprints: new Map(),
       };

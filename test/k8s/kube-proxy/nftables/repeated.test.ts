@@ -82,3 +82,21 @@ add chain ip kube-proxy endpoint-7RVP4LUQ-ns2/svc2/tcp/p8080__10.0.2.1/8080
     ]);
   });
 });
+
+describe('kube-proxy nftables: a restarted kube-proxy', () => {
+  it('finds the chains the last process left, flushes them in its first sync, deletes them in the next', () => {
+    const proxier = fakeProxier();
+    proxier.transactions('node', fakeView([svc1, svc2], [eps1, eps2]), true);
+    const restarted = proxier.transactions('node', fakeView([svc1], [eps1]), true);
+    const flushes = restarted.transactions[0]!.filter((op) => op.verb === 'flush' && op.object === 'chain');
+    expect(flushes.map((op) => (op.object === 'chain' ? op.chain.name : ''))).toEqual(
+      expect.arrayContaining([
+        'service-MHHHYRWA-ns2/svc2/tcp/p8080',
+        'endpoint-7RVP4LUQ-ns2/svc2/tcp/p8080__10.0.2.1/8080',
+      ]),
+    );
+    const next = proxier.transactions('node', fakeView([svc1], [eps1]), false);
+    expect(next.transactions).toHaveLength(1);
+    expect(sortNFTablesTransaction(proxier.dump('node'))).toBe(sortNFTablesTransaction(BASE_RULES + SVC1));
+  });
+});
