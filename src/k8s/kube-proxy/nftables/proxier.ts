@@ -4,6 +4,7 @@
 // IPv4 only; no topology-aware hints (every ready endpoint is used), no ServiceCIDR objects (serviceCidrs is a
 // constructor option), no conntrack cleanup (the controller runs it), no metrics or health-check servers.
 
+import ipaddr from 'ipaddr.js';
 import type { Endpoint, EndpointSlice, Service, ServicePort } from '../../objects.ts';
 import { SERVICE_NAME_LABEL } from '../../objects.ts';
 import type { Command } from '../../plan.ts';
@@ -562,12 +563,8 @@ export class NftablesProxier implements Proxier {
 
   /** The node's addresses inside --nodeport-addresses (NodePortAddresses.GetNodeIPs), loopback left out. */
   private nodePortIps(view: ProxierView): string[] {
-    const cidrs = (this.options.nodePortAddresses ?? []).map(parseCidr);
-    return view.nodeIps.filter((ip) => {
-      const address = parseIpv4(ip);
-      if (address === undefined || address >>> 24 === 127) return false;
-      return cidrs.some((cidr) => cidr !== undefined && (address & cidr.mask) >>> 0 === cidr.network);
-    });
+    const cidrs = this.options.nodePortAddresses ?? [];
+    return view.nodeIps.filter((ip) => !inCidr(ip, '127.0.0.0/8') && cidrs.some((cidr) => inCidr(ip, cidr)));
   }
 
   /** mirrors the service loop of proxier.go:syncProxyRules */
@@ -731,11 +728,8 @@ export class NftablesProxier implements Proxier {
 
       if (usesFirewallChain) {
         const sources = [...svc.sourceRanges];
-        const nodeIp = parseIpv4(this.options.nodeIp ?? view.nodeIps[0] ?? '');
-        const allowFromNode = svc.sourceRanges.some((range) => {
-          const cidr = parseCidr(range);
-          return cidr !== undefined && nodeIp !== undefined && (nodeIp & cidr.mask) >>> 0 === cidr.network;
-        });
+        const nodeIp = this.options.nodeIp ?? view.nodeIps[0] ?? '';
+        const allowFromNode = svc.sourceRanges.some((range) => inCidr(nodeIp, range));
         if (allowFromNode) sources.push(...svc.loadBalancerVips);
         rule(svc.firewallChain, `ip saddr != { ${sources.join(' , ')} }`, 'drop');
       }
@@ -815,22 +809,12 @@ function concat(...words: string[]): string {
   return words.filter((word) => word !== '').join(' ');
 }
 
-function parseIpv4(text: string): number | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4) return undefined;
-  let value = 0;
-  for (const part of parts) {
-    if (!/^\d{1,3}$/.test(part) || Number(part) > 255) return undefined;
-    value = value * 256 + Number(part);
-  }
-  return value >>> 0;
-}
-
-function parseCidr(text: string): { network: number; mask: number } | undefined {
-  const [address, bits] = text.split('/');
-  const ip = parseIpv4(address ?? '');
-  const length = bits === undefined ? 32 : Number(bits);
-  if (ip === undefined || !Number.isInteger(length) || length < 0 || length > 32) return undefined;
-  const mask = length === 0 ? 0 : (0xffffffff << (32 - length)) >>> 0;
-  return { network: (ip & mask) >>> 0, mask };
+/**
+ * Whether `ip` lies in `cidr` (a bare address is a /32), both as the API gives them, parsed with ipaddr.js; an
+ * unparsable one matches nothing.
+ */
+function inCidr(ip: string, cidr: string): boolean {
+  const range = cidr.includes('/') ? cidr : `${cidr}/32`;
+  if (!ipaddr.IPv4.isValidFourPartDecimal(ip) || !ipaddr.IPv4.isValidCIDRFourPartDecimal(range)) return false;
+  return ipaddr.IPv4.parse(ip).match(ipaddr.IPv4.parseCIDR(range));
 }
