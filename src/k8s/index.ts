@@ -114,6 +114,24 @@ export {
 } from './kube-proxy/controller.ts';
 // kube-proxy, iptables mode (kp-iptables): the proxier, its ruleset, the chain names.
 export * from './kube-proxy/iptables/index.ts';
+// kp-nftables: kube-proxy's nftables mode (pkg/proxy/nftables of v1.31).
+export {
+  hashAndTruncate,
+  type ServicePortName,
+  servicePortChainNameBase,
+  servicePortEndpointChainNameBase,
+} from './kube-proxy/nftables/names.ts';
+export {
+  NftablesProxier,
+  type NftablesProxierOptions,
+  type NftablesSync,
+} from './kube-proxy/nftables/proxier.ts';
+export {
+  type Operation,
+  operationLine,
+  TableModel,
+  transactionText,
+} from './kube-proxy/nftables/transaction.ts';
 export type { Proxier, ProxierView } from './kube-proxy/proxier.ts';
 export { HostLocalIpam } from './kubelet/host-local.ts';
 export {

@@ -156,6 +156,7 @@ function evalRule(
       case 'ct-set':
       case 'log':
       case 'notrack':
+      case 'set-update':
         if (!statements.run(state, expr, rule, table)) return undefined;
         break;
     }

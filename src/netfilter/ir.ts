@@ -150,12 +150,21 @@ export interface NamedSet {
   readonly comment: string | undefined;
   /** The handle `nft -a list` shows (set by the nft front end; optional so other producers may omit it). */
   readonly handle?: number;
+  /** The default timeout of its elements, in ms (`timeout 3h`); undefined for none. */
+  readonly timeout?: number | undefined;
+  /** `size N`: given, or 65535 once a rule updates the set from the packet path (nft_dynset_init). */
+  size?: number | undefined;
 }
 
 export interface SetElement {
   readonly key: Constant;
   /** Map data: a verdict for vmaps, a constant for data maps. */
   readonly data: Verdict | Constant | undefined;
+  readonly comment?: string | undefined;
+  /** The element's own timeout in ms, when it has one other than the set's. */
+  readonly timeout?: number | undefined;
+  /** When it expires, in virtual ns (elements of sets with timeouts); undefined for never. */
+  readonly expires?: number | undefined;
 }
 
 /** Where a lookup finds its set: a named one in the same table, or an anonymous one inline. */
@@ -239,6 +248,13 @@ export type Expr =
       readonly flags: readonly string[];
     }
   | { readonly kind: 'notrack' }
+  /** `update @set { ip saddr }` / `add @set { ... }` (nft_dynset): adds the packet's key, `update` refreshing its timeout. */
+  | {
+      readonly kind: 'set-update';
+      readonly op: 'add' | 'update';
+      readonly set: string;
+      readonly key: readonly Value[];
+    }
   | { readonly kind: 'verdict'; readonly verdict: Verdict };
 
 /** How REJECT answers: an ICMP unreachable code, or a TCP reset. */

@@ -4,6 +4,7 @@
 import type { StatementRunner } from './chain.ts';
 import type { Conntrack } from './conntrack/conntrack.ts';
 import { setUntracked } from './conntrack/conntrack.ts';
+import { updateSet } from './expr/compare.ts';
 import { readValue } from './expr/selectors.ts';
 import type { NetfilterHost } from './host.ts';
 import { conntrackStateMatches } from './iptables/match-conntrack.ts';
@@ -36,7 +37,7 @@ export class Statements implements StatementRunner {
     private readonly nat: () => NatEngine | undefined,
   ) {}
 
-  run(state: PacketState, expr: Expr, rule: Rule, _table: Table): boolean {
+  run(state: PacketState, expr: Expr, rule: Rule, table: Table): boolean {
     const pkt = state.pkt;
     switch (expr.kind) {
       case 'match':
@@ -57,6 +58,10 @@ export class Statements implements StatementRunner {
       case 'notrack':
         setUntracked(pkt);
         return true;
+      case 'set-update': {
+        const set = table.sets.get(expr.set);
+        return set === undefined ? false : updateSet(state, expr.op, expr.key, set);
+      }
       case 'log':
         this.host.log(
           formatLogLine(

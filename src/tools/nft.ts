@@ -116,6 +116,7 @@ export function nft(ns: Namespace, args: string[], stdin = ''): CommandResult {
       file: '/dev/stdin',
       check: options.check,
       handles: options.handles,
+      now: ns.sim.now,
     });
   if (options.file !== undefined) {
     const bytes = ns.sim.files.get(options.file);
@@ -124,12 +125,21 @@ export function nft(ns: Namespace, args: string[], stdin = ''): CommandResult {
         `internal:0:0-0: Error: Could not open file "${options.file}": No such file or directory\n\n\n`,
       );
     const text = new TextDecoder().decode(bytes);
-    return runNft(ns.netfilter, text, { file: options.file, check: options.check, handles: options.handles });
+    return runNft(ns.netfilter, text, {
+      file: options.file,
+      check: options.check,
+      handles: options.handles,
+      now: ns.sim.now,
+    });
   }
   if (options.words.length === 0) return fail('nft: no command specified\n');
   if (isMonitor(options.words))
     return fail('packetlab: nft monitor runs until stopped: start it with spawn(ns, "nft monitor trace")\n');
-  return runNft(ns.netfilter, options.words.join(' '), { check: options.check, handles: options.handles });
+  return runNft(ns.netfilter, options.words.join(' '), {
+    check: options.check,
+    handles: options.handles,
+    now: ns.sim.now,
+  });
 }
 
 /** `nft monitor trace &`: a TraceMonitor collecting lines until stop(); other commands run at once. */

@@ -126,6 +126,11 @@ export function elementsOf(set: SetRef, table: Table): readonly SetElement[] {
   return named?.elements ?? [];
 }
 
+/** An element whose timeout ran out is no longer in the set (nft_set_elem_expired). */
+function live(element: SetElement, now: number): boolean {
+  return element.expires === undefined || element.expires > now;
+}
+
 /** nft_lookup: the element the packet's key falls in, or undefined. */
 export function lookupElement(
   state: PacketState,
@@ -136,7 +141,49 @@ export function lookupElement(
   if (!readAll(state, left, scratch)) return null;
   const index = indexOf(elementsOf(set, table));
   const hit = index.exact.get(readKey(scratch));
-  if (hit !== undefined) return hit;
-  for (const element of index.scanned) if (matchesKey(scratch, element.key)) return element;
+  if (hit !== undefined) return live(hit, state.host.now()) ? hit : undefined;
+  for (const element of index.scanned)
+    if (matchesKey(scratch, element.key) && live(element, state.host.now())) return element;
   return undefined;
+}
+
+function constantOf(read: Read): Constant {
+  return typeof read === 'string'
+    ? { kind: 'string', value: read, wildcard: false }
+    : { kind: 'number', value: read ?? 0 };
+}
+
+/**
+ * nft_dynset: `add` puts the packet's key in the set unless it is there, `update` also restarts its timeout; false
+ * (the rule stops) when the key cannot be read or the set is full. Runs on new connections only in kube-proxy's use
+ * (its nat chains), so the element it makes is the one allocation.
+ */
+export function updateSet(
+  state: PacketState,
+  op: 'add' | 'update',
+  key: readonly Value[],
+  set: NamedSet,
+): boolean {
+  if (!readAll(state, key, scratch)) return false;
+  const now = state.host.now();
+  const elements = set.elements;
+  const index = indexOf(elements);
+  const existing = index.exact.get(readKey(scratch));
+  const expires = set.timeout === undefined ? undefined : now + set.timeout * 1e6;
+  if (existing !== undefined && live(existing, now)) {
+    if (op === 'add' || expires === undefined) return true;
+    elements[elements.indexOf(existing)] = { ...existing, expires };
+    indexes.delete(elements);
+    return true;
+  }
+  if (existing === undefined && set.size !== undefined && elements.length >= set.size) return false;
+  const element: SetElement = {
+    key: scratch.length === 1 ? constantOf(scratch[0]) : { kind: 'concat', parts: scratch.map(constantOf) },
+    data: undefined,
+    ...(expires === undefined ? {} : { expires }),
+  };
+  if (existing !== undefined) elements[elements.indexOf(existing)] = element;
+  else elements.push(element);
+  indexes.delete(elements);
+  return true;
 }

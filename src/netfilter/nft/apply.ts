@@ -4,7 +4,7 @@
 // kernel's errno strings ("Could not process rule: No such file or directory").
 
 import { strerror } from '../../core/errno.ts';
-import type { Chain, Constant, Family, NamedSet, Rule, Ruleset, Table } from '../ir.ts';
+import type { Chain, Constant, Family, NamedSet, Rule, Ruleset, SetElement, Table } from '../ir.ts';
 import type { RulesetDraft, RulesetError, RulesetStore } from '../ruleset.ts';
 import type { ChainDef, Command, Named, ParsedRule, RawElement, SetDef, TableRef } from './ast.ts';
 import { type ErrorRecord, errorAt, type Location } from './location.ts';
@@ -27,6 +27,8 @@ export interface ApplyOptions {
   readonly check: boolean;
   /** `nft -a`: listings show handles. */
   readonly handles: boolean;
+  /** Virtual ns now, for the time set elements have left. */
+  readonly now?: number | undefined;
 }
 
 export interface ApplyResult {
@@ -84,13 +86,18 @@ class Runner {
   warnings = '';
   failure: ErrorRecord | undefined;
   private readonly print: PrintOptions;
+  private readonly now: number | undefined;
 
   constructor(
     options: ApplyOptions,
     /** The ruleset before this input: nft's cache of what the kernel already has. */
     private readonly committed: Ruleset,
   ) {
-    this.print = { handles: options.handles };
+    this.now = options.now;
+    this.print =
+      options.now === undefined
+        ? { handles: options.handles }
+        : { handles: options.handles, now: options.now };
   }
 
   run(draft: RulesetDraft, command: Command): ErrorRecord | undefined {
@@ -370,6 +377,17 @@ class Runner {
       const error = checkSetTypes(set, ref.types, ref.loc, ref.lhs);
       if (error !== undefined) return error;
     }
+    for (const expr of rule.exprs) {
+      if (expr.kind !== 'set-update') continue;
+      let set = table.sets.get(expr.set)!;
+      // nft marks the set it updates dynamic (evaluate.c: stmt_evaluate_set), and nft_dynset_init gives a set
+      // without a size 65535.
+      if (!set.flags.includes('dynamic')) {
+        set = { ...set, flags: [...set.flags, 'dynamic'] };
+        table.sets.set(set.name, set);
+      }
+      if (set.size === undefined) set.size = 0xffff;
+    }
     for (const ref of rule.chainRefs) {
       const target = table.chains.get(ref.name);
       if (target === undefined) {
@@ -437,6 +455,8 @@ class Runner {
       elements: [],
       comment: def.comment,
       handle: draft.allocateHandle(table),
+      timeout: def.timeout === undefined ? undefined : inJiffies(def.timeout),
+      size: def.size,
     };
     const added = draft.addSet(table, set);
     if ('errno' in added) return kernelError(def.name.loc, 'EEXIST');
@@ -477,9 +497,17 @@ class Runner {
         raw.loc,
         `You must add 'flags interval' to your set declaration if you want to add ${key.kind} elements`,
       );
+    // The element's comment and timeout; with a timeout (its own or the set's) it expires that long from now.
+    const own = raw.timeout === undefined ? undefined : inJiffies(raw.timeout);
+    const timeout = own ?? set.timeout;
+    const extra: Pick<SetElement, 'comment' | 'timeout' | 'expires'> = {
+      ...(raw.comment === undefined ? {} : { comment: raw.comment }),
+      ...(own === undefined ? {} : { timeout: own }),
+      ...(timeout === undefined || this.now === undefined ? {} : { expires: this.now + timeout * 1e6 }),
+    };
     if (set.dataType === undefined) {
       if (raw.data !== undefined) return errorAt(raw.loc, 'Set member cannot be map');
-      return { key, data: undefined };
+      return { key, data: undefined, ...extra };
     }
     if (raw.data === undefined) return kernelError(raw.loc, 'EINVAL');
     if (raw.data.kind === 'verdict') {
@@ -490,12 +518,12 @@ class Runner {
         if (chain === undefined) return kernelError(raw.loc, 'ENOENT');
         if (chain.base !== undefined) return kernelError(raw.loc, 'EOPNOTSUPP');
       }
-      return { key, data: raw.data.verdict };
+      return { key, data: raw.data.verdict, ...extra };
     }
     if (set.dataType === 'verdict') return errorAt(raw.loc, 'Could not parse netfilter verdict');
     const data = resolveValue([fromDataType(set.dataType)], raw.data);
     if (isErrorRecord(data)) return data;
-    return { key, data };
+    return { key, data, ...extra };
   }
 
   private setCommand(
@@ -553,6 +581,14 @@ function family(ref: TableRef): Family {
   return ref.family === 'inet' ? 'inet' : 'ip';
 }
 
+/**
+ * A timeout as the kernel keeps it: nf_msecs_to_jiffies64 truncates to jiffies, jiffies_to_msecs reads them back
+ * (CONFIG_HZ=250 on the reference kernel: `timeout 250ms` lists as 248ms).
+ */
+function inJiffies(ms: number): number {
+  return Math.floor((ms * 250) / 1000) * 4;
+}
+
 /** Identifies an element's key (two elements with equal keys are the same element). */
 function keyOf(key: Constant): string {
   return JSON.stringify(key);
@@ -564,6 +600,7 @@ function setInUse(table: Table, name: string): boolean {
       for (const expr of rule.exprs) {
         if (expr.kind === 'lookup' && expr.set.kind === 'named' && expr.set.name === name) return true;
         if (expr.kind === 'vmap' && expr.map.kind === 'named' && expr.map.name === name) return true;
+        if (expr.kind === 'set-update' && expr.set === name) return true;
       }
   return false;
 }

@@ -38,6 +38,10 @@ export interface RawElement {
   readonly key: RawValue;
   readonly data: RawVerdict | RawValue | undefined;
   readonly loc: Location;
+  /** `comment "..."` after the key. */
+  readonly comment?: string | undefined;
+  /** `timeout 5s` after the key, in ms. */
+  readonly timeout?: number | undefined;
 }
 
 export interface RawVerdict {
@@ -63,6 +67,10 @@ export interface SetDef {
   readonly flags: readonly ('interval' | 'constant' | 'timeout' | 'dynamic')[];
   readonly elements: readonly RawElement[];
   readonly comment: string | undefined;
+  /** `timeout 3h`, in ms. */
+  readonly timeout?: number | undefined;
+  /** `size N`. */
+  readonly size?: number | undefined;
   readonly loc: Location;
 }
 

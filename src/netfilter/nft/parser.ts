@@ -7,7 +7,7 @@ import type { BaseChainSpec, ChainType, DataType, Family, HookName } from '../ir
 import type { ChainDef, Command, Named, NftFamily, ParsedRule, RawElement, SetDef, TableRef } from './ast.ts';
 import { KEYWORDS, type Token, tokenize } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, type Source, span } from './location.ts';
-import { parseElements, parseRule } from './rule.ts';
+import { parseElements, parseRule, parseTime } from './rule.ts';
 import { ParseFailure, TokenStream } from './stream.ts';
 import { SET_TYPES } from './types.ts';
 
@@ -482,6 +482,8 @@ class CommandParser {
     const flags: SetDef['flags'][number][] = [];
     let elements: RawElement[] = [];
     let comment: string | undefined;
+    let timeout: number | undefined;
+    let size: number | undefined;
     let keyKnown = false;
     this.block(
       () => {
@@ -535,8 +537,14 @@ class CommandParser {
             comment = this.quoted();
             break;
           case 'size':
-            this.s.number();
+            size = this.s.number().value;
             break;
+          case 'timeout': {
+            const time = this.s.next();
+            timeout = parseTime(time);
+            if (timeout === undefined) this.s.fail(time);
+            break;
+          }
           default:
             this.s.fail(token);
         }
@@ -546,7 +554,7 @@ class CommandParser {
     const loc = span(start.loc, this.s.previous().loc);
     if (!keyKnown)
       this.s.report(errorAt(options.inTable ? name.loc : loc, 'set definition does not specify key'));
-    return { name, map, keyType, dataType, flags, elements, comment, loc };
+    return { name, map, keyType, dataType, flags, elements, comment, timeout, size, loc };
   }
 
   /** A set key or data type; undefined (reported) when nft or packetlab does not know it. */

@@ -40,6 +40,8 @@ export interface PrintOptions {
   readonly handles?: boolean;
   /** Counter values to print instead of the live ones (`nft monitor trace` prints its cache's). */
   readonly counters?: (rule: Rule) => { readonly packets: number; readonly bytes: number } | undefined;
+  /** Virtual ns now: elements with a timeout print the time they have left, expired ones not at all. */
+  readonly now?: number;
 }
 
 // ---- priorities -------------------------------------------------------------------------------------------
@@ -205,15 +207,68 @@ function compareKeys(a: Constant, b: Constant): number {
   return rank(a) - rank(b);
 }
 
-/** Elements in the order nft lists them: sorted by key, except concatenations (kernel hash order, kept as added). */
-function sortedElements(elements: readonly SetElement[], concat: boolean): SetElement[] {
-  if (concat) return [...elements];
+/** The bytes of one part of a concatenation as nft exports it (its own length, network byte order). */
+function concatPartBytes(type: NftType, part: Constant): number[] {
+  const value =
+    part.kind === 'number'
+      ? part.value
+      : part.kind === 'prefix'
+        ? part.addr
+        : part.kind === 'range'
+          ? part.low
+          : 0;
+  const length =
+    type === 'ipv4_addr' || type === 'mark' ? 4 : type === 'inet_service' ? 2 : type === 'inet_proto' ? 1 : 4;
+  const bytes: number[] = [];
+  for (let i = length - 1; i >= 0; i--) bytes.push((value >>> (8 * i)) & 0xff);
+  return bytes;
+}
+
+/**
+ * Concatenations sort as mergesort.c:concat_expr_msort_value reads them: the parts' bytes one after the other, taken
+ * as one host-endian (little-endian) number, so the last byte weighs most.
+ */
+function compareConcat(types: readonly NftType[], a: Constant, b: Constant): number {
+  if (a.kind !== 'concat' || b.kind !== 'concat') return 0;
+  const bytesOf = (key: Extract<Constant, { kind: 'concat' }>): number[] =>
+    key.parts.flatMap((part, i) => concatPartBytes(types[i] ?? 'integer', part));
+  const x = bytesOf(a);
+  const y = bytesOf(b);
+  for (let i = Math.max(x.length, y.length) - 1; i >= 0; i--) {
+    const diff = (x[i] ?? 0) - (y[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+/** Elements in the order nft lists them: sorted by key (list_expr_sort), concatenations by their bytes. */
+function sortedElements(elements: readonly SetElement[], types: readonly NftType[]): SetElement[] {
+  if (types.length > 1) return [...elements].sort((a, b) => compareConcat(types, a.key, b.key));
   return [...elements].sort((a, b) => compareKeys(a.key, b.key));
+}
+
+/** nft's time_print: days, hours, minutes, seconds and milliseconds, the zero ones left out (`3h`, `9m59s988ms`). */
+export function formatDuration(ms: number): string {
+  const units: readonly [string, number][] = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+    ['ms', 1],
+  ];
+  let rest = Math.max(0, Math.floor(ms));
+  let text = '';
+  for (const [unit, size] of units) {
+    const count = Math.floor(rest / size);
+    rest -= count * size;
+    if (count > 0) text += `${count}${unit}`;
+  }
+  return text === '' ? '0ms' : text;
 }
 
 function anonymousSetText(set: SetRef, types: readonly NftType[]): string {
   if (set.kind === 'named') return `@${set.name}`;
-  const elements = sortedElements(set.elements, types.length > 1);
+  const elements = sortedElements(set.elements, types);
   const parts = elements.map((element) => {
     const key = keyText(types, element.key, true);
     return element.data === undefined ? key : `${key} : ${dataText(element.data, 'integer')}`;
@@ -554,6 +609,8 @@ function exprText(
       return logText(expr);
     case 'notrack':
       return 'notrack';
+    case 'set-update':
+      return `${expr.op} @${expr.set} { ${expr.key.map((value) => valueText(value, ctx)).join(' . ')} }`;
     case 'verdict':
       return verdictText(expr.verdict, ctx.iptables);
   }
@@ -583,10 +640,25 @@ function elementsPerLine(keyTypes: readonly NftType[]): number {
   }
 }
 
+/** The flags line; a default timeout implies the timeout flag, which then prints only beside others. */
 function setFlagsText(set: NamedSet): string | undefined {
   const order = ['constant', 'dynamic', 'interval', 'timeout'] as const;
-  const flags = order.filter((flag) => set.flags.includes(flag));
+  const flags = order.filter(
+    (flag) => set.flags.includes(flag) || (flag === 'timeout' && set.timeout !== undefined),
+  );
+  if (flags.length === 1 && flags[0] === 'timeout' && set.timeout !== undefined) return undefined;
   return flags.length === 0 ? undefined : flags.join(',');
+}
+
+/** An element's options as nft prints them: its own timeout, the time left, its comment. */
+function elementOptionsText(set: NamedSet, element: SetElement, now: number | undefined): string {
+  let text = '';
+  if (element.timeout !== undefined && element.timeout !== set.timeout)
+    text += ` timeout ${formatDuration(element.timeout)}`;
+  if (element.expires !== undefined && now !== undefined)
+    text += ` expires ${formatDuration(Math.max(0, (element.expires - now) / 1e6))}`;
+  if (element.comment !== undefined) text += ` comment "${element.comment}"`;
+  return text;
 }
 
 function setText(set: NamedSet, options: PrintOptions): string {
@@ -595,17 +667,24 @@ function setText(set: NamedSet, options: PrintOptions): string {
   const handle = options.handles ? ` # handle ${set.handle ?? 0}` : '';
   let text = `\t${isMap ? 'map' : 'set'} ${set.name} {${handle}\n`;
   text += `\t\ttype ${set.keyType.join(' . ')}${isMap ? ` : ${set.dataType}` : ''}\n`;
+  if (set.size !== undefined) text += `\t\tsize ${set.size}\n`;
   const flags = setFlagsText(set);
   if (flags !== undefined) text += `\t\tflags ${flags}\n`;
+  if (set.timeout !== undefined) text += `\t\ttimeout ${formatDuration(set.timeout)}\n`;
   if (set.comment !== undefined) text += `\t\tcomment "${set.comment}"\n`;
-  if (set.elements.length > 0) {
+  const now = options.now;
+  const live = set.elements.filter(
+    (element) => element.expires === undefined || now === undefined || element.expires > now,
+  );
+  if (live.length > 0) {
     const dataType = set.dataType === undefined ? 'integer' : fromDataType(set.dataType);
     const perLine = elementsPerLine(keyTypes);
-    const elements = sortedElements(set.elements, keyTypes.length > 1);
+    const elements = sortedElements(live, keyTypes);
     let body = '';
     elements.forEach((element, i) => {
       if (i > 0) body += i % perLine === 0 ? ',\n\t\t\t     ' : ', ';
       body += keyText(keyTypes, element.key, true);
+      body += elementOptionsText(set, element, now);
       if (element.data !== undefined) body += ` : ${dataText(element.data, dataType)}`;
     });
     text += `\t\telements = { ${body} }\n`;

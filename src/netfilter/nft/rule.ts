@@ -221,6 +221,10 @@ class RuleParser {
         case 'numgen':
           this.matchOrSet();
           break;
+        case 'update':
+        case 'add':
+          this.setUpdateStatement();
+          break;
         default:
           if (BARE_META.has(start.text)) this.matchOrSet();
           else if (KEYWORDS.has(start.text)) this.s.fail(start, expecting);
@@ -840,7 +844,11 @@ class RuleParser {
         this.pushMatch({ kind: 'cmp', left: values, op: options.op === 'ne' ? 'ne' : 'eq', right: only.key });
       return;
     }
-    this.pushMatch({ kind: 'lookup', left: values, set, negate: options.op === 'ne' });
+    const merged =
+      set.kind === 'anonymous' && values.length === 1
+        ? { ...set, elements: mergeIntervals(set.elements, types[0]!) }
+        : set;
+    this.pushMatch({ kind: 'lookup', left: values, set: merged, negate: options.op === 'ne' });
   }
 
   /** A value on the right of a relation; reports (and returns undefined for) values the type rejects. */
@@ -895,6 +903,32 @@ class RuleParser {
 
   // ---- set statements ---------------------------------------------------------------------------------------
 
+  /** `update @set { ip saddr }` / `add @set { ... }` (parser_bison.y: set_stmt), the packet's key into the set. */
+  private setUpdateStatement(): void {
+    const op = this.s.next();
+    const at = this.s.peek();
+    if (!this.s.isPunct('@')) this.s.fail(at);
+    this.s.next();
+    const name = this.s.peek();
+    if (!(name.kind === 'word' || name.kind === 'quoted')) this.s.fail(name, 'string');
+    this.s.next();
+    this.s.expectPunct('{', "'{'");
+    const start = this.s.peek().loc;
+    const key: Value[] = [];
+    const types: NftType[] = [];
+    do {
+      const part = this.primary();
+      key.push({ selector: part.selector });
+      types.push(part.type);
+    } while (this.s.acceptPunct('.') !== undefined);
+    const lhs = span(start, this.s.previous().loc);
+    if (this.s.peek().kind === 'word' && this.s.peek().text === 'timeout')
+      this.report(errorAt(this.s.peek().loc, 'a timeout in a set statement is not supported by packetlab'));
+    this.s.expectPunct('}', "'}'");
+    this.setRefs.push({ name: name.text, loc: span(at.loc, name.loc), types, map: false, lhs });
+    this.exprs.push({ kind: 'set-update', op: op.text === 'add' ? 'add' : 'update', set: name.text, key });
+  }
+
   private setStatement(target: Primary): void {
     const setToken = this.s.next();
     const selector = target.selector;
@@ -924,6 +958,57 @@ class RuleParser {
     const { mask, xor } = this.bitwiseChain(from.type);
     return { kind: 'value', value: bitwiseValue(from.selector, mask, xor, 0xffff_ffff) };
   }
+}
+
+/** The interval a plain key covers; undefined for strings and concatenations. */
+function bounds(key: Constant): readonly [number, number] | undefined {
+  switch (key.kind) {
+    case 'number':
+      return [key.value, key.value];
+    case 'prefix': {
+      const host = key.len === 0 ? 0xffff_ffff : ~(0xffff_ffff << (32 - key.len)) >>> 0;
+      return [key.addr >>> 0, (key.addr | host) >>> 0];
+    }
+    case 'range':
+      return [key.low, key.high];
+    default:
+      return undefined;
+  }
+}
+
+/** A merged interval as the key nft lists: a value, a prefix (addresses on a prefix boundary), or a range. */
+function intervalKey(low: number, high: number, type: NftType): Constant {
+  if (low === high) return { kind: 'number', value: low };
+  if (type === 'ipv4_addr') {
+    const size = high - low + 1;
+    const len = 32 - Math.log2(size);
+    if (Number.isInteger(len) && low % size === 0) return { kind: 'prefix', addr: low, len };
+  }
+  return { kind: 'range', low, high };
+}
+
+/**
+ * An anonymous interval set merges its elements before nft sends them (segtree.c, automerge): covered elements go,
+ * overlapping and adjacent ones join (`{ 10.0.0.0/24, 10.0.1.0/24 }` is `{ 10.0.0.0/23 }`, `{ 80, 70-90 }` is
+ * `{ 70-90 }`). Sets without a prefix or range, and maps, are left as written.
+ */
+function mergeIntervals(elements: readonly SetElement[], type: NftType): SetElement[] {
+  if (!elements.some((element) => element.key.kind === 'prefix' || element.key.kind === 'range'))
+    return [...elements];
+  const intervals: [number, number][] = [];
+  for (const element of elements) {
+    const interval = bounds(element.key);
+    if (interval === undefined || element.data !== undefined) return [...elements];
+    intervals.push([interval[0], interval[1]]);
+  }
+  intervals.sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const interval of intervals) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && interval[0] <= last[1] + 1) last[1] = Math.max(last[1], interval[1]);
+    else merged.push(interval);
+  }
+  return merged.map(([low, high]) => ({ key: intervalKey(low, high, type), data: undefined }));
 }
 
 function protocolName(value: number): string {
@@ -1050,6 +1135,17 @@ function readSimple(s: TokenStream, options: RawValueOptions): RawValue {
 }
 
 /** `{ e1, e2 : data, ... }` with newlines allowed inside and an optional trailing comma. */
+/** nft's time strings (`10800s`, `3h`, `1m30s`, `250ms`; a bare number is seconds), in ms; undefined if not one. */
+export function parseTime(token: Token): number | undefined {
+  if (token.kind === 'number') return token.value * 1000;
+  if (token.kind !== 'word' || !/^(\d+(d|h|ms|m|s))+$/.test(token.text)) return undefined;
+  const size: Readonly<Record<string, number>> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  let total = 0;
+  for (const [, count, unit] of token.text.matchAll(/(\d+)(d|h|ms|m|s)/g))
+    total += Number(count) * size[unit!]!;
+  return total;
+}
+
 export function parseElements(s: TokenStream, options: { map: boolean }): RawElement[] {
   s.expectPunct('{', "'{'");
   const elements: RawElement[] = [];
@@ -1057,9 +1153,28 @@ export function parseElements(s: TokenStream, options: { map: boolean }): RawEle
     while (s.peek().kind === 'newline') s.next();
     if (s.isPunct('}')) break;
     const key = readRawValue(s, { concat: true, flags: false, inSet: true });
+    // The element's options (parser_bison.y: set_elem_options): comment, timeout, expires.
+    let comment: string | undefined;
+    let timeout: number | undefined;
+    for (;;) {
+      const option = s.peek();
+      if (option.kind !== 'word') break;
+      if (option.text === 'comment') {
+        s.next();
+        const text = s.next();
+        if (text.kind !== 'quoted' && text.kind !== 'word') s.fail(text, 'string');
+        comment = text.text;
+      } else if (option.text === 'timeout' || option.text === 'expires') {
+        s.next();
+        const time = s.next();
+        const ms = parseTime(time);
+        if (ms === undefined) s.fail(time);
+        if (option.text === 'timeout') timeout = ms;
+      } else break;
+    }
     let data: RawVerdict | RawValue | undefined;
     if (s.acceptPunct(':') !== undefined) data = parseElementData(s, options.map);
-    elements.push({ key, data, loc: rawLoc(key) });
+    elements.push({ key, data, loc: rawLoc(key), comment, timeout });
     while (s.peek().kind === 'newline') s.next();
     if (s.acceptPunct(',') === undefined) break;
   }

@@ -13,6 +13,8 @@ export interface NftRunOptions {
   readonly check?: boolean;
   /** `-a`: show handles. */
   readonly handles?: boolean;
+  /** Virtual ns now: listings print the time set elements have left. */
+  readonly now?: number;
 }
 
 export interface NftRunResult {
@@ -39,6 +41,7 @@ export function runNft(
   const result = applyCommands(netfilter.store, parsed.commands, {
     check: options.check ?? false,
     handles: options.handles ?? false,
+    now: options.now,
   });
   if (result.error !== undefined)
     return { stdout: '', stderr: formatError(source, result.error), exitCode: 1 };

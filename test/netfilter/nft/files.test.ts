@@ -14,7 +14,16 @@ const here = dirname(fileURLToPath(import.meta.url));
 const fixture = (name: string): string => readFileSync(join(here, 'fixtures', name), 'utf8');
 
 describe('nft -f then nft list ruleset', () => {
-  it.each(['kube-proxy', 'incident', 'workaround', 'trace-setup', 'sets'])('%s', (name) => {
+  it.each([
+    'kube-proxy',
+    'incident',
+    'workaround',
+    'trace-setup',
+    'sets',
+    'set-options',
+    'kube-proxy-overall',
+    'intervals',
+  ])('%s', (name) => {
     const netfilter = { store: new RulesetStore() };
     const loaded = runNft(netfilter, fixture(`${name}.nft`), { file: `${name}.nft` });
     expect(loaded.stderr).toBe('');
@@ -23,7 +32,14 @@ describe('nft -f then nft list ruleset', () => {
   });
 
   it('prints what it parsed back into the same ruleset (print(parse(print(x))) == print(x))', () => {
-    for (const name of ['kube-proxy', 'workaround', 'trace-setup', 'sets']) {
+    for (const name of [
+      'kube-proxy',
+      'workaround',
+      'trace-setup',
+      'sets',
+      'set-options',
+      'kube-proxy-overall',
+    ]) {
       const first = { store: new RulesetStore() };
       runNft(first, fixture(`${name}.nft`), { file: 'a.nft' });
       const listed = runNft(first, 'list ruleset').stdout;

@@ -27,7 +27,15 @@ describe('packetlab nft against the real nft', () => {
 
   afterAll(() => real.cleanup());
 
-  it.each(['kube-proxy', 'sets', 'workaround', 'trace-setup'])('%s.nft lists the same', (name) => {
+  it.each([
+    'kube-proxy',
+    'sets',
+    'workaround',
+    'trace-setup',
+    'set-options',
+    'kube-proxy-overall',
+    'intervals',
+  ])('%s.nft lists the same', (name) => {
     if (!ready) return;
     expect(real.exec('n', 'nft', ['flush', 'ruleset']).exitCode).toBe(0);
     const loaded = real.exec('n', 'nft', ['-f', join(fixtureDir, `${name}.nft`)]);
