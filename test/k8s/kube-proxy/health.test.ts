@@ -61,7 +61,7 @@ describe('the proxier health server on 10256', () => {
       '\r\n\r\n{"lastUpdated": "2023-11-14 22:13:22.5 +0000 UTC m=+2.500000000","currentTime": "2023-11-14 22:13:22.5 +0000 UTC m=+2.500000000"}',
     );
     expect(curl('http://10.0.0.2:10256/other')).toMatch(
-      /^HTTP\/1.1 404 Not Found\r\n[^]*404 page not found\n$/,
+      /^HTTP\/1.1 404 Not Found\r\n[\s\S]*404 page not found\n$/,
     );
   });
 
@@ -101,7 +101,7 @@ describe('the proxier health server on 10256', () => {
         },
       }),
     );
-    expect(curl('http://10.0.0.2:10256/healthz')).toMatch(/^HTTP\/1.1 503[^]*"nodeEligible": false}$/);
+    expect(curl('http://10.0.0.2:10256/healthz')).toMatch(/^HTTP\/1.1 503[\s\S]*"nodeEligible": false}$/);
     expect(curl('http://10.0.0.2:10256/livez')).toMatch(/^HTTP\/1.1 200/);
   });
 });
