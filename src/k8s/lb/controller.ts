@@ -12,7 +12,7 @@ import type { Namespace } from '../../netns/namespace.ts';
 import { exec } from '../../tools/exec.ts';
 import type { Node, Service } from '../objects.ts';
 import type { Store } from '../store.ts';
-import { type HealthCheckOptions, HealthChecker } from './health-checker.ts';
+import { HealthChecker, type HealthCheckOptions } from './health-checker.ts';
 import { type PassthroughFrontend, renderPassthrough } from './passthrough-rules.ts';
 import { TcpProxy } from './tcp-proxy.ts';
 
@@ -73,7 +73,8 @@ export function loadBalancerController(
   const health = new HealthChecker(ns, options.healthCheck ?? {}, () => reconcile());
   if (options.mode === 'passthrough') run(ns, 'sysctl -qw net.ipv4.ip_forward=1');
 
-  const lbServices = (): Service[] => store.list('Service').filter((service) => service.spec.type === 'LoadBalancer');
+  const lbServices = (): Service[] =>
+    store.list('Service').filter((service) => service.spec.type === 'LoadBalancer');
   const eligibleNodes = (): { node: Node; addr: string }[] => {
     const nodes: { node: Node; addr: string }[] = [];
     for (const node of store.list('Node')) {
@@ -143,7 +144,8 @@ export function loadBalancerController(
     const nodes = eligibleNodes();
     const targets = new Map<string, { addr: string; port: number }>();
     for (const service of services)
-      for (const { addr } of nodes) targets.set(`${addr}:${healthPort(service)}`, { addr, port: healthPort(service) });
+      for (const { addr } of nodes)
+        targets.set(`${addr}:${healthPort(service)}`, { addr, port: healthPort(service) });
     health.setTargets([...targets.values()]);
     // The data plane.
     const frontends: PassthroughFrontend[] = [];
@@ -167,7 +169,11 @@ export function loadBalancerController(
             addr: ingress,
             port: port.port,
             protocol: port.protocol,
-            backends: rotation.map(({ node, addr }) => ({ node: node.metadata.name, addr, nodePort: port.nodePort })),
+            backends: rotation.map(({ node, addr }) => ({
+              node: node.metadata.name,
+              addr,
+              nodePort: port.nodePort,
+            })),
           });
           continue;
         }
@@ -176,7 +182,11 @@ export function loadBalancerController(
         liveProxies.add(proxyKey);
         let proxy = proxies.get(proxyKey);
         if (proxy === undefined) {
-          proxy = new TcpProxy(ns, { addr: ingress, port: port.port, proxyProtocol: options.proxyProtocol ?? false });
+          proxy = new TcpProxy(ns, {
+            addr: ingress,
+            port: port.port,
+            proxyProtocol: options.proxyProtocol ?? false,
+          });
           proxies.set(proxyKey, proxy);
         }
         proxy.setBackends(rotation.map(({ addr }) => ({ addr, port: port.nodePort })));
@@ -242,7 +252,12 @@ interface Pool {
 /** `first-last`, parsed with ipaddr.js at the edge; a bad pool is a programmer error. */
 function parsePool(text: string): Pool {
   const [first, last] = text.split('-');
-  if (first === undefined || last === undefined || !ipaddr.IPv4.isValidFourPartDecimal(first) || !ipaddr.IPv4.isValidFourPartDecimal(last))
+  if (
+    first === undefined ||
+    last === undefined ||
+    !ipaddr.IPv4.isValidFourPartDecimal(first) ||
+    !ipaddr.IPv4.isValidFourPartDecimal(last)
+  )
     throw new Error(`loadBalancerController: not an address range: ${text}`);
   const pool = { first: toInt(first), last: toInt(last) };
   if (pool.first > pool.last) throw new Error(`loadBalancerController: empty range: ${text}`);

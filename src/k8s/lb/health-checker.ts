@@ -4,8 +4,8 @@
 // `unhealthyThreshold` failures in a row and comes back after `healthyThreshold` successes. A node starts out of
 // rotation until its first probe passes. No HTTPS or TCP-only checks, no jitter between probes.
 
-import { httpRequest } from '../../app/http/client.ts';
 import type { HttpExchange } from '../../app/http/client.ts';
+import { httpRequest } from '../../app/http/client.ts';
 import type { Namespace } from '../../netns/namespace.ts';
 import { parseIpv4 } from '../../wire/address.ts';
 
@@ -76,7 +76,15 @@ export class HealthChecker {
     for (const { addr, port } of targets) {
       const key = `${addr}:${port}`;
       if (this.targets.has(key)) continue;
-      const target: Target = { addr, port, healthy: false, successes: 0, failures: 0, timer: -1, exchange: undefined };
+      const target: Target = {
+        addr,
+        port,
+        healthy: false,
+        successes: 0,
+        failures: 0,
+        timer: -1,
+        exchange: undefined,
+      };
       this.targets.set(key, target);
       this.probe(target);
     }

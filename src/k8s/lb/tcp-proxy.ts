@@ -11,8 +11,8 @@ import { parseIpv4 } from '../../wire/address.ts';
 import {
   emitProxyV2,
   PROXY_TRANSPORT_STREAM,
-  ProxyV2View,
   type ProxyV2Repr,
+  ProxyV2View,
   proxyV2HeaderLen,
 } from '../../wire/proxy-v2.ts';
 
@@ -51,7 +51,8 @@ export class TcpProxy {
     const addr = parseIpv4(options.addr);
     if (addr === undefined) throw new Error(`TcpProxy: bad address ${options.addr}`);
     const listener = ns.tcp.listen(addr, options.port, (socket) => this.accept(socket));
-    if (listener === 'EADDRINUSE') throw new Error(`TcpProxy: ${options.addr}:${options.port} is in use in ${ns.name}`);
+    if (listener === 'EADDRINUSE')
+      throw new Error(`TcpProxy: ${options.addr}:${options.port} is in use in ${ns.name}`);
     this.listener = listener;
   }
 

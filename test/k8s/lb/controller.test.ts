@@ -71,7 +71,7 @@ describe('passthrough: DNAT without SNAT, rewritten on health changes', () => {
     const slice = store.get('EndpointSlice', 'default', 'signalements-abcde')!;
     sim.run(1e9); // t = 2 s
     const notReady = must(
-      store.update({
+      store.update<'EndpointSlice'>({
         ...slice,
         endpoints: slice.endpoints.map((e) => ({ ...e, conditions: { ...e.conditions, ready: false } })),
       }),
@@ -80,15 +80,20 @@ describe('passthrough: DNAT without SNAT, rewritten on health changes', () => {
     expect(controller.views()[0]!.inRotation).toEqual([]);
     expect(controller.ruleset()).toContain('\t\tip daddr 172.18.255.200 tcp dport 80 drop\n');
     const failed = exec(client, 'curl -sS -m 2 http://172.18.255.200/sante');
-    expect([failed.exitCode, failed.stderr]).toEqual([28, 'curl: (28) Connection timed out after 2000 milliseconds\n']);
+    expect([failed.exitCode, failed.stderr]).toEqual([
+      28,
+      'curl: (28) Connection timed out after 2000 milliseconds\n',
+    ]);
     // t = 8 s: ready again; the probe at 10 s puts the node back.
-    must(store.update({ ...notReady, endpoints: slice.endpoints }));
+    must(store.update<'EndpointSlice'>({ ...notReady, endpoints: slice.endpoints }));
     sim.run(1.9e9);
     expect(controller.views()[0]!.inRotation).toEqual([]);
     sim.run(0.1e9);
     expect(controller.views()[0]!.inRotation).toEqual(['formation-worker']);
     expect(
-      controller.health.probes.filter((p) => p.target === '172.18.0.3:32000').map((p) => [p.at / 1e9, p.status]),
+      controller.health.probes
+        .filter((p) => p.target === '172.18.0.3:32000')
+        .map((p) => [p.at / 1e9, p.status]),
     ).toEqual([
       [0, 200],
       [5, 503],
@@ -128,11 +133,11 @@ describe('proxy: a TCP proxy terminating the client connection', () => {
     sim.run(1e9);
     expect(curls(client, 2)).toEqual(Array(2).fill('ok from formation-worker\n'));
     const record = pods[0]!.records[0]!;
-    expect([record.client, formatIpv4(record.peerAddr), record.proxiedAddr && formatIpv4(record.proxiedAddr)]).toEqual([
-      '203.0.113.10',
-      '172.18.0.1',
-      '203.0.113.10',
-    ]);
+    expect([
+      record.client,
+      formatIpv4(record.peerAddr),
+      record.proxiedAddr && formatIpv4(record.proxiedAddr),
+    ]).toEqual(['203.0.113.10', '172.18.0.1', '203.0.113.10']);
     expect(pods[0]!.stats.proxyHeaders).toBe(2);
   });
 
@@ -149,7 +154,10 @@ describe('proxy: a TCP proxy terminating the client connection', () => {
     sim.run(5e9);
     expect(controller.views()[0]!.inRotation).toEqual([]);
     const result = exec(client, 'curl -sS -m 2 http://172.18.255.200/sante');
-    expect([result.exitCode, result.stderr]).toEqual([56, 'curl: (56) Recv failure: Connection reset by peer\n']);
+    expect([result.exitCode, result.stderr]).toEqual([
+      56,
+      'curl: (56) Recv failure: Connection reset by peer\n',
+    ]);
     expect(controller.proxy('172.18.255.200', 80)!.stats.refused).toBe(1);
   });
 });

@@ -4,8 +4,8 @@
 // to the local pod; kube-proxy's health servers on both nodes from one real Store.
 
 import { type HttpServer, httpServer } from '../../../src/app/http/server.ts';
-import { type LoadBalancerOptions, loadBalancerController } from '../../../src/k8s/lb/controller.ts';
 import { kubeProxyHealth } from '../../../src/k8s/kube-proxy/health.ts';
+import { type LoadBalancerOptions, loadBalancerController } from '../../../src/k8s/lb/controller.ts';
 import type { Service } from '../../../src/k8s/objects.ts';
 import type { Namespace } from '../../../src/netns/namespace.ts';
 import { Simulation } from '../../../src/netns/simulation.ts';
@@ -28,7 +28,10 @@ export function lbService(policy: 'Local' | 'Cluster'): ReturnType<typeof servic
 }
 
 export function lbLab(
-  options: LoadBalancerOptions & { readonly policy: 'Local' | 'Cluster'; readonly podProxyProtocol?: boolean },
+  options: LoadBalancerOptions & {
+    readonly policy: 'Local' | 'Cluster';
+    readonly podProxyProtocol?: boolean;
+  },
 ) {
   const sim = new Simulation({ seed: 'lb' });
   const store = storeOf(sim);
@@ -48,7 +51,10 @@ export function lbLab(
   must(
     store.create({
       kind: 'Node',
-      metadata: { name: 'formation-control-plane', labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': '' } },
+      metadata: {
+        name: 'formation-control-plane',
+        labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': '' },
+      },
       spec: { podCIDR: '10.244.0.0/24', podCIDRs: ['10.244.0.0/24'], unschedulable: false, taints: [] },
       status: { addresses: [{ type: 'InternalIP', address: '172.18.0.2' }], ready: true },
     }),
@@ -71,7 +77,10 @@ export function lbLab(
     run(pod, 'ip link set eth0 up');
     run(pod, `ip route add default via ${worker.gateway}`);
     // kube-proxy's NodePort rule, by hand: to the node's own pod.
-    run(node, `iptables -t nat -A PREROUTING -p tcp --dport 30080 -j DNAT --to-destination ${worker.pod}:8000`);
+    run(
+      node,
+      `iptables -t nat -A PREROUTING -p tcp --dport 30080 -j DNAT --to-destination ${worker.pod}:8000`,
+    );
     pods.push(
       httpServer(pod, {
         port: 8000,
