@@ -217,7 +217,17 @@ export function loadBalancerController(
     }
   }
 
-  const stops = [store.watch('Service', () => reconcile()), store.watch('Node', () => reconcile())];
+  // Watch events are delivered synchronously and our own status update is a Store write: react on the scheduler
+  // (coalesced, at the same virtual instant), so every watcher sees the event that woke us before our MODIFIED.
+  let queued = -1;
+  const later = (): void => {
+    if (queued !== -1) return;
+    queued = ns.sim.scheduler.schedule(0, () => {
+      queued = -1;
+      reconcile();
+    });
+  };
+  const stops = [store.watch('Service', later), store.watch('Node', later)];
   reconcile();
   return {
     mode: options.mode,
@@ -227,6 +237,7 @@ export function loadBalancerController(
     proxy: (address, port) => proxies.get(`${address}:${port}`),
     close() {
       for (const stop of stops) stop();
+      if (queued !== -1) ns.sim.scheduler.cancel(queued);
       health.stop();
       for (const proxy of proxies.values()) proxy.close();
       proxies.clear();

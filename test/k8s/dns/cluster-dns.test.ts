@@ -163,8 +163,10 @@ describe("a pod's resolv.conf and glibc's search list", () => {
 
   it('curl http://signalements/sante from the pod: one A+AAAA pair for the first search domain, then the Service', () => {
     const { a, b, dns } = lab();
-    writeResolvConf(a, podResolvConf('default', { nameserver: '10.0.0.2' }));
+    // The pod's own file (nameserver 10.96.0.10, the kube-dns ClusterIP), DNATed by hand to CoreDNS on b.
+    writeResolvConf(a, podResolvConf('default'));
     httpServer(b, { port: 80, routes: { '/sante': { body: 'ok\n' } } });
+    exec(a, 'iptables -t nat -A OUTPUT -d 10.96.0.10 -p udp --dport 53 -j DNAT --to-destination 10.0.0.2:53');
     // the Service's ClusterIP, DNATed by hand to b's server (kube-proxy's part, not this test's)
     exec(a, 'ip route add default via 10.0.0.2');
     exec(

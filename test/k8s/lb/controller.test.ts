@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { renderPassthrough } from '../../../src/k8s/lb/passthrough-rules.ts';
 import { exec } from '../../../src/tools/exec.ts';
 import { formatIpv4 } from '../../../src/wire/address.ts';
 import { must } from '../services-fixture.ts';
-import { lbLab } from './lab.ts';
+import { lbLab, lbService } from './lab.ts';
 
 describe('the load-balancer controller', () => {
   it('gives the Service the pool’s first address through the Store and holds it on the LB', () => {
@@ -159,5 +160,55 @@ describe('proxy: a TCP proxy terminating the client connection', () => {
       'curl: (56) Recv failure: Connection reset by peer\n',
     ]);
     expect(controller.proxy('172.18.255.200', 80)!.stats.refused).toBe(1);
+  });
+});
+
+describe('the controller follows the Store', () => {
+  it('a later Service gets the next address at the same instant, after every watcher saw it ADDED; deletion frees it', () => {
+    const { sim, store, lb, controller } = lbLab({ mode: 'passthrough', device: 'ext', policy: 'Local' });
+    const seen: string[] = [];
+    store.watch('Service', (event) => {
+      seen.push(
+        `${event.type} ${event.object.metadata.name} [${event.object.status.loadBalancerIngress.join(',')}]`,
+      );
+    });
+    must(store.create({ ...lbService('Cluster'), metadata: { name: 'web', namespace: 'default' } }));
+    expect(seen).toEqual(['ADDED web []']);
+    sim.run(0);
+    expect(seen).toEqual(['ADDED web []', 'MODIFIED web [172.18.255.201]']);
+    expect(controller.views().map((v) => [v.name, v.ingress])).toEqual([
+      ['signalements', '172.18.255.200'],
+      ['web', '172.18.255.201'],
+    ]);
+    must(store.delete('Service', 'default', 'signalements'));
+    sim.run(0);
+    expect(exec(lb, 'ip -br addr show dev ext').stdout).toMatch(
+      /203\.0\.113\.1\/24 172\.18\.255\.201\/32 *\n$/,
+    );
+    must(store.create({ ...lbService('Cluster'), metadata: { name: 'api', namespace: 'default' } }));
+    sim.run(0);
+    expect(store.get('Service', 'default', 'api')!.status.loadBalancerIngress).toEqual(['172.18.255.200']);
+  });
+});
+
+describe('renderPassthrough', () => {
+  it('a UDP frontend with no node in rotation drops', () => {
+    expect(
+      renderPassthrough([
+        { id: 'kube-system-dns-53', addr: '172.18.255.210', port: 53, protocol: 'UDP', backends: [] },
+      ]),
+    ).toBe(
+      [
+        'table ip packetlab-lb',
+        'delete table ip packetlab-lb',
+        'table ip packetlab-lb {',
+        '\tchain prerouting {',
+        '\t\ttype nat hook prerouting priority dstnat; policy accept;',
+        '\t\tip daddr 172.18.255.210 udp dport 53 drop',
+        '\t}',
+        '}',
+        '',
+      ].join('\n'),
+    );
   });
 });
