@@ -9,6 +9,7 @@ export {
   type ClusterDnsStats,
   clusterDns,
 } from './dns/cluster-dns.ts';
+export { KUBE_DNS_LABELS, kubeDnsService } from './dns/kube-dns.ts';
 export { buildDnsTable, type DnsTable, type SrvTarget } from './dns/records.ts';
 export {
   formatGoTime,

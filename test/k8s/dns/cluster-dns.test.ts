@@ -3,6 +3,7 @@ import { podResolvConf, writeResolvConf } from '../../../src/app/dns/resolv-conf
 import { lookupHost } from '../../../src/app/dns/resolver.ts';
 import { httpServer } from '../../../src/app/http/server.ts';
 import { clusterDns } from '../../../src/k8s/dns/cluster-dns.ts';
+import { kubeDnsService } from '../../../src/k8s/dns/kube-dns.ts';
 import { exec } from '../../../src/tools/exec.ts';
 import { parseIpv4 } from '../../../src/wire/address.ts';
 import { DNS_TYPE_A, DNS_TYPE_AAAA, DnsView, parseDns } from '../../../src/wire/dns.ts';
@@ -204,5 +205,17 @@ describe("a pod's resolv.conf and glibc's search list", () => {
     const { a } = lab();
     const result = exec(a, 'curl -sS http://signalements/sante');
     expect([result.exitCode, result.stderr]).toEqual([6, 'curl: (6) Could not resolve host: signalements\n']);
+  });
+});
+
+describe('the kube-dns Service', () => {
+  it('kubeadm’s: 10.96.0.10 with dns/UDP, dns-tcp/TCP and metrics; CoreDNS answers its own name and SRV', () => {
+    const { store, askName } = lab();
+    must(store.create(kubeDnsService()));
+    const a = askName('kube-dns.kube-system.svc.cluster.local', DNS_TYPE_A);
+    expect(a.answers.map((r) => r.data)).toEqual([{ kind: 'a', addr: parseIpv4('10.96.0.10') }]);
+    const srv = askName('_dns._udp.kube-dns.kube-system.svc.cluster.local', 33);
+    const data = srv.answers[0]?.data;
+    expect(data?.kind === 'raw' ? [data.bytes[4], data.bytes[5]] : []).toEqual([0, 53]);
   });
 });
