@@ -1,7 +1,7 @@
 // The cluster's DNS server, CoreDNS with kubeadm's Corefile (`kubernetes cluster.local { pods insecure; ttl 30 }`,
 // `forward . /etc/resolv.conf`) answering over UDP from a table the Store's watches keep current: A for Services,
-// headless endpoints and pods, SRV for named ports, NODATA/NXDOMAIN with the zone's SOA, and SERVFAIL for names
-// outside the zone (a kind cluster with no reachable upstream: the forward plugin's answer when none replies; it
+// headless endpoints and pods, SRV for named ports, PTR for ClusterIPs and headless endpoints, NODATA/NXDOMAIN with the
+// zone's SOA, and SERVFAIL for other names outside the zone (a kind cluster with no reachable upstream: the forward plugin's answer when none replies; it
 // answers at once where CoreDNS waits out its upstream timeout). No TCP, no EDNS, no reverse zones, no caching.
 
 import type { Namespace } from '../../netns/namespace.ts';
@@ -15,6 +15,7 @@ import {
   DNS_RCODE_NXDOMAIN,
   DNS_RCODE_SERVFAIL,
   DNS_TYPE_A,
+  DNS_TYPE_PTR,
   DNS_TYPE_SOA,
   type DnsRecord,
   type DnsRepr,
@@ -152,6 +153,26 @@ export function clusterDns(ns: Namespace, store: Store, options: ClusterDnsOptio
     if (query.questions.length !== 1) return reply(query, DNS_RCODE_FORMERR, [], []);
     const question = query.questions[0]!;
     const name = question.name.toLowerCase();
+    // `kubernetes cluster.local in-addr.arpa ip6.arpa { fallthrough in-addr.arpa ip6.arpa }`: a known address's
+    // PTR is answered; any other reverse name falls through to forward, which has no upstream here.
+    const target = table.ptr.get(name);
+    if (target !== undefined && question.type === DNS_TYPE_PTR && question.class === DNS_CLASS_IN) {
+      stats.answers++;
+      return reply(
+        query,
+        DNS_RCODE_NOERROR,
+        [
+          {
+            name: question.name,
+            type: DNS_TYPE_PTR,
+            class: DNS_CLASS_IN,
+            ttl,
+            data: { kind: 'name', name: target },
+          },
+        ],
+        [],
+      );
+    }
     if (!inZone(name)) {
       stats.servfail++;
       return reply(query, DNS_RCODE_SERVFAIL, [], []);

@@ -1,7 +1,8 @@
 // The names cluster DNS answers, computed from the Store as CoreDNS's kubernetes plugin finds them (plugin/kubernetes
 // kubernetes.go: findServices, findPods with `pods insecure`): `<svc>.<ns>.svc.<zone>` for ClusterIP Services, the
 // ready endpoints of headless Services (and `<a-b-c-d>.<svc>.<ns>.svc.<zone>` for each), and SRV targets of named
-// ports. Pod names are parsed, not listed. No ExternalName Services, no endpoint hostnames, no wildcards.
+// ports, and PTR names in in-addr.arpa for ClusterIPs and headless endpoints. Pod names are parsed, not listed. No
+// ExternalName Services, no endpoint hostnames, no wildcards.
 
 import type { EndpointSlice, Service } from '../objects.ts';
 import { SERVICE_NAME_LABEL } from '../objects.ts';
@@ -18,6 +19,8 @@ export interface DnsTable {
   /** A records by lower-case name without the final dot. */
   readonly a: Map<string, string[]>;
   readonly srv: Map<string, SrvTarget[]>;
+  /** PTR names (`12.40.96.10.in-addr.arpa`) of ClusterIPs and headless endpoints, and the name each points to. */
+  readonly ptr: Map<string, string>;
   /** The Kubernetes namespaces that exist (CoreDNS's namespaceExposed): a pod name in another is NXDOMAIN. */
   readonly namespaces: Set<string>;
 }
@@ -31,6 +34,7 @@ export function dashed(addr: string): string {
 export function buildDnsTable(store: Store, zone: string): DnsTable {
   const a = new Map<string, string[]>();
   const srv = new Map<string, SrvTarget[]>();
+  const ptr = new Map<string, string>();
   const namespaces = new Set<string>(['default', 'kube-system']);
   for (const pod of store.list('Pod')) namespaces.add(pod.metadata.namespace);
   const slicesByService = new Map<string, EndpointSlice[]>();
@@ -45,7 +49,10 @@ export function buildDnsTable(store: Store, zone: string): DnsTable {
     const name = `${service.metadata.name}.${service.metadata.namespace}.svc.${zone}`.toLowerCase();
     const slices = slicesByService.get(`${service.metadata.namespace}/${service.metadata.name}`) ?? [];
     if (service.spec.clusterIP !== 'None') {
-      if (service.spec.clusterIP !== '') a.set(name, [service.spec.clusterIP]);
+      if (service.spec.clusterIP !== '') {
+        a.set(name, [service.spec.clusterIP]);
+        ptr.set(reverseName(service.spec.clusterIP), name);
+      }
       addSrv(srv, service, name, [name]);
       continue;
     }
@@ -57,11 +64,17 @@ export function buildDnsTable(store: Store, zone: string): DnsTable {
     for (const addr of ready) {
       const host = `${dashed(addr)}.${name}`;
       a.set(host, [addr]);
+      ptr.set(reverseName(addr), host);
       targets.push(host);
     }
     addSrv(srv, service, name, targets);
   }
-  return { a, srv, namespaces };
+  return { a, srv, ptr, namespaces };
+}
+
+/** 10.96.40.12 → 12.40.96.10.in-addr.arpa. */
+export function reverseName(addr: string): string {
+  return `${addr.split('.').reverse().join('.')}.in-addr.arpa`;
 }
 
 function readyAddresses(slices: readonly EndpointSlice[]): string[] {

@@ -219,3 +219,16 @@ describe('the kube-dns Service', () => {
     expect(data?.kind === 'raw' ? [data.bytes[4], data.bytes[5]] : []).toEqual([0, 53]);
   });
 });
+
+describe('reverse lookups (in-addr.arpa with fallthrough)', () => {
+  it("a ClusterIP's PTR names its Service; an unknown address falls through to SERVFAIL", () => {
+    const { askName } = lab();
+    const ptr = askName('12.40.96.10.in-addr.arpa', 12);
+    expect([ptr.rcode, ptr.authoritative, ptr.answers.map((r) => r.data)]).toEqual([
+      0,
+      true,
+      [{ kind: 'name', name: 'signalements.default.svc.cluster.local' }],
+    ]);
+    expect(askName('9.1.244.10.in-addr.arpa', 12).rcode).toBe(2);
+  });
+});
