@@ -1,8 +1,9 @@
-// The cluster's DNS server, CoreDNS with kubeadm's Corefile (`kubernetes cluster.local { pods insecure; ttl 30 }`,
-// `forward . /etc/resolv.conf`) answering over UDP from a table the Store's watches keep current: A for Services,
-// headless endpoints and pods, SRV for named ports, PTR for ClusterIPs and headless endpoints, NODATA/NXDOMAIN with the
-// zone's SOA, and SERVFAIL for other names outside the zone (a kind cluster with no reachable upstream: the forward plugin's answer when none replies; it
-// answers at once where CoreDNS waits out its upstream timeout). No TCP, no EDNS, no reverse zones, no caching.
+// The cluster's DNS server, CoreDNS with kubeadm's Corefile (`kubernetes cluster.local in-addr.arpa ip6.arpa { pods
+// insecure; fallthrough in-addr.arpa ip6.arpa; ttl 30 }`, `forward . /etc/resolv.conf`) answering over UDP from a table
+// the Store's watches keep current: A for Services, headless endpoints and pods, SRV for named ports, PTR for ClusterIPs
+// and headless endpoints, NODATA/NXDOMAIN with the zone's SOA, and SERVFAIL for every other name (a kind cluster with
+// no reachable upstream: the forward plugin's answer when none replies; given at once, where CoreDNS waits out its
+// upstream timeout). No TCP, no EDNS, no ip6.arpa, no caching.
 
 import type { Namespace } from '../../netns/namespace.ts';
 import type { UdpDatagram } from '../../socket/udp.ts';
