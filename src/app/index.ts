@@ -1,6 +1,7 @@
 // Applications on a namespace's sockets: an HTTP/1.1 server and client, curl's error semantics, a load generator,
 // a UDP echo, a DNS server and glibc's stub resolver.
 
+export { parseResolvConf, podResolvConf, readResolvConf, writeResolvConf } from './dns/resolv-conf.ts';
 export {
   type Lookup,
   type LookupError,
@@ -25,6 +26,7 @@ export type { HeaderField } from './http/message.ts';
 export {
   type AccessRecord,
   formatAccessLine,
+  type HttpDynamicReply,
   type HttpRoute,
   type HttpServer,
   type HttpServerOptions,

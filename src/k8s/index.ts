@@ -97,6 +97,15 @@ export {
 } from './controllers/endpointslice.ts';
 export { PodTermination } from './controllers/pod-termination.ts';
 export { PodScheduler, tolerates, toleratesNode } from './controllers/scheduler.ts';
+// k8s-services: cluster DNS, kube-proxy's health servers, the external load balancer.
+export {
+  type ClusterDns,
+  type ClusterDnsOptions,
+  type ClusterDnsStats,
+  clusterDns,
+} from './dns/cluster-dns.ts';
+export { KUBE_DNS_LABELS, kubeDnsService } from './dns/kube-dns.ts';
+export { buildDnsTable, type DnsTable, type SrvTarget } from './dns/records.ts';
 export {
   DOCKER_GATEWAY,
   DOCKER_NETWORK,
@@ -112,6 +121,14 @@ export {
   type NodeView,
   type SyncRecord,
 } from './kube-proxy/controller.ts';
+export {
+  formatGoTime,
+  type KubeProxyHealth,
+  type KubeProxyHealthOptions,
+  kubeProxyHealth,
+  localReadyEndpoints,
+  TO_BE_DELETED_TAINT,
+} from './kube-proxy/health.ts';
 // kube-proxy, iptables mode (kp-iptables): the proxier, its ruleset, the chain names.
 export * from './kube-proxy/iptables/index.ts';
 // kp-nftables: kube-proxy's nftables mode (pkg/proxy/nftables of v1.31).
@@ -140,6 +157,17 @@ export {
   Kubelet,
   type RunningContainer,
 } from './kubelet/kubelet.ts';
+export {
+  EXCLUDE_FROM_LB_LABEL,
+  type LoadBalancerController,
+  type LoadBalancerMode,
+  type LoadBalancerOptions,
+  type LoadBalancerView,
+  loadBalancerController,
+} from './lb/controller.ts';
+export { HealthChecker, type HealthCheckOptions, type ProbeRecord } from './lb/health-checker.ts';
+export { PASSTHROUGH_TABLE, type PassthroughFrontend, renderPassthrough } from './lb/passthrough-rules.ts';
+export { type Backend, TcpProxy, type TcpProxyOptions, type TcpProxyStats } from './lb/tcp-proxy.ts';
 export * from './objects.ts';
 export type { Command, SegmentPort, SegmentSpec, Word } from './plan.ts';
 export { type Plan, PlanRunner, type PlanRunnerOptions, runPlan } from './run-plan.ts';

@@ -1,9 +1,11 @@
 // `curl` as Debian 12's curl 7.88.1 runs one HTTP transfer: it drives the simulation until the transfer ends or times
 // out, then prints the body (-o, -i, -I), -w variables, -v's `*`/`>`/`<` lines and curl's errors and exit codes.
 // Several URLs run one after the other, reusing a kept-alive connection to the same host and port. Not supported:
-// https and other schemes, name resolution beyond --resolve, redirects, the progress meter (never drawn), uploads
-// other than -d, per-URL -o (the one -o is the first URL's), and the unmodelled options named in curl/args.ts.
+// https and other schemes, name resolution other than --resolve and the namespace's resolv.conf (no /etc/hosts),
+// redirects, the progress meter (never drawn), uploads other than -d, per-URL -o (the one -o is the first URL's), and the unmodelled options named in curl/args.ts.
 
+import { parseResolvConf, readResolvConf } from '../app/dns/resolv-conf.ts';
+import { lookupHost } from '../app/dns/resolver.ts';
 import { type HttpResult, type HttpTrace, httpRequest } from '../app/http/client.ts';
 import { curlErrorText, curlExitCode, curlFailureDetail } from '../app/http/failure.ts';
 import type { HeaderField } from '../app/http/message.ts';
@@ -199,7 +201,9 @@ function transferOne(session: Session, urlText: string, first: boolean): Transfe
   }
   const target = url.target;
   const hostPort = `${target.host}:${target.port}`;
-  const addr = parseIpv4(target.host) ?? session.resolved.get(hostPort);
+  const addr = parseIpv4(target.host) ?? session.resolved.get(hostPort) ?? resolveHost(ns, target.host);
+  // curl's DNS cache: a later URL to the same host and port does not ask again.
+  if (addr !== undefined && parseIpv4(target.host) === undefined) session.resolved.set(hostPort, addr);
   const cached = session.connections.get(hostPort);
   if (cached === undefined && addr !== undefined && session.seen.has(hostPort))
     verbose(`Hostname ${target.host} was found in DNS cache`);
@@ -330,6 +334,24 @@ function transferOne(session: Session, urlText: string, first: boolean): Transfe
     result.keptAlive ? `Connection #${id} to host ${target.host} left intact` : `Closing connection ${id}`,
   );
   return finish(stdout, 0, '');
+}
+
+/**
+ * getaddrinfo(AF_UNSPEC) through the namespace's /etc/resolv.conf (glibc's search list and ndots), driving the
+ * simulation until it answers; undefined without a resolv.conf or when the lookup failed.
+ */
+function resolveHost(ns: Namespace, host: string): Ipv4Addr | undefined {
+  const text = readResolvConf(ns);
+  const options = text === undefined ? undefined : parseResolvConf(text);
+  if (options === undefined) return undefined;
+  const lookup = lookupHost(ns, host, options);
+  const scheduler = ns.sim.scheduler;
+  while (lookup.result === undefined) {
+    if (scheduler.nextTime() === undefined) break;
+    scheduler.runNext();
+  }
+  const result = lookup.result;
+  return result?.ok === true && result.addresses.length > 0 ? parseIpv4(result.addresses[0]!) : undefined;
 }
 
 /** What lands on stdout (or in the -o file): the head with -i or -I, the body unless -I. */

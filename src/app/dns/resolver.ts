@@ -66,7 +66,8 @@ export interface Lookup {
 /** The outcome of one send_dg-and-retries for one name (res_nquery's view). */
 type QueryOutcome =
   | { kind: 'answered'; a: DnsRepr | undefined; aaaa: DnsRepr | undefined }
-  | { kind: 'failed' };
+  /** Every attempt failed; `servfail`: the last answer was SERVFAIL (hp->rcode), `refused`: ECONNREFUSED. */
+  | { kind: 'failed'; servfail: boolean; refused: boolean };
 
 /** getaddrinfo(name, AF_UNSPEC): starts the lookup on the simulation's clock; `onResult` runs when it ends. */
 export function lookupHost(
@@ -95,6 +96,10 @@ class StubResolver {
   /** statp->options' RES_SNGLKUP and RES_SNGLKUPREOP, learnt from a server that lost one of a pair. */
   private singleRequest: boolean;
   private singleRequestReopen = false;
+  /** The rcode res_search reads in hp->rcode: the last reply of this query was SERVFAIL. */
+  private lastServfail = false;
+  /** The last attempt ended with ECONNREFUSED (errno, which ends res_search at once). */
+  private lastRefused = false;
   private socketPort = 0;
   private onDatagram: (datagram: UdpDatagram) => void = () => {};
   private onRefused: () => void = () => {};
@@ -114,26 +119,36 @@ class StubResolver {
   }
 
   /**
-   * res_nsearch: with at least ndots dots the name is asked as is first, else the search list
-   * first; NXDOMAIN and NODATA move on, a failure (timeout, refusal) ends the search.
+   * __res_context_search (res_query.c): with at least ndots dots (or a final dot) the name is asked as is first and
+   * only a final dot stops there; then each search domain, where NXDOMAIN, NODATA and SERVFAIL move on and any other
+   * failure (a timeout, REFUSED) stops the list; then the name as is if not asked yet. ECONNREFUSED ends at once.
+   * The error is the first as-is query's, else NODATA if any, else TRY_AGAIN if a SERVFAIL came, else the last one's.
    */
   search(name: string, done: (result: LookupResult) => void): void {
-    const absolute = name.endsWith('.');
-    const bare = absolute ? name.slice(0, -1) : name;
+    const trailingDot = name.endsWith('.');
+    const bare = trailingDot ? name.slice(0, -1) : name;
     const dots = bare.split('.').length - 1;
-    const suffixed = absolute ? [] : (this.options.search ?? []).map((domain) => `${bare}.${domain}`);
-    const candidates =
-      absolute || dots >= (this.options.ndots ?? 1) ? [bare, ...suffixed] : [...suffixed, bare];
+    const domains = trailingDot ? [] : (this.options.search ?? []);
+    const asIsFirst = trailingDot || dots >= (this.options.ndots ?? 1);
+    let savedError: LookupError | undefined;
+    let lastError: LookupError = 'EAI_NONAME';
     let gotNodata = false;
-    const next = (index: number): void => {
-      const candidate = candidates[index];
-      if (candidate === undefined) {
-        done({ ok: false, error: gotNodata ? 'EAI_NODATA' : 'EAI_NONAME' });
-        return;
-      }
+    let gotServfail = false;
+    let triedAsIs = false;
+    const finish = (): void => {
+      done({
+        ok: false,
+        error: savedError ?? (gotNodata ? 'EAI_NODATA' : gotServfail ? 'EAI_AGAIN' : lastError),
+      });
+    };
+    /** One querydomain: `found` ends the search with its addresses; otherwise the h_errno it left. */
+    const ask = (
+      candidate: string,
+      then: (step: { error: LookupError; servfail: boolean; refused: boolean }) => void,
+    ): void => {
       this.query(candidate, (outcome) => {
         if (outcome.kind === 'failed') {
-          done({ ok: false, error: 'EAI_AGAIN' });
+          then({ error: 'EAI_AGAIN', servfail: outcome.servfail, refused: outcome.refused });
           return;
         }
         const addresses = addressesOf(outcome.a);
@@ -142,21 +157,66 @@ class StubResolver {
           return;
         }
         const nx = outcome.a?.rcode === DNS_RCODE_NXDOMAIN && outcome.aaaa?.rcode === DNS_RCODE_NXDOMAIN;
-        if (!nx) gotNodata = true;
-        next(index + 1);
+        then({ error: nx ? 'EAI_NONAME' : 'EAI_NODATA', servfail: false, refused: false });
       });
     };
-    next(0);
+    const asIsLast = (): void => {
+      if (triedAsIs) {
+        finish();
+        return;
+      }
+      ask(bare, (step) => {
+        lastError = step.error;
+        finish();
+      });
+    };
+    const searchFrom = (index: number): void => {
+      const domain = domains[index];
+      if (domain === undefined) {
+        asIsLast();
+        return;
+      }
+      ask(`${bare}.${domain}`, (step) => {
+        lastError = step.error;
+        if (step.refused) {
+          done({ ok: false, error: 'EAI_AGAIN' });
+          return;
+        }
+        if (step.error === 'EAI_NODATA') gotNodata = true;
+        if (step.error === 'EAI_NONAME' || step.error === 'EAI_NODATA') {
+          searchFrom(index + 1);
+          return;
+        }
+        if (step.servfail) {
+          gotServfail = true;
+          searchFrom(index + 1);
+          return;
+        }
+        asIsLast(); // done++: the list stops, the name as is may still be asked
+      });
+    };
+    if (!asIsFirst) {
+      searchFrom(0);
+      return;
+    }
+    ask(bare, (step) => {
+      triedAsIs = true;
+      savedError = step.error;
+      lastError = step.error;
+      if (trailingDot) finish();
+      else searchFrom(0);
+    });
   }
 
   /** __res_context_send: `attempts` tries of send_dg against the one server, the same socket kept between tries. */
   private query(name: string, done: (outcome: QueryOutcome) => void): void {
     const a = this.makeQuery(name, DNS_TYPE_A);
     const aaaa = this.makeQuery(name, DNS_TYPE_AAAA);
+    this.lastServfail = false;
     let attempt = 0;
     const tryOnce = (): void => {
       if (attempt++ >= this.attempts) {
-        done({ kind: 'failed' });
+        done({ kind: 'failed', servfail: this.lastServfail, refused: this.lastRefused });
         return;
       }
       this.sendDg(a, aaaa, (outcome) => {
@@ -296,7 +356,9 @@ class StubResolver {
       }
       finish('retry');
     };
+    this.lastRefused = false;
     this.onRefused = () => {
+      this.lastRefused = true;
       // recvfrom's ECONNREFUSED: close_and_return_error, the next try opens a new socket.
       this.close();
       finish('retry');
@@ -318,6 +380,7 @@ class StubResolver {
           !response.authoritative &&
           !response.recursionAvailable &&
           response.additionals.length === 0);
+      this.lastServfail = rcode === DNS_RCODE_SERVFAIL;
       if (isA) gotA = true;
       else gotAaaa = true;
       if (!useless) {

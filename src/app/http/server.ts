@@ -3,7 +3,7 @@
 // Content-Length or chunked bodies, Go's exact error answers (400, 431, 501, 505), a PROXY v2 header when asked
 // for (then required, as nginx's `listen ... proxy_protocol` reads it), X-Forwarded-For, a Common Log Format
 // access log, and a health route that answers 503 on demand. Not supported: request trailers (read and dropped),
-// Expect: 100-continue, upgrades, TLS, HTTP/2, handlers other than fixed routes.
+// Expect: 100-continue, upgrades, TLS, HTTP/2, handlers other than fixed routes and `respond` callbacks.
 
 import type { Namespace } from '../../netns/namespace.ts';
 import type { TcpSocket } from '../../socket/tcp/socket.ts';
@@ -53,6 +53,19 @@ export interface HttpRoute {
   readonly delayMs?: number;
   /** A health check: answers 503 while the server is unhealthy (`setHealthy(false)`). */
   readonly health?: boolean;
+  /**
+   * A handler computed per request (kube-proxy's health servers): its status, body and fields replace the fixed
+   * ones; the body is framed as Go frames a single Write.
+   */
+  readonly respond?: () => HttpDynamicReply;
+}
+
+/** What a `respond` handler answers. */
+export interface HttpDynamicReply {
+  readonly status: number;
+  readonly body: string;
+  /** Fields the handler set (written sorted, before Date). */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 export interface HttpServerOptions {
@@ -60,6 +73,8 @@ export interface HttpServerOptions {
   /** Address to listen on (default any). */
   readonly addr?: string;
   readonly routes: Readonly<Record<string, HttpRoute>>;
+  /** The route for every other path (a Go server whose handler is not a ServeMux); default Go's 404. */
+  readonly defaultRoute?: HttpRoute;
   /** Every connection starts with a PROXY protocol v2 header (a load balancer in front, send-proxy-v2). */
   readonly proxyProtocol?: boolean;
   /** Log the first X-Forwarded-For address as the client (a backend behind a trusted proxy). */
@@ -467,7 +482,7 @@ class ServerConnection {
     }
     this.state = 'answering';
     const request = this.request!;
-    const route = this.ctx.options.routes[request.target.split('?')[0]!];
+    const route = this.ctx.options.routes[request.target.split('?')[0]!] ?? this.ctx.options.defaultRoute;
     const delayMs = route?.delayMs ?? 0;
     if (delayMs <= 0) return this.answer(request, this.reply(request, route));
     this.timer = this.ctx.ns.sim.scheduler.schedule(Math.round(delayMs * MS), () => {
@@ -481,9 +496,20 @@ class ServerConnection {
   private reply(request: Request, route: HttpRoute | undefined): Reply {
     if (route === undefined) return httpError(404, '404 page not found');
     if (route.health && !this.ctx.healthy()) return httpError(503, 'Service Unavailable');
+    if (route.respond !== undefined) {
+      const dynamic = route.respond();
+      return {
+        status: dynamic.status,
+        fields: Object.entries(dynamic.headers),
+        body: latin1Bytes(dynamic.body),
+        framing: 'auto',
+        chunkBytes: dynamic.body.length,
+        close: false,
+      };
+    }
     const fields: [string, string][] = Object.entries(route.headers ?? {});
     if (route.contentType !== undefined) fields.push(['Content-Type', route.contentType]);
-    const body = this.ctx.bodies.get(request.target.split('?')[0]!)!;
+    const body = this.ctx.bodies.get(request.target.split('?')[0]!) ?? latin1Bytes(route.body ?? '');
     const framing = route.chunked === true ? 'flushed' : route.chunked === false ? 'length' : 'auto';
     if (framing === 'length') fields.push(['Content-Length', String(body.length)]);
     return {
