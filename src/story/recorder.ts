@@ -10,6 +10,7 @@
 import { attachPathTrace } from '../capture/path-trace.ts';
 import { LINKTYPE_LINUX_SLL2, PcapWriter } from '../capture/pcap.ts';
 import type { FrameEvent } from '../core/trace.ts';
+import { Bridge } from '../link/bridge.ts';
 import type { NetDevice } from '../link/device.ts';
 import { Veth } from '../link/veth.ts';
 import type { Rule } from '../netfilter/ir.ts';
@@ -204,11 +205,8 @@ export class Recorder {
     if (dst === MAC_BROADCAST) return PACKET_BROADCAST;
     if (isMulticastMac(dst)) return PACKET_MULTICAST;
     if (dst === dev.mac || dev.kind === 'loopback') return PACKET_HOST;
-    if (dev.kind === 'bridge') {
-      const ns = dev.owner as Namespace;
-      for (const port of ns.all())
-        if (port.masterIndex === dev.ifindex && port.mac === dst) return PACKET_HOST;
-    }
+    if (dev instanceof Bridge)
+      for (const port of dev.ports.values()) if (port.mac === dst) return PACKET_HOST;
     return PACKET_OTHERHOST;
   }
 }
