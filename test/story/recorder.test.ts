@@ -69,7 +69,7 @@ describe('story recorders', () => {
   });
 
   it('adds path-trace lines, and nft monitor trace lines of a namespace made after attach', () => {
-    const { value } = recordStories({ trace: true }, () => {
+    const { value, recordings } = recordStories({ trace: true, pcap: true }, () => {
       const sim = new Simulation({ seed: 't' });
       const story = new Story('trace', 't');
       story.attach(sim);
@@ -99,6 +99,9 @@ describe('story recorders', () => {
       true,
     );
     expect(nft.some((line) => line.includes('rule icmp type echo-request meta nftrace set 1'))).toBe(true);
+    // The devices made after attach are in the capture too: ARP and the echo, out of a and into b, both ways.
+    const read = readPcap(recordings[0]!.pcap!);
+    expect(read.ok && read.file.records.length).toBe(8);
   });
 
   it('draws one arrow per frame received over a veth, participants in order of appearance', () => {
