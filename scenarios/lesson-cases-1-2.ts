@@ -23,6 +23,7 @@ export function lessonStory(
 ): StoryResult {
   const lesson = buildLesson({ pods, nodes, seed });
   const story = new Story('lesson', seed);
+  story.attach(lesson.sim);
   story.say(
     `pods joined by ${pods === 'bridge' ? 'a bridge (cni0)' : 'routes to each veth'}, nodes by ${nodes === 'vxlan' ? 'VXLAN (flannel.1, UDP 8472)' : 'direct routes'}`,
   );

@@ -16,6 +16,7 @@ export function trafficSession(seed: string | number = 'traffic'): string[] {
 export function trafficStory(seed: string | number = 'traffic'): StoryResult {
   const story = new Story('traffic', seed);
   const sim = new Simulation({ seed });
+  story.attach(sim);
   const diag = sim.addNamespace('diag');
   const signalements = sim.addNamespace('signalements');
   // A pod and its service's endpoint, one veth between them (the lesson's addresses).

@@ -15,6 +15,7 @@ export interface TourOutput {
 export function runTwoNamespaces(seed: string | number = 'packetlab'): TourOutput {
   const sim = new Simulation({ seed });
   const story = new Story('tour', seed);
+  story.attach(sim);
   const frames: TourOutput['frames'] = [];
   const a = sim.addNamespace('a');
   const b = sim.addNamespace('b');

@@ -1,3 +1,6 @@
 // Stories: how a scenario narrates, runs its commands and declares its checks.
 
+export { frameLabel, MermaidRecorder } from './mermaid.ts';
+export { MetricsSampler } from './metrics.ts';
+export { type RecordOptions, recordStories, type StoryRecording } from './recorder.ts';
 export { checkLines, Story, type StoryCheck, type StoryResult, type StoryStep, transcript } from './story.ts';

@@ -3,7 +3,9 @@
 // one JSON object; tests assert its checks. It records; it runs nothing by itself beyond the commands it is given.
 
 import type { Namespace } from '../netns/namespace.ts';
+import type { Simulation } from '../netns/simulation.ts';
 import { type CommandResult, exec } from '../tools/exec.ts';
+import { type Recorder, type StoryRecording, startRecorder } from './recorder.ts';
 
 export type StoryStep =
   /** Narration: what happens to the packet, in the story's words. */
@@ -38,23 +40,46 @@ export interface StoryResult {
 export class Story {
   private readonly steps: StoryStep[] = [];
   private readonly checks: StoryCheck[] = [];
+  private simulation: Simulation | undefined;
+  private recorder: Recorder | undefined;
 
   constructor(
     readonly scenario: string,
     readonly seed: string | number,
   ) {}
 
+  /**
+   * Tells the story which simulation it narrates: from here to result(), the recorders `packetlab run` asked for
+   * (--pcap, --trace, --mermaid, --metrics) watch it. One simulation per story.
+   */
+  attach(sim: Simulation): this {
+    if (this.simulation === sim) return this;
+    if (this.simulation !== undefined)
+      throw new Error(`story ${this.scenario}: already attached to a simulation`);
+    this.simulation = sim;
+    this.recorder = startRecorder(this.scenario, sim);
+    return this;
+  }
+
+  /** The simulation given to attach(), if any. */
+  get sim(): Simulation | undefined {
+    return this.simulation;
+  }
+
   say(text: string): void {
+    this.flushTrace();
     this.steps.push({ kind: 'say', text });
   }
 
   /** Shows text as it is, one step per call. */
   show(text: string): void {
+    this.flushTrace();
     this.steps.push({ kind: 'output', text });
   }
 
   /** Runs a command in a namespace through the façade and records it after a prompt (`$ kubectl exec diag --`). */
   run(prompt: string, ns: Namespace, line: string, options: { readonly stdin?: string } = {}): CommandResult {
+    this.flushTrace();
     const result = exec(ns, line, options.stdin === undefined ? {} : { stdin: options.stdin });
     this.record(prompt, line, result);
     return result;
@@ -68,6 +93,7 @@ export class Story {
     output = `${result.stdout}${result.stderr}`,
   ): void {
     this.steps.push({ kind: 'command', prompt, command, output, exitCode: result.exitCode });
+    this.flushTrace();
   }
 
   /** A check that passes when `actual` equals `expected` (compared as text). */
@@ -81,7 +107,15 @@ export class Story {
     return pass;
   }
 
+  /** What the recorders saw, ending them; undefined when the run asked for none (or nothing was attached). */
+  recording(): StoryRecording | undefined {
+    this.flushTrace();
+    return this.recorder?.finish();
+  }
+
+  /** The story so far; the recorders stop here (the end of what --pcap and --metrics cover). */
   result(): StoryResult {
+    this.recording();
     return {
       scenario: this.scenario,
       seed: String(this.seed),
@@ -89,6 +123,15 @@ export class Story {
       steps: [...this.steps],
       checks: [...this.checks],
     };
+  }
+
+  /** The trace lines printed since the last step, as one step of text (--trace). */
+  private flushTrace(): void {
+    const recorder = this.recorder;
+    if (recorder === undefined) return;
+    recorder.observe();
+    const lines = recorder.takeTraceLines();
+    if (lines.length > 0) this.steps.push({ kind: 'output', text: lines.join('\n') });
   }
 }
 
