@@ -1,16 +1,21 @@
 // `cluster()`: a kind-like cluster in a Simulation. Nodes are namespaces on the Docker-like network (the control plane
 // at 172.18.0.2, then the workers by number), with the Docker host as an "outside" router and an Internet host
 // (203.0.113.10) behind it; pod CIDRs as the controller-manager hands them out; Node objects in the store; on every
-// node the CNI's agent, a kubelet and, when a Proxier is given, kube-proxy's sync loop. Nodes can be added and removed
-// later. The control plane (endpoint controller, allocators, scheduler, workloads) is wired in by its own module: here a
-// pod is created with spec.nodeName set.
+// node the CNI's agent, a kubelet and kube-proxy's sync loop (iptables or nftables mode). Nodes can be added and removed
+// later. The control plane (admission, allocators, endpoint controller, scheduler, workloads) runs on the same store and
+// scheduler; `exec` runs the commands of a kind user's shell (`docker exec NODE ...`, `kubectl ...`).
 
 import type { Namespace } from '../netns/namespace.ts';
 import { Simulation } from '../netns/simulation.ts';
+import type { CommandResult } from '../tools/result.ts';
+import type { Capture } from '../tools/tcpdump.ts';
 import { POD_IP_ANNOTATION } from './api/builders.ts';
 import type { ClusterNetwork, Cni, NodeNetwork } from './cni/cni.ts';
 import { FlannelHostGw, FlannelVxlan } from './cni/flannel.ts';
 import { Kindnet } from './cni/kindnet.ts';
+import { clusterExec, clusterSpawn } from './commands/cluster-exec.ts';
+import type { ClusterCommandContext } from './commands/context.ts';
+import { ControlPlane } from './controllers/control-plane.ts';
 import {
   DOCKER_MTU,
   INTERNET_NS,
@@ -25,6 +30,8 @@ import {
   POD_NETWORK,
 } from './kind-network.ts';
 import { KubeProxyController } from './kube-proxy/controller.ts';
+import { IptablesProxier } from './kube-proxy/iptables/proxier.ts';
+import { NftablesProxier } from './kube-proxy/nftables/proxier.ts';
 import type { Proxier } from './kube-proxy/proxier.ts';
 import { type ImageRegistry, Kubelet } from './kubelet/kubelet.ts';
 import type { ContainerPort, Node, Pod } from './objects.ts';
@@ -55,8 +62,10 @@ export interface ClusterOptions {
   readonly workers?: number;
   /** Default kindnet, kind's own. */
   readonly cni?: Cni | CniName;
-  /** kube-proxy's mode on every node; none when left out. */
-  readonly kubeProxy?: Proxier;
+  /** kube-proxy's mode on every node (default iptables, kind's); `'none'` runs no kube-proxy. */
+  readonly kubeProxy?: Proxier | 'iptables' | 'nftables' | 'none';
+  /** Whether the API server's admission and the controllers run (default true); off, objects are stored as given. */
+  readonly controlPlane?: boolean;
   /** --iptables-min-sync-period (default 1000 ms). */
   readonly minSyncPeriodMs?: number;
   readonly seed?: string | number;
@@ -109,6 +118,11 @@ export class Cluster implements ClusterRuntime {
   readonly name: string;
   readonly outside: Namespace;
   readonly internet: Namespace;
+  /** The API server's admission and the controllers; undefined with `controlPlane: false`. */
+  readonly controlPlane: ControlPlane | undefined;
+  /** The proxier every node's kube-proxy uses; undefined with `kubeProxy: 'none'`. */
+  readonly proxier: Proxier | undefined;
+  private readonly commands: ClusterCommandContext;
   private readonly nodes = new Map<string, ClusterNode>();
   private readonly workerNumbers = new Set<number>();
   private readonly addressIndexes = new Set<number>();
@@ -120,6 +134,17 @@ export class Cluster implements ClusterRuntime {
     this.name = options.name ?? 'kind';
     this.sim = new Simulation({ seed: options.seed ?? this.name });
     this.store = new Store(this.sim.rng.fork('store'), () => this.sim.now);
+    this.controlPlane =
+      options.controlPlane === false
+        ? undefined
+        : new ControlPlane(this.store, this.sim.scheduler, this.sim.rng.fork('control-plane'));
+    this.proxier = makeProxier(options.kubeProxy ?? 'iptables');
+    this.commands = {
+      store: this.store,
+      runtime: this,
+      now: () => this.sim.now,
+      rng: this.sim.rng.fork('commands'),
+    };
     this.runner = new PlanRunner(this.sim);
     const cni = options.cni ?? 'kindnet';
     this.cni = typeof cni === 'string' ? makeCni(cni) : cni;
@@ -165,12 +190,12 @@ export class Cluster implements ClusterRuntime {
       images: this.options.images ?? new Map(),
     });
     const kubeProxy =
-      this.options.kubeProxy === undefined
+      this.proxier === undefined
         ? undefined
         : new KubeProxyController({
             store: this.store,
             scheduler: this.sim.scheduler,
-            proxier: this.options.kubeProxy,
+            proxier: this.proxier,
             ns: network.ns,
             node: { nodeName: name, nodeIps: [network.address], clusterCidr: POD_NETWORK, masqueradeBit: 14 },
             run: (command) => runner.run(command),
@@ -223,6 +248,16 @@ export class Cluster implements ClusterRuntime {
     this.sim.run(0);
   }
 
+  /** A command as a kind user types it on the machine running kind: `docker exec NODE ...` or `kubectl ...`. */
+  exec(line: string, options: { readonly stdin?: string } = {}): CommandResult {
+    return clusterExec(this.commands, line, options.stdin === undefined ? {} : { stdin: options.stdin });
+  }
+
+  /** A long-running command (`docker exec NODE tcpdump ...`): its handle, or the result if it ended at once. */
+  spawn(line: string): Capture | CommandResult {
+    return clusterSpawn(this.commands, line);
+  }
+
   // ---- ClusterRuntime ------------------------------------------------------------------------------------------
 
   nodeNamespace(nodeName: string): Namespace | undefined {
@@ -254,10 +289,24 @@ export class Cluster implements ClusterRuntime {
 export function cluster(options: ClusterOptions = {}): Cluster {
   const built = new Cluster(options);
   options.setup?.(built);
-  built.addNode('control-plane');
+  const controlPlane = built.addNode('control-plane');
+  built.controlPlane?.createKubernetesService(controlPlane.network.address);
   for (let n = 0; n < (options.workers ?? 0); n++) built.addNode('worker');
   built.settle();
   return built;
+}
+
+function makeProxier(mode: Proxier | 'iptables' | 'nftables' | 'none'): Proxier | undefined {
+  switch (mode) {
+    case 'iptables':
+      return new IptablesProxier();
+    case 'nftables':
+      return new NftablesProxier();
+    case 'none':
+      return undefined;
+    default:
+      return mode;
+  }
 }
 
 /** The Node object kubelet registers and the controller-manager completes (podCIDR); kind taints the control plane. */

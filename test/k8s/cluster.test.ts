@@ -15,11 +15,13 @@ const WEB: ImageRunner = (ns, _pod, container) => {
   return { stop: () => server.close() };
 };
 
+/** The lesson's pods on a cluster without kube-proxy (the kernel-checked plan has none). */
 function lesson(cni: 'flannel-vxlan' | 'flannel-host-gw' | 'kindnet') {
   const c = cluster({
     name: 'formation',
     workers: 2,
     cni,
+    kubeProxy: 'none',
     seed: 'lesson',
     images: new Map([['signalements:1.0', WEB]]),
   });
