@@ -40,8 +40,10 @@ export function pushFromApplication(s: Tcb): void {
   }
   s.owned = true;
   s.sentWhileOwned = false;
+  s.stack.ctx.backlog.systemCalls++;
   pushPending(s);
   releaseSock(s);
+  s.stack.ctx.backlog.systemCalls--;
 }
 
 /** release_sock → __release_sock: the backlog in arrival order, the socket still held. */
@@ -94,6 +96,28 @@ export function deliver(s: Tcb): void {
  */
 export function pauseReading(s: Tcb): void {
   s.readPaused = true;
+}
+
+/**
+ * sk_data_ready: the reading process wakes. On one CPU it runs once the running context ends (the
+ * softirq that queued the data, or the system call of the writer whose transmission ran it), so
+ * what arrives meanwhile waits in the receive queue as for a paused reader.
+ */
+export function wakeReader(s: Tcb): void {
+  if (s.stack.ctx.backlog.systemCalls === 0) {
+    deliver(s);
+    return;
+  }
+  if (s.readerWakeup >= 0) return;
+  s.readerWakeup = s.stack.ctx.scheduler.schedule(0, () => {
+    s.readerWakeup = -1;
+    if (s.readPaused) return;
+    deliver(s);
+    if (s.isTimeWait() && !s.orphan && !s.reportedClose && !s.endPending) {
+      s.reportedClose = true;
+      s.socket.onClose?.(s.socket, undefined);
+    }
+  });
 }
 
 /**

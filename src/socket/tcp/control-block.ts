@@ -151,6 +151,8 @@ export class Tcb implements TcpEndpoints {
 
   /** pauseReading(): arriving data stays in the receive buffer. */
   readPaused = false;
+  /** The reading process was woken (sk_data_ready) and has not run yet: the timer that runs it. */
+  readerWakeup = -1;
 
   /** The peer's FIN arrived (RCV_SHUTDOWN). */
   rcvShutdown = false;

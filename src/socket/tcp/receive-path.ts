@@ -6,7 +6,7 @@
 import type { Packet } from '../../core/packet.ts';
 import { TCP_HEADER_LEN, type TcpView } from '../../wire/tcp.ts';
 import { ackCheck, enterQuickackMode, incrQuickack } from './ack-policy.ts';
-import { deliver } from './application.ts';
+import { wakeReader } from './application.ts';
 import { enterTimeWait, finish, finReceived, lingerEnded, receiveInTimeWait, reset } from './closing.ts';
 import { ACK_PUSHED, ACK_PUSHED2, ACK_SCHED, ATO_MIN, after, before, MS, TS_ALIGNED } from './constants.ts';
 import type { Tcb } from './control-block.ts';
@@ -150,7 +150,7 @@ export function processSegment(s: Tcb, view: TcpView, pkt: Packet): void {
   if (ackNow && !s.closed && s.ackPending & ACK_SCHED) sendAck(s);
   else if (queued || fin) ackCheck(s);
   pushPending(s);
-  if (!s.readPaused) deliver(s);
+  if (!s.readPaused) wakeReader(s);
   // Both FINs are through: the application's socket is closed while TIME_WAIT holds the 4-tuple.
   if (s.isTimeWait() && !s.orphan && !s.reportedClose && !s.endPending) {
     s.reportedClose = true;
