@@ -79,7 +79,8 @@ export function receive(s: Tcb, view: TcpView, pkt: Packet): void {
 export function deliver(s: Tcb): void {
   const data = s.rcvQueue.takeAll();
   if (data !== undefined) {
-    s.window.rmemAlloc = 0;
+    // What stays charged is the out-of-order queue's.
+    s.window.rmemAlloc = s.ofo.truesize;
     s.copiedSeq = (s.copiedSeq + data.length) >>> 0;
     cleanupRbuf(s, data.length);
     if (!s.orphan) s.socket.onData?.(s.socket, data);

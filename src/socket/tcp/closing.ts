@@ -75,6 +75,7 @@ export function reset(s: Tcb): void {
 /** tcp_fin: out-of-order data after the FIN is dropped and the SACK blocks forgotten. */
 export function finReceived(s: Tcb): void {
   s.ackPending |= ACK_SCHED;
+  s.window.rmemAlloc -= s.ofo.truesize;
   s.ofo.purge();
   s.sack.reset();
   switch (s.state) {

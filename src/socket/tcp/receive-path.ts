@@ -25,6 +25,7 @@ import {
   receiveWindow,
   SEGMENT_OVERHEAD,
   TCP_MSS_DEFAULT,
+  winFromSpace,
 } from './window.ts';
 
 /** tcp_v4_do_rcv → tcp_rcv_state_process. */
@@ -107,7 +108,7 @@ export function processSegment(s: Tcb, view: TcpView, pkt: Packet): void {
   if (carriesData) s.sack.clearDsack();
   if (carriesData && seqAfter(seq, s.window.rcvNxt)) {
     // tcp_data_queue_ofo: held until the hole fills; the ACK goes now, with the SACK blocks.
-    s.ofo.insert(seq, view.bytes.slice(start, start + payloadLen), view.fin);
+    queueOfo(s, seq, view.bytes.slice(start, start + payloadLen), view.fin);
     s.ackPending |= ACK_SCHED;
     ackNow = true;
   } else if (payloadLen > 0 && s.acceptsData()) {
@@ -175,14 +176,27 @@ export function inReceiveWindow(s: Tcb, seq: number, segEnd: number): boolean {
 }
 
 /**
- * tcp_ofo_queue: what the out-of-order queue releases joins the receive queue, charged to the buffer then
- * (Linux charges it on arrival, so out-of-order bytes also narrow the window: not modelled).
+ * tcp_data_queue_ofo's accounting: a segment kept or coalesced grows the window first when SACK is on
+ * (tcp_grow_window; a flow without SACK keeps its window so duplicate ACKs go), then is charged to the
+ * receive buffer (skb_set_owner_r), so out-of-order bytes narrow the window advertised.
  */
+function queueOfo(s: Tcb, seq: number, data: Uint8Array, fin: boolean): void {
+  const charged = s.ofo.truesize;
+  const outcome = s.ofo.insert(seq, data, fin);
+  if (outcome === 'dropped') return;
+  // A coalesced segment counts its payload only (truesize_adjust); one kept on its own its whole truesize,
+  // which still backs no more window than its payload for a full segment (check #1 passes; smaller ones
+  // would need __tcp_grow_window, not modelled, and do not grow the window here).
+  const grows =
+    outcome === 'coalesced' || winFromSpace(s.window, data.length + SEGMENT_OVERHEAD) <= data.length;
+  if (s.sackOk && grows && growWindow(s.window, data.length, s.tcpAdvmss)) s.quick |= 1;
+  s.window.rmemAlloc += s.ofo.truesize - charged;
+}
+
+/** tcp_ofo_queue: what the out-of-order queue releases joins the receive queue, already charged; what rcv_nxt passed is freed. */
 export function drainOfo(s: Tcb): void {
-  s.window.rcvNxt = s.ofo.drain(s.window.rcvNxt, (piece) => {
-    s.rcvQueue.push(piece);
-    s.window.rmemAlloc += piece.length + SEGMENT_OVERHEAD;
-  });
+  s.window.rcvNxt = s.ofo.drain(s.window.rcvNxt, (piece) => s.rcvQueue.push(piece));
+  s.window.rmemAlloc -= s.ofo.drainFreed;
 }
 
 /** tcp_ack: advances snd_una, updates the send window, samples RTT, handles our FIN being acknowledged. */
