@@ -8,7 +8,7 @@ import { runLinux } from './linux-driver.ts';
 import type { Observed } from './observed.ts';
 import { runPacketlab } from './packetlab-driver.ts';
 import { segmentLadder } from './tcp-segments.ts';
-import { CUBIC_LINK_ROUTE, twoHosts } from './topologies.ts';
+import { CUBIC_LINK_ROUTE, RENO_LINK_ROUTE, twoHosts } from './topologies.ts';
 
 const CLIENT = { ns: 'a', bind: '10.0.0.1', port: 40000 } as const;
 const SERVER = { ns: 'b', bind: '0.0.0.0', port: 8080 } as const;
@@ -228,6 +228,49 @@ describe('differential: bulk TCP', () => {
     const write = times.findIndex((t, i) => i > 0 && t - (times[i - 1] ?? 0) > 50e6);
     expect(write).toBeGreaterThan(0);
     expect(((times.at(-1) ?? 0) - (times[write] ?? 0)) / 1e6).toBeLessThan(5);
+  }, 30_000);
+
+  it('Reno: 1 MiB with every 50th segment b receives dropped, on a route with congctl reno on both sides: the same retransmissions as the kernel', async (ctx) => {
+    const scenario = twoHosts('tcp-bulk-reno')
+      .route('a', ...RENO_LINK_ROUTE)
+      .run(
+        'b',
+        'iptables',
+        '-A',
+        'INPUT',
+        '-p',
+        'tcp',
+        '--dport',
+        '8080',
+        '-m',
+        'statistic',
+        '--mode',
+        'nth',
+        '--every',
+        '50',
+        '--packet',
+        '40',
+        '-j',
+        'DROP',
+      )
+      .capture('a', 'veth-a')
+      .tcp({ client: CLIENT, server: SERVER, dst: '10.0.0.2', bytes: 1 << 20, timeoutMs: 5000 })
+      .build();
+    if (!requireKernel(ctx, scenario)) return;
+    const packetlab = runPacketlab(scenario);
+    const linux = await runLinux(scenario);
+    const congctl = (side: Observed) => side.setup.find((step) => step.label.includes('congctl'));
+    expect(congctl(packetlab)).toEqual(congctl(linux));
+    expect(congctl(packetlab)).toMatchObject({ stdout: '', stderr: '', exitCode: 0 });
+    expect(peers(packetlab)).toBe(peers(linux));
+    const ours = ladder(packetlab).retransmissions;
+    const theirs = ladder(linux).retransmissions;
+    const withoutForcedPush = (lines: readonly string[]) =>
+      lines.map((line) => line.replace(/ P\. ack /, ' . ack '));
+    expect([ours.length, theirs.length]).toEqual([15, 15]);
+    expect(ours.slice(0, -1)).toEqual(withoutForcedPush(theirs.slice(0, -1)));
+    expect(ours.at(-1)).toBe('40000>8080 1048353:1048577 FP. ack 1 win 63');
+    expect(theirs.at(-1)).toMatch(/^40000>8080 1048353:1048577 F?P\. ack 1 win 63$/);
   }, 30_000);
 
   it('a reader that waits 2 s behind a 16 KiB buffer: the window closes, the persist timer fills what is left, probes at snd_una - 1 (answered at most every 500 ms), and the read reopens it', async (ctx) => {
