@@ -8,7 +8,7 @@ import type { Tcb } from './control-block.ts';
 import { syncMss } from './handshake.ts';
 import { checkProbeTimer } from './probe-timers.ts';
 import { armRto, rearmRto, scheduleLossProbe } from './rto.ts';
-import type { TxSegment } from './scoreboard.ts';
+import { SACKED_ACKED, type TxSegment } from './scoreboard.ts';
 import { transmit } from './transmit.ts';
 
 /**
@@ -149,11 +149,44 @@ export function resend(s: Tcb, segment: TxSegment): void {
     s.sender?.sb.fragment(segment, ((seq - segment.seq) >>> 0) + s.mss);
     len = s.mss;
     fin = false;
+  } else {
+    // The window left from the segment (one MSS when there is none: the head then probes a zero window).
+    let avail = ((s.sndUna + s.sndWnd - seq) | 0) > 0 ? (s.sndUna + s.sndWnd - seq) | 0 : s.mss;
+    avail = Math.min(avail, s.mss);
+    if (len < avail && retransTryCollapse(s, segment, len, avail)) {
+      fin = segment.endSeq === finEnd;
+      len = ((segment.endSeq - seq) >>> 0) - (fin ? 1 : 0);
+    }
   }
   const offset = (seq - s.bufSeq) >>> 0;
   const push = offset + len === s.sendLen;
   transmit(s, ACK | (push && len > 0 ? PSH : 0) | (fin ? FIN : 0), seq, offset, len, undefined);
   s.rttSeq = -1;
+}
+
+/**
+ * tcp_retrans_try_collapse: the small segments queued behind `to` (its payload `len` bytes) join it while
+ * what they add fits in `space` (the window left, at most an MSS), none is SACKed and none ends beyond the
+ * peer's window. True when `to` grew. Mirrors tcp_output.c; skb_cloned (a copy still held by a driver or
+ * the peer on a veth) is not modelled.
+ */
+function retransTryCollapse(s: Tcb, to: TxSegment, len: number, space: number): boolean {
+  const sb = s.sender?.sb;
+  if (sb === undefined || s.sysctl('tcp_retrans_collapse') === 0) return false;
+  const finEnd = s.finSeq >= 0 ? (s.finSeq + 1) >>> 0 : -1;
+  const windowEnd = (s.sndUna + s.sndWnd) >>> 0;
+  let left = space - len;
+  let grew = false;
+  for (;;) {
+    const next = sb.queue[sb.queue.indexOf(to) + 1];
+    // tcp_can_collapse: a segment the peer SACKed stays.
+    if (next === undefined || next.sacked & SACKED_ACKED) break;
+    left -= ((next.endSeq - next.seq) >>> 0) - (next.endSeq === finEnd ? 1 : 0);
+    if (left < 0 || after(next.endSeq, windowEnd)) break;
+    sb.collapseNext(to);
+    grew = true;
+  }
+  return grew;
 }
 
 /**
