@@ -1,6 +1,6 @@
 // The send path of a TCP connection: tcp_write_xmit's segmentation under cwnd, the peer's window and Nagle,
-// the FIN, retransmission of what the scoreboard marks lost, and tcp_simple_retransmit after an ICMP frag-
-// needed; not TSO/GSO nor retransmission collapsing.
+// the FIN, retransmission of what the scoreboard marks lost (small segments collapsed into it), and
+// tcp_simple_retransmit after an ICMP frag-needed; not TSO/GSO.
 
 import { finish } from './closing.ts';
 import { ACK, after, before, FIN, PSH, UNREACH_ERRNO } from './constants.ts';

@@ -6,8 +6,7 @@
 // segment onto IP (transmit.ts), the transmit timer (rto.ts), keepalive and persist (probe-timers.ts),
 // closing and TIME_WAIT (closing.ts), and what ss reads (stats.ts).
 // Not modelled: the RTT estimator from per-ACK samples (one timed segment per round trip here),
-// out-of-order data charged to the receive buffer, receive-buffer autotuning (DRS), queue
-// coalescing and collapsing, TSO/GSO, urgent data.
+// receive-buffer autotuning (DRS), receive-queue coalescing and collapsing, TSO/GSO, urgent data.
 
 import type { Packet } from '../../core/packet.ts';
 import type { CongestionAlgorithm } from '../../net/route.ts';
