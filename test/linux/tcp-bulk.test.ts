@@ -101,7 +101,15 @@ describe('differential: bulk TCP', () => {
     expect(acks(packetlab)).toEqual(
       windows.map((win, i) => `8080>40000 1:1 . ack ${1 + 1448 * (i + 1)} win ${win}`),
     );
-    expect(acks(linux)).toEqual(acks(packetlab));
+    // The kernel's reader runs when its scheduler lets it: on this loaded machine never within the twenty, but a
+    // reader woken on an idle CPU may read sooner, and its window then grows where packetlab's (one CPU) shrinks.
+    // The ACKs are compared up to such a read (a window larger than the one before, after the fourth growth).
+    const theirs = acks(linux);
+    const winOf = (line: string) => Number(/ win (\d+)$/.exec(line)?.[1]);
+    const read = theirs.findIndex((line, i) => i > 4 && winOf(line) > winOf(theirs[i - 1] ?? ''));
+    const compared = read < 0 ? theirs.length : read;
+    expect(compared).toBeGreaterThanOrEqual(5);
+    expect(theirs.slice(0, compared)).toEqual(acks(packetlab).slice(0, compared));
   }, 60_000);
 
   it('one segment dropped on the receiver (the third data segment): SACKed duplicate ACKs, RACK marks it lost and it goes again after the last of them, without waiting for the RTO (CUBIC on both sides)', async (ctx) => {
