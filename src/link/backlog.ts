@@ -21,6 +21,11 @@ export class Backlog {
   private drainScheduled = false;
   /** A drain is running: the caller is in softirq context (a received frame's consequences). */
   draining = false;
+  /**
+   * A system call holds the one CPU: an application's send whose transmissions run the receive softirq
+   * inline (a TCP socket held by its writer). A process woken meanwhile runs once it returns.
+   */
+  systemCalls = 0;
   private readonly drainNow = (): void => this.drain();
 
   constructor(private readonly scheduler: Scheduler) {}

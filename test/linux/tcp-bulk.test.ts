@@ -8,7 +8,7 @@ import { runLinux } from './linux-driver.ts';
 import type { Observed } from './observed.ts';
 import { runPacketlab } from './packetlab-driver.ts';
 import { segmentLadder } from './tcp-segments.ts';
-import { CUBIC_LINK_ROUTE, twoHosts } from './topologies.ts';
+import { CUBIC_LINK_ROUTE, RENO_LINK_ROUTE, twoHosts } from './topologies.ts';
 
 const CLIENT = { ns: 'a', bind: '10.0.0.1', port: 40000 } as const;
 const SERVER = { ns: 'b', bind: '0.0.0.0', port: 8080 } as const;
@@ -63,7 +63,7 @@ describe('differential: bulk TCP', () => {
     expect([ours.idsStepByOne, theirs.idsStepByOne]).toEqual([true, true]);
   }, 30_000);
 
-  it('1 MiB to a server that reads at once: 724 full segments and one of 224, nothing cut to fit the window', async (ctx) => {
+  it('1 MiB to a server that reads at once: 724 full segments and one of 224, nothing cut to fit the window, the first twenty ACKs and their windows', async (ctx) => {
     const scenario = twoHosts('tcp-bulk-1m')
       .capture('a', 'veth-a')
       .tcp({ client: CLIENT, server: SERVER, dst: '10.0.0.2', bytes: 1 << 20, timeoutMs: 5000 })
@@ -86,12 +86,30 @@ describe('differential: bulk TCP', () => {
       [224, 1],
     ]);
     expect(sizes(packetlab)).toEqual(sizes(linux));
-    // The first ACKs come before the receiving application ran on the kernel: one per segment, windows growing.
+    // The reader sleeps while the writer's send holds the CPU (one CPU on packetlab; on the kernel the reader had
+    // not run yet in every run seen): b acknowledges every segment while in quick-ACK mode, its window growing
+    // four times (tcp_grow_window) then shrinking one unit per segment as unread data fills its buffer, twenty
+    // ACKs in all; then nothing until the reader runs. What follows depends on when the kernel's reader ran and
+    // how much each read took (node reads 64 KiB at a time): the 21st ACK came at 73849 with window 73 in every
+    // run, packetlab's at 72401 with 75 (its sender was one segment short, its reader took everything), and from
+    // there the kernel's own runs differ (windows of 79 or 81 at the 23rd ACK, then 65 to 738).
     const acks = (side: Observed) =>
       ladder(side)
         .segments.filter((line) => line.startsWith('8080>40000'))
-        .slice(1, 5);
-    expect(acks(packetlab)).toEqual(acks(linux));
+        .slice(1, 21);
+    const windows = [67, 70, 73, 75, 74, 73, 72, 71, 70, 69, 68, 67, 66, 65, 64, 63, 62, 61, 60, 59];
+    expect(acks(packetlab)).toEqual(
+      windows.map((win, i) => `8080>40000 1:1 . ack ${1 + 1448 * (i + 1)} win ${win}`),
+    );
+    // The kernel's reader runs when its scheduler lets it: on this loaded machine never within the twenty, but a
+    // reader woken on an idle CPU may read sooner, and its window then grows where packetlab's (one CPU) shrinks.
+    // The ACKs are compared up to such a read (a window larger than the one before, after the fourth growth).
+    const theirs = acks(linux);
+    const winOf = (line: string) => Number(/ win (\d+)$/.exec(line)?.[1]);
+    const read = theirs.findIndex((line, i) => i > 4 && winOf(line) > winOf(theirs[i - 1] ?? ''));
+    const compared = read < 0 ? theirs.length : read;
+    expect(compared).toBeGreaterThanOrEqual(5);
+    expect(theirs.slice(0, compared)).toEqual(acks(packetlab).slice(0, compared));
   }, 60_000);
 
   it('one segment dropped on the receiver (the third data segment): SACKed duplicate ACKs, RACK marks it lost and it goes again after the last of them, without waiting for the RTO (CUBIC on both sides)', async (ctx) => {
@@ -131,9 +149,10 @@ describe('differential: bulk TCP', () => {
     expect(congctl(packetlab)).toEqual(congctl(linux));
     expect(congctl(packetlab)).toMatchObject({ stdout: '', stderr: '', exitCode: 0 });
     expect(peers(packetlab)).toBe(peers(linux));
-    // Every frame in capture order, the retransmission in its place. b's windows from the first duplicate ACK on
-    // are set aside (with out-of-order data held, the kernel's grow to 75 and packetlab's stay at 70: docs/deviations.md),
-    // and so is the FIN, which leaves when node's shutdown() comes: before or after the retransmission is acknowledged.
+    // Every frame in capture order, the retransmission in its place, b's windows included (out-of-order data is
+    // charged to its buffer and grows the window, as tcp_data_queue_ofo does: 73, 75 while the hole stays open).
+    // The FIN leaves when node's shutdown() comes: before or after the retransmission is acknowledged, so its
+    // position and the windows of the ACKs around it are set aside.
     const inOrder = (side: Observed) => {
       const capture = side.captures[0];
       if (capture === undefined) throw new Error(`${side.side}: no capture`);
@@ -148,22 +167,22 @@ describe('differential: bulk TCP', () => {
       }
       return lines
         .filter((line) => !line.startsWith('40000>8080 17377:17377 F.'))
-        .map((line) => line.replace(/^(8080>40000 1:1 F?\. ack (2897|17377|17378)) win \d+$/, '$1'));
+        .map((line) => line.replace(/^(8080>40000 1:1 F?\. ack (17377|17378)) win \d+$/, '$1'));
     };
     const ours = inOrder(packetlab);
     expect(ours).toEqual(inOrder(linux));
     expect(ours.slice(-6)).toEqual([
       '40000>8080 15929:17377 P. ack 1 win 63',
-      '8080>40000 1:1 . ack 2897',
+      '8080>40000 1:1 . ack 2897 win 75',
       'rtx 40000>8080 2897:4345 . ack 1 win 63',
       '8080>40000 1:1 . ack 17377',
       '8080>40000 1:1 F. ack 17378',
       '40000>8080 17378:17378 . ack 2 win 63',
     ]);
-    expect(ours.filter((line) => line === '8080>40000 1:1 . ack 2897')).toHaveLength(10);
+    expect(ours.filter((line) => line.startsWith('8080>40000 1:1 . ack 2897 '))).toHaveLength(10);
   }, 30_000);
 
-  it('1 MiB with every 50th segment b receives dropped: fifteen retransmissions on both sides after SACKed duplicate ACKs, the same ranges from the third on, no RTO', async (ctx) => {
+  it('1 MiB with every 50th segment b receives dropped: fifteen retransmissions on both sides after SACKed duplicate ACKs, the same ranges, no RTO', async (ctx) => {
     const scenario = twoHosts('tcp-bulk-drops')
       .route('a', ...CUBIC_LINK_ROUTE)
       .run(
@@ -196,21 +215,18 @@ describe('differential: bulk TCP', () => {
     const ours = ladder(packetlab).retransmissions;
     const theirs = ladder(linux).retransmissions;
     expect([ours.length, theirs.length]).toEqual([15, 15]);
-    // The first hole (the 40th segment) is resent by both: the kernel's after two SACKs (real time passed RACK's
-    // window) with three segments out beyond it, packetlab's at the third with a window out beyond it (its receiver acknowledged every segment or two of the
-    // burst, the kernel's far fewer), so packetlab's retransmission is the 90th packet b sees and is dropped in turn,
-    // where the kernel's 90th is a new segment. From the third on, the same ranges, the last by the tail loss probe.
+    // The first hole (the 40th segment) is resent by both, and so is every later one: with the reader asleep while
+    // the writer's send holds the CPU, b's ACKs come as the kernel's do (quick ACKs, then the read's), so the
+    // retransmissions are the same packets and the nth rule drops the same ones.
     expect(ours[0]).toBe('40000>8080 55025:56473 . ack 1 win 63');
-    expect(theirs[0]).toBe(ours[0]);
-    expect(ours[1]).toBe(ours[0]);
-    expect(theirs[1]).toBe('40000>8080 125977:127425 . ack 1 win 63');
+    expect(ours[1]).toBe('40000>8080 125977:127425 . ack 1 win 63');
     // A kernel retransmission sometimes carries PSH: the segment was first sent as the one where tcp_sendmsg's
     // forced_push fell (half the peer's largest window passed while it copied, as the 64 KiB case explains), a
     // moment that depends on when it processed its ACK backlog. The ranges, ACKs and windows are compared exactly.
     const withoutForcedPush = (lines: readonly string[]) =>
       lines.map((line) => line.replace(/ P\. ack /, ' . ack '));
-    expect(ours.slice(2, -1).every((line) => / \. ack /.test(line))).toBe(true);
-    expect(ours.slice(2, -1)).toEqual(withoutForcedPush(theirs.slice(2, -1)));
+    expect(ours.slice(0, -1).every((line) => / \. ack /.test(line))).toBe(true);
+    expect(ours.slice(0, -1)).toEqual(withoutForcedPush(theirs.slice(0, -1)));
     // The probe carries the FIN when node's shutdown() came before it (always on packetlab).
     expect(ours.at(-1)).toBe('40000>8080 1048353:1048577 FP. ack 1 win 63');
     expect(theirs.at(-1)).toMatch(/^40000>8080 1048353:1048577 F?P\. ack 1 win 63$/);
@@ -220,6 +236,49 @@ describe('differential: bulk TCP', () => {
     const write = times.findIndex((t, i) => i > 0 && t - (times[i - 1] ?? 0) > 50e6);
     expect(write).toBeGreaterThan(0);
     expect(((times.at(-1) ?? 0) - (times[write] ?? 0)) / 1e6).toBeLessThan(5);
+  }, 30_000);
+
+  it('Reno: 1 MiB with every 50th segment b receives dropped, on a route with congctl reno on both sides: the same retransmissions as the kernel', async (ctx) => {
+    const scenario = twoHosts('tcp-bulk-reno')
+      .route('a', ...RENO_LINK_ROUTE)
+      .run(
+        'b',
+        'iptables',
+        '-A',
+        'INPUT',
+        '-p',
+        'tcp',
+        '--dport',
+        '8080',
+        '-m',
+        'statistic',
+        '--mode',
+        'nth',
+        '--every',
+        '50',
+        '--packet',
+        '40',
+        '-j',
+        'DROP',
+      )
+      .capture('a', 'veth-a')
+      .tcp({ client: CLIENT, server: SERVER, dst: '10.0.0.2', bytes: 1 << 20, timeoutMs: 5000 })
+      .build();
+    if (!requireKernel(ctx, scenario)) return;
+    const packetlab = runPacketlab(scenario);
+    const linux = await runLinux(scenario);
+    const congctl = (side: Observed) => side.setup.find((step) => step.label.includes('congctl'));
+    expect(congctl(packetlab)).toEqual(congctl(linux));
+    expect(congctl(packetlab)).toMatchObject({ stdout: '', stderr: '', exitCode: 0 });
+    expect(peers(packetlab)).toBe(peers(linux));
+    const ours = ladder(packetlab).retransmissions;
+    const theirs = ladder(linux).retransmissions;
+    const withoutForcedPush = (lines: readonly string[]) =>
+      lines.map((line) => line.replace(/ P\. ack /, ' . ack '));
+    expect([ours.length, theirs.length]).toEqual([15, 15]);
+    expect(ours.slice(0, -1)).toEqual(withoutForcedPush(theirs.slice(0, -1)));
+    expect(ours.at(-1)).toBe('40000>8080 1048353:1048577 FP. ack 1 win 63');
+    expect(theirs.at(-1)).toMatch(/^40000>8080 1048353:1048577 F?P\. ack 1 win 63$/);
   }, 30_000);
 
   it('a reader that waits 2 s behind a 16 KiB buffer: the window closes, the persist timer fills what is left, probes at snd_una - 1 (answered at most every 500 ms), and the read reopens it', async (ctx) => {

@@ -34,6 +34,9 @@ export const CUBIC_LINK_ROUTE = [
   'cubic',
 ] as const;
 
+/** The same link route pinned to Reno (`tcp_reno`, built into every kernel). */
+export const RENO_LINK_ROUTE = [...CUBIC_LINK_ROUTE.slice(0, -1), 'reno'] as const;
+
 export function twoHosts(name: string): ScenarioBuilder {
   return new ScenarioBuilder(name)
     .namespace('a')

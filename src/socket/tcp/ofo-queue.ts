@@ -1,10 +1,15 @@
 // The receiver's out-of-order queue (tp->out_of_order_queue): segments beyond rcv_nxt wait here,
 // overlaps trimmed and neighbours coalesced as tcp_data_queue_ofo does, until tcp_ofo_queue moves
-// them in order to the application; duplicates become D-SACK blocks. Not modelled: receive-memory
-// limits (tcp_try_rmem_schedule, tcp_prune_ofo_queue, tcp_collapse_ofo_queue).
+// them in order to the application; duplicates become D-SACK blocks. Each segment kept is charged its
+// truesize (payload + SEGMENT_OVERHEAD, also when coalesced, where Linux charges less). Not modelled:
+// receive-memory limits (tcp_try_rmem_schedule, tcp_prune_ofo_queue, tcp_collapse_ofo_queue).
 
 import type { SackBlocks } from './sack-blocks.ts';
 import { seqAfter, seqBefore, seqDistance } from './seq.ts';
+import { SEGMENT_OVERHEAD } from './window.ts';
+
+/** What tcp_data_queue_ofo did with a segment: kept on its own, coalesced into a queued one, or dropped as a duplicate. */
+export type OfoOutcome = 'queued' | 'coalesced' | 'dropped';
 
 /** One queued segment (a coalesced run of them); endSeq counts a FIN. */
 interface OfoSegment {
@@ -13,6 +18,8 @@ interface OfoSegment {
   fin: boolean;
   /** The payload, in order; a coalesced segment keeps its pieces. */
   chunks: Uint8Array[];
+  /** What it is charged to the receive buffer (the truesize of every segment it holds). */
+  truesize: number;
 }
 
 export class OfoQueue {
@@ -20,6 +27,10 @@ export class OfoQueue {
   private readonly segments: OfoSegment[] = [];
   /** tcp_ofo_queue delivered a FIN: the queue was purged (tcp_fin). */
   drainedFin = false;
+  /** The truesize of everything queued: its share of sk_rmem_alloc. */
+  truesize = 0;
+  /** What the last drain() freed without delivering (segments rcv_nxt had already passed). */
+  drainFreed = 0;
 
   constructor(private readonly sack: SackBlocks) {}
 
@@ -48,6 +59,7 @@ export class OfoQueue {
   /** tcp_fin / tcp_sack_reset: drop everything queued. */
   purge(): void {
     this.segments.length = 0;
+    this.truesize = 0;
   }
 
   /**
@@ -55,19 +67,21 @@ export class OfoQueue {
    * copy); a segment wholly covered by queued data is dropped and D-SACKed, one that covers a
    * queued segment from the same start replaces it, later segments it covers are dropped.
    */
-  insert(seq: number, data: Uint8Array, fin: boolean): void {
+  insert(seq: number, data: Uint8Array, fin: boolean): OfoOutcome {
     const endSeq = (seq + data.length + (fin ? 1 : 0)) >>> 0;
     const segments = this.segments;
-    const fresh: OfoSegment = { seq, endSeq, fin, chunks: [data] };
+    const truesize = data.length + SEGMENT_OVERHEAD;
+    const fresh: OfoSegment = { seq, endSeq, fin, chunks: [data], truesize };
     if (segments.length === 0) {
       this.sack.first(seq, endSeq);
       segments.push(fresh);
-      return;
+      this.truesize += truesize;
+      return 'queued';
     }
     const last = segments[segments.length - 1]!;
     if (this.tryCoalesce(last, fresh)) {
       this.sack.newOfo(seq, endSeq);
-      return;
+      return 'coalesced';
     }
     let at: number;
     if (!seqBefore(seq, last.endSeq)) at = segments.length;
@@ -82,25 +96,28 @@ export class OfoQueue {
           // All the bits are present: drop (LINUX_MIB_TCPOFOMERGE).
           this.sack.dsackSet(seq, endSeq);
           this.sack.newOfo(seq, endSeq);
-          return;
+          return 'dropped';
         }
         if (seqAfter(seq, before.seq)) this.sack.dsackSet(seq, before.endSeq);
         else {
           // Same start, and this one covers it: replace.
           segments[prev] = fresh;
+          this.truesize += truesize - before.truesize;
           this.sack.dsackExtend(before.seq, before.endSeq);
           this.mergeRight(prev);
           this.sack.newOfo(seq, endSeq);
-          return;
+          return 'queued';
         }
       } else if (before !== undefined && this.tryCoalesce(before, fresh)) {
         this.sack.newOfo(seq, endSeq);
-        return;
+        return 'coalesced';
       }
     }
     segments.splice(at, 0, fresh);
+    this.truesize += truesize;
     this.mergeRight(at);
     this.sack.newOfo(seq, endSeq);
+    return 'queued';
   }
 
   /**
@@ -110,6 +127,7 @@ export class OfoQueue {
    */
   drain(rcvNxt: number, deliver: (data: Uint8Array) => void): number {
     this.drainedFin = false;
+    this.drainFreed = 0;
     let dsackHigh = rcvNxt;
     const segments = this.segments;
     while (segments.length > 0) {
@@ -121,7 +139,11 @@ export class OfoQueue {
         this.sack.dsackExtend(segment.seq, dsack);
       }
       segments.shift();
-      if (!seqAfter(segment.endSeq, rcvNxt)) continue; // SKB_DROP_REASON_TCP_OFO_DROP
+      this.truesize -= segment.truesize;
+      if (!seqAfter(segment.endSeq, rcvNxt)) {
+        this.drainFreed += segment.truesize; // SKB_DROP_REASON_TCP_OFO_DROP
+        continue;
+      }
       let skip = seqDistance(segment.seq, rcvNxt);
       for (const chunk of segment.chunks) {
         if (skip >= chunk.length) {
@@ -134,6 +156,7 @@ export class OfoQueue {
       rcvNxt = segment.endSeq;
       if (segment.fin) {
         this.drainedFin = true;
+        this.drainFreed += this.truesize;
         this.purge();
         break;
       }
@@ -145,6 +168,8 @@ export class OfoQueue {
   private tryCoalesce(to: OfoSegment, from: OfoSegment): boolean {
     if (from.seq !== to.endSeq || to.fin) return false;
     for (const chunk of from.chunks) to.chunks.push(chunk);
+    to.truesize += from.truesize;
+    this.truesize += from.truesize;
     to.endSeq = from.endSeq;
     to.fin = from.fin;
     return true;
@@ -162,6 +187,7 @@ export class OfoQueue {
         break;
       }
       segments.splice(index + 1, 1);
+      this.truesize -= next.truesize;
       this.sack.dsackExtend(next.seq, next.endSeq);
     }
   }

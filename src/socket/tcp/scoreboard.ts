@@ -246,6 +246,25 @@ export class Scoreboard {
     return rest;
   }
 
+  /**
+   * tcp_collapse_retrans: the segment queued after `segment` joins it (its range, FIN included, and
+   * EVER_RETRANS) and leaves both queues and the counts it was in (tcp_adjust_pcount).
+   */
+  collapseNext(segment: TxSegment): void {
+    const at = this.queue.indexOf(segment);
+    const next = this.queue[at + 1];
+    if (next === undefined) return;
+    segment.endSeq = next.endSeq;
+    segment.sacked |= next.sacked & EVER_RETRANS;
+    this.queue.splice(at + 1, 1);
+    const timed = this.tsorted.indexOf(next);
+    if (timed >= 0) this.tsorted.splice(timed, 1);
+    this.packetsOut--;
+    if (next.sacked & SACKED_RETRANS) this.retransOut--;
+    if (next.sacked & LOST) this.lostOut--;
+    if (next.sacked & SACKED_ACKED) this.sackedOut--;
+  }
+
   /** tcp_mark_skb_lost. */
   markLost(segment: TxSegment): void {
     const sacked = segment.sacked;

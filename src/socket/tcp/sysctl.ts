@@ -37,6 +37,8 @@ export function defineTcpSysctls(sysctls: Sysctls): void {
   int('tcp_keepalive_probes', 9, 1, 127);
   int('tcp_fin_timeout', 60);
   int('tcp_app_win', 31, 0, 31);
+  // tcp_retrans_try_collapse on (a u8: 0-255 accepted, measured).
+  int('tcp_retrans_collapse', 1, 0, 255);
   // Loss recovery (tcp_sk_init): RACK on, F-RTO's SACK-enhanced variant, TLP, the dupthresh;
   // the ranges are what 6.18 accepts (u8 knobs take 0-255).
   int('tcp_recovery', 1, 0, 255);

@@ -93,18 +93,20 @@ describe('TCP data path on a veth', () => {
     expect(t.received()).toBe(3 * 1448);
   });
 
-  it('after the quick ACKs (16, and one more per window growth) every second full segment is acknowledged (__tcp_ack_snd_check)', () => {
+  it('a reader woken by a writer on its CPU: quick ACKs (16, and one more per window growth) while its buffer fills, then its read acknowledges the rest (__tcp_ack_snd_check, tcp_cleanup_rbuf)', () => {
     const t = connected();
     t.client.write(bytes(40 * 1448));
     t.sim.run(1e9);
     const acks = t
       .lines()
       .filter((line) => line.includes(' b>a ') && !line.includes('[S.]'))
-      .map((line) => Number(/ack (\d+)/.exec(line)?.[1]));
-    // Quick ACKs for segments 1..22 (windows grew six times), then one for every two segments up to the 40th.
-    const quick = Array.from({ length: 22 }, (_, i) => 1 + 1448 * (i + 1));
-    const stretched = Array.from({ length: 9 }, (_, i) => 1 + 1448 * (24 + 2 * i));
-    expect(acks).toEqual([...quick, ...stretched]);
+      .map((line) => /ack (\d+), win (\d+)/.exec(line)?.slice(1).join(' win '));
+    // The reader runs once a's send returns (one CPU): quick ACKs for segments 1..20 (the window grew four
+    // times, then shrinks one unit per segment as the unread data fills the buffer), nothing while the
+    // rest waits for its read (delayed ACK mode, the window still open), then the read's window update.
+    const windows = [67, 70, 73, 75, 74, 73, 72, 71, 70, 69, 68, 67, 66, 65, 64, 63, 62, 61, 60, 59];
+    const quick = windows.map((win, i) => `${1 + 1448 * (i + 1)} win ${win}`);
+    expect(acks).toEqual([...quick, `${1 + 1448 * 40} win 75`]);
     expect(t.received()).toBe(40 * 1448);
   });
 
@@ -145,25 +147,25 @@ describe('TCP data path on a veth', () => {
       '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
       '00.000000 a>b Flags [.], seq 2897:4345, ack 1, win 63, length 1448',
       '00.000000 a>b Flags [.], seq 4345:5793, ack 1, win 63, length 1448',
-      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 b>a Flags [.], ack 2897, win 73, length 0',
       '00.000000 a>b Flags [.], seq 5793:7241, ack 1, win 63, length 1448',
-      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 b>a Flags [.], ack 2897, win 75, length 0',
       '00.000000 a>b Flags [.], seq 7241:8689, ack 1, win 63, length 1448',
-      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 b>a Flags [.], ack 2897, win 75, length 0',
       '00.000000 a>b Flags [.], seq 8689:10137, ack 1, win 63, length 1448',
-      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 b>a Flags [.], ack 2897, win 75, length 0',
       '00.000000 a>b Flags [.], seq 10137:11585, ack 1, win 63, length 1448',
-      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 b>a Flags [.], ack 2897, win 75, length 0',
       '00.000000 a>b Flags [.], seq 11585:13033, ack 1, win 63, length 1448',
-      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 b>a Flags [.], ack 2897, win 75, length 0',
       '00.000000 a>b Flags [.], seq 13033:14481, ack 1, win 63, length 1448',
-      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 b>a Flags [.], ack 2897, win 75, length 0',
       '00.000000 a>b Flags [.], seq 14481:15929, ack 1, win 63, length 1448',
-      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 b>a Flags [.], ack 2897, win 75, length 0',
       '00.000000 a>b Flags [P.], seq 15929:17377, ack 1, win 63, length 1448',
-      '00.000000 b>a Flags [.], ack 2897, win 70, length 0',
+      '00.000000 b>a Flags [.], ack 2897, win 75, length 0',
       '00.000000 a>b Flags [.], seq 2897:4345, ack 1, win 63, length 1448',
-      '00.000000 b>a Flags [.], ack 17377, win 67, length 0',
+      '00.000000 b>a Flags [.], ack 17377, win 65, length 0',
     ]);
     expect(t.received()).toBe(12 * 1448);
   });

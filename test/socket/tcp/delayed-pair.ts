@@ -10,6 +10,7 @@ import { twoHosts } from '../../support/two-hosts.ts';
 
 export interface DelayedPair {
   readonly sim: Simulation;
+  readonly a: Namespace;
   readonly b: Namespace;
   readonly client: TcpSocket;
   /** a's capture after the handshake: `SS.ssssss a>b Flags [...] ...` (seconds past a minute are added up). */
@@ -45,5 +46,5 @@ export function delayedPair(seed: string): DelayedPair {
           .replace(/, options \[[^\]]*\]/, '')
           .replace(/: HTTP$/, ''),
       );
-  return { sim, b, client: result.socket, lines };
+  return { sim, a, b, client: result.socket, lines };
 }

@@ -314,3 +314,30 @@ describe('SACK blocks as Linux 6.18 sent them', () => {
     ]);
   });
 });
+
+describe('out-of-order queue: what it charges the receive buffer (skb_set_owner_r in tcp_data_queue_ofo)', () => {
+  it('ladder: a kept or coalesced segment is charged its truesize, a duplicate nothing, a covered one is freed, a drain frees what rcv_nxt passed', () => {
+    const sack = new SackBlocks(true, () => true);
+    const ofo = new OfoQueue(sack);
+    const seg = (seq: number, end: number) => ofo.insert(seq, payload(seq, end - seq), false);
+    expect(seg(1100, 1200)).toBe('queued');
+    expect(ofo.truesize).toBe(100 + 832);
+    expect(seg(1200, 1300)).toBe('coalesced');
+    expect(ofo.truesize).toBe(200 + 2 * 832);
+    expect(seg(1150, 1250)).toBe('dropped');
+    expect(ofo.truesize).toBe(200 + 2 * 832);
+    expect(seg(1500, 1600)).toBe('queued');
+    // Same start and covering it: the queued segment is replaced, its charge freed.
+    expect(seg(1500, 1700)).toBe('queued');
+    expect(ofo.truesize).toBe(200 + 2 * 832 + 200 + 832);
+    // rcv_nxt jumps past the first run (its bytes came in order meanwhile): freed, not delivered.
+    const out: number[] = [];
+    expect(ofo.drain(1400, (data) => out.push(...data))).toBe(1400);
+    expect(out).toEqual([]);
+    expect(ofo.drainFreed).toBe(200 + 2 * 832);
+    expect(ofo.truesize).toBe(200 + 832);
+    expect(ofo.drain(1500, (data) => out.push(...data))).toBe(1700);
+    expect(out).toHaveLength(200);
+    expect([ofo.drainFreed, ofo.truesize]).toEqual([0, 0]);
+  });
+});
