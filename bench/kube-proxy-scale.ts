@@ -26,11 +26,14 @@ const SERVICES = option('--services', 1000);
 const collect = (globalThis as { gc?: () => void }).gc;
 if (collect === undefined) throw new Error('run node with --expose-gc');
 
+/** Heap in use after a full collection, and the typed arrays' backing stores (outside the heap). */
 function heapUsed(): number {
   collect!();
   collect!();
   return getHeapStatistics().used_heap_size;
 }
+
+const arrayBuffers = (): number => process.memoryUsage().arrayBuffers;
 
 const ms = (from: bigint): number => Number((process.hrtime.bigint() - from) / 1000n) / 1000;
 
@@ -41,6 +44,7 @@ const controlPlaneMs = ms(started);
 const proxier = new IptablesProxier();
 const sim = new Simulation();
 const before = heapUsed();
+const buffersBefore = arrayBuffers();
 let renderNs = 0n;
 let loadNs = 0n;
 let textBytes = 0;
@@ -67,6 +71,7 @@ cluster.views.forEach((view, i) => {
 const renderMs = Number(renderNs / 1000n) / 1000;
 const loadMs = Number(loadNs / 1000n) / 1000;
 const after = heapUsed();
+const buffersAfter = arrayBuffers();
 
 function hashOf(text: string): number {
   let h = 0x811c9dc5;
@@ -96,5 +101,7 @@ const report = {
   buildMs: Math.round(renderMs + loadMs),
   heapBytes: after - before,
   heapBytesPerNode: Math.round((after - before) / NODES),
+  arrayBufferBytesPerNode: Math.round((buffersAfter - buffersBefore) / NODES),
+  renderCache: { hits: proxier.renders.hits, misses: proxier.renders.misses },
 };
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
