@@ -11,6 +11,7 @@ const MAX_LINES = 1 << 18;
 
 export class RestoreLineCache {
   private readonly parsed = new Map<string, ParsedCommand>();
+  private readonly names = new Map<string, string>();
 
   /** The key of `line` in `table`; building it copies the line, so the cache does not keep the whole input alive. */
   key(table: string, line: string): string {
@@ -26,9 +27,23 @@ export class RestoreLineCache {
     this.parsed.set(key, command);
   }
 
+  /**
+   * One copy of a chain name from a `:CHAIN` line: the word is a slice of the whole input, and a chain keeping it
+   * would keep the input alive in every namespace.
+   */
+  chainName(word: string): string {
+    const known = this.names.get(word);
+    if (known !== undefined) return known;
+    if (this.names.size >= MAX_LINES) this.names.clear();
+    const copy = ` ${word}`.slice(1);
+    this.names.set(copy, copy);
+    return copy;
+  }
+
   /** Forgets every line (tests: a namespace loaded as if it were the process's first). */
   clear(): void {
     this.parsed.clear();
+    this.names.clear();
   }
 
   get size(): number {

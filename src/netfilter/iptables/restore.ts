@@ -112,7 +112,7 @@ export function restoreRuleset(store: RulesetStore, input: string, options: Rest
         .slice(1)
         .split(/[ \t]+/)
         .filter((word) => word !== '');
-      const chain = words[0];
+      const chain = words[0] === undefined ? undefined : restoreLineCache.chainName(words[0]);
       if (chain === undefined)
         return fail(param(`iptables-restore: line ${lineNo} chain name invalid`), lineNo);
       const nameError = checkChainName(chain);
