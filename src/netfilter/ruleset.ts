@@ -164,12 +164,14 @@ export class RulesetDraft {
       if (targetChain === undefined) return { errno: 'ENOENT', what: `chain ${target}` };
       if (targetChain.base !== undefined) return { errno: 'EINVAL', what: `jump to base chain ${target}` };
     }
-    const added: Rule = {
-      ...rule,
-      handle: this.allocateHandle(table),
-      packets: rule.packets ?? 0,
-      bytes: rule.bytes ?? 0,
-    };
+    const added = makeRule(
+      this.allocateHandle(table),
+      rule.exprs,
+      rule.comment,
+      rule.iptables,
+      rule.packets ?? 0,
+      rule.bytes ?? 0,
+    );
     if (position === undefined || position >= chain.rules.length) chain.rules.push(added);
     else chain.rules.splice(Math.max(0, position), 0, added);
     return added;
@@ -250,6 +252,23 @@ export class RulesetDraft {
     }
     return undefined;
   }
+}
+
+/**
+ * Every rule of every namespace is built here, so all rules share one V8 hidden class and the chain loop stays
+ * monomorphic (a spread of objects made with conditional spreads gave each rule its own). The expressions and the
+ * iptables form may be shared between namespaces (the iptables-restore line cache interns them): they are immutable;
+ * the handle and counters are the rule's own.
+ */
+export function makeRule(
+  handle: number,
+  exprs: Rule['exprs'],
+  comment: string | undefined,
+  iptables: Rule['iptables'],
+  packets: number,
+  bytes: number,
+): Rule {
+  return { handle, exprs, comment, iptables, packets, bytes };
 }
 
 /** Chains a rule's jump/goto verdicts name (not those inside maps). */

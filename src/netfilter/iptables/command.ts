@@ -3,7 +3,7 @@
 // only where their tables and hooks allow, no jump to a base chain, no loop. Output text for -L and -S.
 
 import type { Chain, Rule, Table } from '../ir.ts';
-import type { RulesetDraft, RulesetError, RulesetStore } from '../ruleset.ts';
+import { makeRule, type RulesetDraft, type RulesetError, type RulesetStore } from '../ruleset.ts';
 import {
   BAD_RULE,
   exitCodeOf,
@@ -19,7 +19,7 @@ import {
 import type { Usage } from './extension.ts';
 import { chainOrder, type ListFormat, listChains, ruleLine } from './listing.ts';
 import { type ParsedCommand, parseCommand, type RuleSpec } from './parser.ts';
-import { compileRule, ruleSpecOf } from './rule.ts';
+import { type CompiledRule, compileRule, ruleSpecOf } from './rule.ts';
 import { compatible, listRules } from './save.ts';
 import { builtinChain, chainHooks, ensureBuiltin, ensureTable, TABLES } from './tables.ts';
 
@@ -76,24 +76,41 @@ function renameChain(table: Table, from: Chain, to: string): void {
         }
         return expr;
       });
-      if (!changed || rule.iptables === undefined) return changed ? { ...rule, exprs } : rule;
+      if (!changed) return rule;
+      if (rule.iptables === undefined)
+        return makeRule(rule.handle, exprs, rule.comment, undefined, rule.packets, rule.bytes);
       const args = rule.iptables.args.map((word, i, all) =>
         word === from.name && (all[i - 1] === '-j' || all[i - 1] === '-g') ? to : word,
       );
-      return { ...rule, exprs, iptables: { ...rule.iptables, args } };
+      return makeRule(rule.handle, exprs, rule.comment, { ...rule.iptables, args }, rule.packets, rule.bytes);
     });
   }
 }
 
 /**
+ * A rule spec's compiled form, once per spec: the iptables-restore line cache hands every namespace that loads the
+ * same line the same spec, so they all share the same immutable expressions and saved form.
+ */
+const compiledBySpec = new WeakMap<RuleSpec, { readonly table: string; readonly compiled: CompiledRule }>();
+
+function compiledRule(spec: RuleSpec, table: string): CompiledRule {
+  const known = compiledBySpec.get(spec);
+  if (known !== undefined && known.table === table) return known.compiled;
+  const compiled = compileRule(spec, table);
+  compiledBySpec.set(spec, { table, compiled });
+  return compiled;
+}
+
+/**
  * Applies one rule-changing command to `draft`. Listing commands are not handled here. `added` collects
- * the rules added, for checkBatch.
+ * the rules added, for checkBatch. `restoredCounters`: iptables-restore's `[packets:bytes]` prefix of the line.
  */
 export function applyCommand(
   draft: RulesetDraft,
   cmd: ParsedCommand,
   line: number,
   added: AddedRule[],
+  restoredCounters?: { readonly packets: number; readonly bytes: number },
 ): IptError | undefined {
   const tableName = cmd.table;
   if (!TABLES.has(tableName)) return { kind: 'table', table: tableName };
@@ -122,7 +139,7 @@ export function applyCommand(
         )
           return param(`Chain '${target.chain}' does not exist`);
       }
-      const compiled = compileRule(spec, tableName);
+      const compiled = compiledRule(spec, tableName);
       const args = compiled.iptables.args;
       if (cmd.command === 'check' || cmd.command === 'delete') {
         const rule = existing?.rules.find((candidate) => sameRule(candidate, args));
@@ -156,9 +173,8 @@ export function applyCommand(
           exprs: compiled.exprs,
           comment: compiled.comment,
           iptables: compiled.iptables,
-          ...(spec.counters === undefined
-            ? {}
-            : { packets: spec.counters.packets, bytes: spec.counters.bytes }),
+          packets: restoredCounters?.packets ?? spec.counters?.packets ?? 0,
+          bytes: restoredCounters?.bytes ?? spec.counters?.bytes ?? 0,
         },
         position,
       );

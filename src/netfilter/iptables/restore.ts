@@ -5,6 +5,7 @@
 import type { RulesetError, RulesetStore } from '../ruleset.ts';
 import { type AddedRule, applyCommand, type CommandOutput, checkBatch, listCommand } from './command.ts';
 import { exitCodeOf, formatRestoreError, type IptError, nftError, param, VERSION } from './errors.ts';
+import { restoreLineCache } from './line-cache.ts';
 import { parseDecimal } from './names.ts';
 import { checkChainName, parseCommand } from './parser.ts';
 import { builtinChain, ensureBuiltin, ensureTable, TABLES } from './tables.ts';
@@ -111,7 +112,7 @@ export function restoreRuleset(store: RulesetStore, input: string, options: Rest
         .slice(1)
         .split(/[ \t]+/)
         .filter((word) => word !== '');
-      const chain = words[0];
+      const chain = words[0] === undefined ? undefined : restoreLineCache.chainName(words[0]);
       if (chain === undefined)
         return fail(param(`iptables-restore: line ${lineNo} chain name invalid`), lineNo);
       const nameError = checkChainName(chain);
@@ -175,14 +176,22 @@ export function restoreRuleset(store: RulesetStore, input: string, options: Rest
         text = parsed.rest;
       }
     }
-    const words = tokenizeRestoreLine(text);
-    if (words.length + 1 >= MAX_WORDS) return fail(param('too many arguments'), lineNo);
-    if (words.some((word) => word.length > MAX_WORD_LENGTH))
-      return fail(param('Parameter too long!'), lineNo);
-    if (words.some(tableOption))
-      return fail(param('The -t option cannot be used in iptables-restore.\n'), lineNo);
-    const cmd = parseCommand(words, { restoreTable: block.table });
-    if ('kind' in cmd) return fail(cmd, lineNo);
+    // After a `[packets:bytes]` prefix the line starts with a blank the tokenizer skips: the same rule, the same key.
+    const cacheKey = restoreLineCache.key(block.table, text.replace(/^[ \t]+/, ''));
+    let cmd = restoreLineCache.get(cacheKey);
+    if (cmd === undefined) {
+      // Tokenized from the key's copy of the line, so the parsed words do not point into the whole input.
+      const words = tokenizeRestoreLine(cacheKey.slice(block.table.length + 1));
+      if (words.length + 1 >= MAX_WORDS) return fail(param('too many arguments'), lineNo);
+      if (words.some((word) => word.length > MAX_WORD_LENGTH))
+        return fail(param('Parameter too long!'), lineNo);
+      if (words.some(tableOption))
+        return fail(param('The -t option cannot be used in iptables-restore.\n'), lineNo);
+      const parsed = parseCommand(words, { restoreTable: block.table });
+      if ('kind' in parsed) return fail(parsed, lineNo);
+      cmd = parsed;
+      restoreLineCache.set(cacheKey, cmd);
+    }
     if (cmd.command === 'list' || cmd.command === 'list-rules') {
       const listed = listCommand(store, cmd);
       stdout += listed.stdout;
@@ -190,11 +199,11 @@ export function restoreRuleset(store: RulesetStore, input: string, options: Rest
       continue;
     }
     if (cmd.command === 'help' || cmd.command === 'version') continue;
-    const withCounters =
-      counters !== undefined && cmd.rule !== undefined ? { ...cmd, rule: { ...cmd.rule, counters } } : cmd;
+    const parsedCommand = cmd;
     block.steps.push({
       line: lineNo,
-      run: (draft, added) => applyCommand(draft, withCounters, lineNo, added),
+      // The counters go beside the interned command, so the rule still shares its compiled form.
+      run: (draft, added) => applyCommand(draft, parsedCommand, lineNo, added, counters),
     });
   }
   if (block !== undefined)

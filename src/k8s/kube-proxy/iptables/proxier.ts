@@ -6,6 +6,7 @@
 
 import type { Command } from '../../plan.ts';
 import type { Proxier, ProxierView } from '../proxier.ts';
+import { RenderCache } from './render-cache.ts';
 import { type RulesetOptions, renderRuleset } from './ruleset.ts';
 
 /** The wait flags pkg/util/iptables passes every call (iptables >= 1.6.2: `-w 5 -W 100000`). */
@@ -162,6 +163,8 @@ export class IptablesProxier implements Proxier {
   readonly mode = 'iptables' as const;
   readonly options: RulesetOptions;
   private readonly natChains = new Map<string, ReadonlySet<string>>();
+  /** One rendering per distinct node view: most nodes of a cluster get the same text (render-cache.ts). */
+  readonly renders = new RenderCache();
 
   constructor(options: Partial<RulesetOptions> = {}) {
     this.options = { ...KIND_PROXIER_OPTIONS, ...options };
@@ -169,12 +172,13 @@ export class IptablesProxier implements Proxier {
 
   /** The restore input one full sync of a fresh node writes (syncProxyRules' iptablesData). */
   render(view: ProxierView): string {
-    return renderRuleset(view, this.options).text;
+    const none = new Set<string>();
+    return this.renders.get(view, none, () => renderRuleset(view, this.options, none)).text;
   }
 
   sync(ns: string, view: ProxierView, first: boolean): readonly Command[] {
     const existing = first ? new Set<string>() : (this.natChains.get(ns) ?? new Set<string>());
-    const rendered = renderRuleset(view, this.options, existing);
+    const rendered = this.renders.get(view, existing, () => renderRuleset(view, this.options, existing));
     this.natChains.set(ns, rendered.activeNatChains);
     const restore: Command = {
       ns,
