@@ -21,6 +21,7 @@ import type { Proxier } from '../../src/k8s/kube-proxy/proxier.ts';
 import type { EndpointSlice, Service } from '../../src/k8s/objects.ts';
 import { CONNTRACK_TIMEOUT, type Normaliser, type Tolerance } from './compare.ts';
 import { differential, outputOf } from './harness.ts';
+import type { Observed } from './observed.ts';
 import { ScenarioBuilder } from './scenario.ts';
 import { shortNodeNs } from './topologies.ts';
 
@@ -142,6 +143,12 @@ function kubeProxyScenario(name: string, cni: Cni, mode: Mode, conntrackCleanup:
   udp('outside', 41235, 'sigb', 8001, '172.18.0.3', 30081);
   udp('sigb', 41236, 'sigb', 8001, '10.96.40.13', 81);
   udp('diag', 41240, 'siga', 8002, '10.96.40.14', 82);
+  // The counters and entries before the resync, which rewrites the Service chains (their counters restart at 0).
+  for (const node of ['w1', 'w2']) {
+    if (mode === 'iptables') b.actCommand(node, ['iptables-save', '-c']);
+    else b.actCommand(node, ['nft', 'list', 'table', 'ip', 'kube-proxy']);
+    b.actCommand(node, ['conntrack', '-L']);
+  }
   // flux's endpoint moves from siga to sigb; every kube-proxy resyncs, then cleans conntrack.
   const next = { ...apiObjects('sigb'), conntrackCleanup };
   for (const command of kubeProxyResync(plan.nodes, kubeProxy, next))
@@ -172,6 +179,13 @@ const sortByFlow: Normaliser = (label, text) => {
   const lines = text.split('\n').filter((line) => line !== '');
   return `${lines.sort((a, b) => (flow(a) < flow(b) ? -1 : flow(a) > flow(b) ? 1 : 0)).join('\n')}\n`;
 };
+
+/** An observation's output (after the traffic), where outputOf would find a traffic step's of the same label first. */
+function observedOutput(observed: Observed, label: string): string {
+  const found = observed.observe.find((o) => o.label.startsWith(label));
+  if (found === undefined) throw new Error(`no observation labelled ${label}`);
+  return found.stdout;
+}
 
 function linesOf(traffic: readonly { label: string; stdout: string }[], start: string): string {
   return traffic
@@ -209,14 +223,28 @@ describe('differential: the cluster plan with kube-proxy, rendered by packetlab,
           expect(port).toBeGreaterThanOrEqual(1024);
           expect(FIXED_PORTS).not.toContain(port);
         }
-        // The endpoint removal: the cleanup deleted w1's entry, the next datagram reached sigb.
+        // The Local drop on w2, counted before the resync rewrote the chains (the 55-byte datagram; in nftables mode
+        // the vmap's rule also counts what else reaches w2's INPUT, Flannel's VXLAN datagrams).
+        expect(outputOf(result.linux, mode === 'iptables' ? 'w2: iptables-save' : 'w2: nft list')).toMatch(
+          mode === 'iptables'
+            ? /\[1:55\] -A KUBE-EXTERNAL-SERVICES .*has no local endpoints.* --dport 30081 -j DROP/
+            : label === 'kindnet'
+              ? /counter packets 1 bytes 55 meta l4proto \. th dport vmap @no-endpoint-nodeports/
+              : /counter packets [1-9]\d* bytes \d+ meta l4proto \. th dport vmap @no-endpoint-nodeports/,
+        );
+        // The endpoint removal: w1's entry DNATed to siga, the cleanup deleted it, the next datagram reached sigb.
+        const flux = (endpoint: string) =>
+          new RegExp(
+            `src=10\\.244\\.1\\.5 dst=10\\.96\\.40\\.14 sport=41240 dport=82 src=${endpoint.replaceAll('.', '\\.')} dst=10\\.244\\.1\\.5 sport=8002 dport=41240`,
+          );
+        expect(outputOf(result.linux, 'w1: conntrack -L')).toMatch(flux('10.244.2.7'));
         expect(
           outputOf(result.linux, 'w1: conntrack -D --orig-dst 10.96.40.14 --dst-nat 10.244.2.7'),
         ).toContain('1 flow entries have been deleted');
         expect(echoed('sigb')).toContain('from 10.244.1.5:41240 "diag->10.96.40.14:82 1"');
-        expect(outputOf(result.linux, 'w1: conntrack -L')).toMatch(
-          /udp .* src=10\.244\.1\.5 dst=10\.96\.40\.14 sport=41240 dport=82 .*src=10\.244\.1\.9 dst=10\.244\.1\.5 sport=8002 dport=41240/,
-        );
+        const after = observedOutput(result.linux, 'w1: conntrack -L');
+        expect(after).toMatch(flux('10.244.1.9'));
+        expect(after).not.toMatch(flux('10.244.2.7'));
       });
     }
   }
@@ -231,7 +259,10 @@ describe('differential: the cluster plan with kube-proxy, rendered by packetlab,
     if (result === undefined) return;
     const { traffic } = result.linux;
     expect(linesOf(traffic, 'sigb: udp echo')).not.toContain('diag->10.96.40.14:82');
-    expect(outputOf(result.linux, 'w1: conntrack -L')).toMatch(
+    expect(linesOf(traffic, 'diag: udp send 0.0.0.0:41240')).toBe(
+      'reply from 10.96.40.14:82 "diag->10.96.40.14:82 1"\ntimeout 1\n',
+    );
+    expect(observedOutput(result.linux, 'w1: conntrack -L')).toMatch(
       /udp .* src=10\.244\.1\.5 dst=10\.96\.40\.14 sport=41240 dport=82 .*src=10\.244\.2\.7 dst=10\.244\.1\.5 sport=8002 dport=41240/,
     );
   });
