@@ -118,6 +118,7 @@ function kubeProxyScenario(name: string, cni: Cni, mode: Mode, conntrackCleanup:
   for (const command of plan.commands) b.command(command.ns, command.argv, command.stdin);
   // kube-proxy's first sync on every node (iptables 1.8.9 prints a notice for -W: traffic-phase commands).
   for (const command of plan.kubeProxy) b.actCommand(command.ns, command.argv, command.stdin);
+  // An answered exchange waits up to 1 s (a loaded machine); one that must time out, 500 ms of wall time.
   const udp = (
     client: string,
     port: number,
@@ -125,6 +126,7 @@ function kubeProxyScenario(name: string, cni: Cni, mode: Mode, conntrackCleanup:
     serverPort: number,
     dst: string,
     dstPort: number,
+    timeoutMs = 1000,
   ) =>
     b.udp({
       client: { ns: client, bind: '0.0.0.0', port },
@@ -133,10 +135,10 @@ function kubeProxyScenario(name: string, cni: Cni, mode: Mode, conntrackCleanup:
       dstPort,
       count: 1,
       payload: `${client}->${dst}:${dstPort}`,
-      timeoutMs: 500,
+      timeoutMs,
     });
   // The dropped exchange first: its wait is wall time on the kernel and would age the later entries.
-  udp('outside', 41231, 'sigb', 8001, '172.18.0.4', 30081);
+  udp('outside', 41231, 'sigb', 8001, '172.18.0.4', 30081, 500);
   udp('diag', 41232, 'siga', 8000, '10.96.40.12', 80);
   udp('diag', 41233, 'sigb', 8001, '10.96.40.13', 81);
   udp('outside', 41234, 'siga', 8000, '172.18.0.3', 30080);
@@ -153,7 +155,7 @@ function kubeProxyScenario(name: string, cni: Cni, mode: Mode, conntrackCleanup:
   const next = { ...apiObjects('sigb'), conntrackCleanup };
   for (const command of kubeProxyResync(plan.nodes, kubeProxy, next))
     b.actCommand(command.ns, command.argv, command.stdin);
-  udp('diag', 41240, 'sigb', 8002, '10.96.40.14', 82);
+  udp('diag', 41240, 'sigb', 8002, '10.96.40.14', 82, conntrackCleanup ? 1000 : 500);
   for (const node of ['w1', 'w2']) {
     if (mode === 'iptables') b.observe(node, 'iptables-save', '-c');
     else b.observe(node, 'nft', 'list', 'table', 'ip', 'kube-proxy');
