@@ -251,21 +251,22 @@ describe('differential: the cluster plan with kube-proxy, rendered by packetlab,
     }
   }
 
-  it('kindnet, iptables, without the cleanup: the stale entry keeps the client on the removed endpoint', async (ctx) => {
-    const scenario = kubeProxyScenario('kp-stale', new Kindnet(), 'iptables', false);
-    const result = await differential(ctx, scenario, {
-      natPorts: FIXED_PORTS,
-      tolerances: [AGED_TIMEOUT],
-      normalise: [sortByFlow],
+  for (const mode of ['iptables', 'nftables'] as const)
+    it(`kindnet, ${mode}, without the cleanup: the stale entry keeps the client on the removed endpoint`, async (ctx) => {
+      const scenario = kubeProxyScenario(`kp-stale-${mode}`, new Kindnet(), mode, false);
+      const result = await differential(ctx, scenario, {
+        natPorts: FIXED_PORTS,
+        tolerances: [AGED_TIMEOUT],
+        normalise: [sortByFlow],
+      });
+      if (result === undefined) return;
+      const { traffic } = result.linux;
+      expect(linesOf(traffic, 'sigb: udp echo')).not.toContain('diag->10.96.40.14:82');
+      expect(linesOf(traffic, 'diag: udp send 0.0.0.0:41240')).toBe(
+        'reply from 10.96.40.14:82 "diag->10.96.40.14:82 1"\ntimeout 1\n',
+      );
+      expect(observedOutput(result.linux, 'w1: conntrack -L')).toMatch(
+        /udp .* src=10\.244\.1\.5 dst=10\.96\.40\.14 sport=41240 dport=82 .*src=10\.244\.2\.7 dst=10\.244\.1\.5 sport=8002 dport=41240/,
+      );
     });
-    if (result === undefined) return;
-    const { traffic } = result.linux;
-    expect(linesOf(traffic, 'sigb: udp echo')).not.toContain('diag->10.96.40.14:82');
-    expect(linesOf(traffic, 'diag: udp send 0.0.0.0:41240')).toBe(
-      'reply from 10.96.40.14:82 "diag->10.96.40.14:82 1"\ntimeout 1\n',
-    );
-    expect(observedOutput(result.linux, 'w1: conntrack -L')).toMatch(
-      /udp .* src=10\.244\.1\.5 dst=10\.96\.40\.14 sport=41240 dport=82 .*src=10\.244\.2\.7 dst=10\.244\.1\.5 sport=8002 dport=41240/,
-    );
-  });
 });
