@@ -1,6 +1,8 @@
 // A kind cluster as one static command plan: the Docker network with its nodes and the outside, what each node's
 // CNI agent runs when it and its peers join, and CNI ADD for pods placed by the author. This is the plan the kernel
 // harness runs with `ip netns exec`; `cluster()` runs the same commands as its kubelets and agents react to the store.
+// With `kubeProxy`, it also holds every node's first kube-proxy sync for given Services and EndpointSlices (the
+// ruleset load and the conntrack cleanup after it), apart from `commands` since iptables prints on stderr there.
 
 import { Rng } from '../core/rng.ts';
 import type { ClusterNetwork, Cni, NodeNetwork, PodSandbox } from './cni/cni.ts';
@@ -17,6 +19,9 @@ import {
   POD_NETWORK,
   seededMac,
 } from './kind-network.ts';
+import { staleConntrackCommands } from './kube-proxy/conntrack-cleanup.ts';
+import type { Proxier, ProxierView } from './kube-proxy/proxier.ts';
+import type { EndpointSlice, Service } from './objects.ts';
 import type { Command } from './plan.ts';
 import type { Plan } from './run-plan.ts';
 
@@ -41,12 +46,59 @@ export interface ClusterPlanOptions {
   readonly underlayMtu?: number;
   /** The namespace a node's commands run in (default its name; the kernel harness wants short names). */
   readonly nodeNs?: (nodeName: string, index: number) => string;
+  /** Every node's kube-proxy: its proxier and what it watches (the objects the control plane made). */
+  readonly kubeProxy?: PlanKubeProxy;
+}
+
+export interface PlanKubeProxy {
+  readonly proxier: Proxier;
+  readonly services: readonly Service[];
+  readonly endpointSlices: readonly EndpointSlice[];
+  /** The cleanup's `conntrack -D` after the sync (default true, as KubeProxyController). */
+  readonly conntrackCleanup?: boolean;
 }
 
 export interface ClusterPlan extends Plan {
   readonly nodes: readonly NodeNetwork[];
   readonly network: ClusterNetwork;
   readonly sandboxes: readonly PodSandbox[];
+  /** Per node in order, kube-proxy's first sync then its conntrack cleanup (empty without `kubeProxy`). */
+  readonly kubeProxy: readonly Command[];
+}
+
+/** What a node's kube-proxy sees (the view KubeProxyController builds, with cluster()'s node-level fields). */
+export function nodeProxierView(
+  node: NodeNetwork,
+  services: readonly Service[],
+  endpointSlices: readonly EndpointSlice[],
+): ProxierView {
+  return {
+    nodeName: node.name,
+    nodeIps: [node.address],
+    clusterCidr: POD_NETWORK,
+    masqueradeBit: 14,
+    services,
+    endpointSlices,
+  };
+}
+
+/**
+ * A later kube-proxy sync on every node, from the objects of `previous` to `next`: the proxier's commands, then the
+ * conntrack cleanup (unless `conntrackCleanup` is false), as KubeProxyController runs them.
+ */
+export function kubeProxyResync(
+  nodes: readonly NodeNetwork[],
+  previous: PlanKubeProxy,
+  next: Omit<PlanKubeProxy, 'proxier'>,
+): Command[] {
+  const commands: Command[] = [];
+  for (const node of nodes) {
+    const before = nodeProxierView(node, previous.services, previous.endpointSlices);
+    const after = nodeProxierView(node, next.services, next.endpointSlices);
+    commands.push(...previous.proxier.sync(node.ns, after, false));
+    if (next.conntrackCleanup !== false) commands.push(...staleConntrackCommands(node.ns, before, after));
+  }
+  return commands;
 }
 
 /** The nodes of a kind cluster in address and pod-CIDR order: the control plane, then the workers by number. */
@@ -100,6 +152,15 @@ export function clusterPlan(options: ClusterPlanOptions): ClusterPlan {
     commands.push(...options.cni.podAdded(node, sandbox, network));
   }
   const ports = [...(outside ? [outsidePort()] : []), ...nodes.map(nodePort)];
+  const kubeProxy: Command[] = [];
+  const proxy = options.kubeProxy;
+  if (proxy !== undefined)
+    for (const node of nodes) {
+      const view = nodeProxierView(node, proxy.services, proxy.endpointSlices);
+      kubeProxy.push(...proxy.proxier.sync(node.ns, view, true));
+      if (proxy.conntrackCleanup !== false)
+        kubeProxy.push(...staleConntrackCommands(node.ns, undefined, view));
+    }
   return {
     namespaces: [
       ...nodes.map((node) => node.ns),
@@ -111,5 +172,6 @@ export function clusterPlan(options: ClusterPlanOptions): ClusterPlan {
     nodes,
     network,
     sandboxes,
+    kubeProxy,
   };
 }

@@ -68,6 +68,8 @@ export interface ClusterOptions {
   readonly controlPlane?: boolean;
   /** --iptables-min-sync-period (default 1000 ms). */
   readonly minSyncPeriodMs?: number;
+  /** kube-proxy's UDP conntrack cleanup after each sync (default true; false shows the stale-entry bug). */
+  readonly conntrackCleanup?: boolean;
   readonly seed?: string | number;
   /** What containers run, by image name. */
   readonly images?: ImageRegistry;
@@ -201,6 +203,9 @@ export class Cluster implements ClusterRuntime {
             run: (command) => runner.run(command),
             ...(this.options.minSyncPeriodMs !== undefined
               ? { minSyncPeriodMs: this.options.minSyncPeriodMs }
+              : {}),
+            ...(this.options.conntrackCleanup !== undefined
+              ? { conntrackCleanup: this.options.conntrackCleanup }
               : {}),
           });
     this.joins++;

@@ -60,6 +60,9 @@ export {
   type ClusterPlanOptions,
   clusterPlan,
   kindNodes,
+  kubeProxyResync,
+  nodeProxierView,
+  type PlanKubeProxy,
   type PlanPod,
 } from './cluster-plan.ts';
 export { BRIDGE_NAME } from './cni/bridge-plugin.ts';
@@ -115,6 +118,8 @@ export {
   POD_NETWORK,
   SERVICE_NETWORK,
 } from './kind-network.ts';
+// kube-proxy's UDP conntrack cleanup, and the cluster plan's kube-proxy part (k8s-harness).
+export { nothingToDelete, staleConntrackCommands } from './kube-proxy/conntrack-cleanup.ts';
 export {
   KubeProxyController,
   type KubeProxyOptions,

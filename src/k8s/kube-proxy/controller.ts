@@ -2,12 +2,14 @@
 // timer on the simulation's scheduler, calls its Proxier for a full sync and runs the commands it returns in the
 // node's namespace. The first sync runs at start; later changes are coalesced so two syncs are at least
 // minSyncPeriod apart (v1.31's default 1 s). Not modelled: the periodic syncPeriod resync (it would keep the scheduler
-// busy forever), partial syncs, the healthz timestamps (see kube-proxy/health.ts).
+// busy forever), partial syncs, the healthz timestamps (see kube-proxy/health.ts). After a sync whose commands all
+// succeeded it runs the UDP conntrack cleanup (kube-proxy/conntrack-cleanup.ts) unless `conntrackCleanup` is false.
 
 import type { Scheduler, TimerId } from '../../core/scheduler.ts';
 import { NS_PER_MS } from '../../core/scheduler.ts';
 import type { Command } from '../plan.ts';
 import type { Store } from '../store.ts';
+import { nothingToDelete, staleConntrackCommands } from './conntrack-cleanup.ts';
 import type { Proxier, ProxierView } from './proxier.ts';
 
 /** The node-level part of a ProxierView (what does not come from the store). */
@@ -24,6 +26,11 @@ export interface KubeProxyOptions {
   readonly run: (command: Command) => { readonly exitCode: number; readonly stderr: string };
   /** --iptables-min-sync-period / --nftables-min-sync-period (default 1000 ms). */
   readonly minSyncPeriodMs?: number;
+  /**
+   * Whether a sync is followed by kube-proxy's `conntrack -D` for stale UDP entries (default true). Off, a client that
+   * keeps sending to a UDP Service keeps reaching a deleted endpoint's address (kubernetes#125467's symptom).
+   */
+  readonly conntrackCleanup?: boolean;
 }
 
 export interface SyncRecord {
@@ -33,6 +40,8 @@ export interface SyncRecord {
   readonly commands: number;
   /** The failed commands' standard error (kube-proxy logs "Failed to execute iptables-restore" and retries). */
   readonly errors: readonly string[];
+  /** The `conntrack -D` commands the cleanup ran after it (none when off or when the sync failed). */
+  readonly conntrackDeletes: readonly Command[];
 }
 
 export class KubeProxyController {
@@ -40,6 +49,8 @@ export class KubeProxyController {
   private lastSync: number | undefined;
   private timer: TimerId | undefined;
   private unwatch: (() => void)[] = [];
+  /** The view of the last successful sync: the cleanup compares against it (kube-proxy's previous maps). */
+  private synced: ProxierView | undefined;
   /** Every sync that ran, in order (what kube-proxy's sync metrics would count). */
   readonly syncs: SyncRecord[] = [];
 
@@ -90,7 +101,18 @@ export class KubeProxyController {
       const result = this.options.run(command);
       if (result.exitCode !== 0) errors.push(result.stderr.trim());
     }
+    // The proxier cleans conntrack only once the restore succeeded, then takes the new maps as its state.
+    const restored = errors.length === 0;
+    const conntrackDeletes =
+      restored && this.options.conntrackCleanup !== false
+        ? staleConntrackCommands(ns, this.synced, view)
+        : [];
+    for (const command of conntrackDeletes) {
+      const result = this.options.run(command);
+      if (result.exitCode !== 0 && !nothingToDelete(result.stderr)) errors.push(result.stderr.trim());
+    }
+    if (restored) this.synced = view;
     this.lastSync = scheduler.now;
-    this.syncs.push({ at: scheduler.now, first, commands: commands.length, errors });
+    this.syncs.push({ at: scheduler.now, first, commands: commands.length, errors, conntrackDeletes });
   }
 }
