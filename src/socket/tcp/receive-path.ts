@@ -12,6 +12,7 @@ import { ACK_PUSHED, ACK_PUSHED2, ACK_SCHED, ATO_MIN, after, before, MS, TS_ALIG
 import type { Tcb } from './control-block.ts';
 import { establish, receiveInSynSent, sendSynAck } from './handshake.ts';
 import { ackProbe } from './probe-timers.ts';
+import { rcvbufGrow, rttMeasure, rttMeasureTs } from './rcv-autotune.ts';
 import { armRto, cancelRto, rearmRto, resetXmitTimer, sampleRtt, scheduleLossProbe } from './rto.ts';
 import { FLAG_DATA, FLAG_WIN_UPDATE } from './scoreboard.ts';
 import { cwndLimited, pushNew, pushPending, retransmitLost } from './send-path.ts';
@@ -99,6 +100,8 @@ export function processSegment(s: Tcb, view: TcpView, pkt: Packet): void {
 
   if (!processAck(s, view)) return;
   if (s.closed) return;
+  // tcp_rcv_established: the receiver's RTT from the echoed timestamp, before the data is queued.
+  if (payloadLen > 0 && s.tsOk && s.received.sawTimestamp) rttMeasureTs(s, payloadLen);
 
   let fin = false;
   let queued = false;
@@ -191,6 +194,8 @@ function queueOfo(s: Tcb, seq: number, data: Uint8Array, fin: boolean): void {
     outcome === 'coalesced' || winFromSpace(s.window, data.length + SEGMENT_OVERHEAD) <= data.length;
   if (s.sackOk && grows && growWindow(s.window, data.length, s.tcpAdvmss)) s.quick |= 1;
   s.window.rmemAlloc += s.ofo.truesize - charged;
+  // 6.16's "adjust rcvbuf in presence of reorders": the buffer covers what the queue spans (accepted sockets only).
+  if (!s.orphan) rcvbufGrow(s, s.autotune.space);
 }
 
 /** tcp_ofo_queue: what the out-of-order queue releases joins the receive queue, already charged; what rcv_nxt passed is freed. */
@@ -290,7 +295,8 @@ export function senderAck(s: Tcb, ack: number, flag: number): void {
 
 /**
  * tcp_event_data_recv and tcp_measure_rcv_mss: schedules an ACK, re-measures the receive MSS and
- * the buffer's scaling ratio, runs the quick-ACK / ATO estimator and grows the window.
+ * the buffer's scaling ratio, samples the receiver's RTT per window (tcp_rcv_rtt_measure), runs the
+ * quick-ACK / ATO estimator and grows the window.
  */
 export function dataReceived(s: Tcb, view: TcpView, payloadLen: number): void {
   s.ackPending |= ACK_SCHED;
@@ -317,6 +323,7 @@ export function dataReceived(s: Tcb, view: TcpView, payloadLen: number): void {
       s.ackPending |= ACK_PUSHED;
     }
   }
+  rttMeasure(s);
   const now = s.stack.now;
   if (s.ato === 0) {
     incrQuickack(s);
@@ -334,12 +341,12 @@ export function dataReceived(s: Tcb, view: TcpView, payloadLen: number): void {
 
 /**
  * tcp_clamp_window: out of quick-ACK mode; the buffer grows to what is allocated, up to
- * tcp_rmem[2]; still overcommitted, rcv_ssthresh falls to two segments.
+ * tcp_rmem[2], unless SO_RCVBUF locked it; still overcommitted, rcv_ssthresh falls to two segments.
  */
 export function clampWindow(s: Tcb): void {
   s.quick = 0;
   const max = bufferSysctl(s.stack.sysctls, 'tcp_rmem', 2);
-  if (s.window.rcvbuf < max) s.window.rcvbuf = Math.min(s.window.rmemAlloc, max);
+  if (s.window.rcvbuf < max && !s.rcvbufLocked) s.window.rcvbuf = Math.min(s.window.rmemAlloc, max);
   if (s.window.rmemAlloc > s.window.rcvbuf)
     s.window.rcvSsthresh = Math.min(s.window.windowClamp, 2 * s.tcpAdvmss);
 }
