@@ -5,8 +5,7 @@
 //
 // The receive buffer is charged each queued segment's truesize, which packetlab models as the
 // payload plus one fixed head (SEGMENT_OVERHEAD, measured on a veth); no memory pressure, no
-// tcp_shrink_window, no receive-buffer autotuning by DRS (tcp_rcv_space_adjust: packetlab's
-// reads take no time, docs/deviations.md).
+// tcp_shrink_window. The buffer's growth by DRS (tcp_rcv_space_adjust) is rcv-autotune.ts.
 
 /** TCP_MAX_WSCALE (RFC 7323). */
 const MAX_WSCALE = 14;
