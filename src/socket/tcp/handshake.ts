@@ -44,6 +44,7 @@ export function connect(s: Tcb, reuse?: { readonly iss: number; readonly tsRecen
     s.advmss - (reuse !== undefined && s.tsOk ? TS_ALIGNED : 0),
     s.wscaleOk,
     Math.max(bufferSysctl(s.stack.sysctls, 'tcp_rmem', 2), RMEM_MAX),
+    s.rcvbufLocked ? fullSpace(s.window) : 0,
   );
   s.window.rcvWnd = initial.rcvWnd;
   s.window.rcvWscale = initial.rcvWscale;
@@ -97,6 +98,7 @@ export function acceptSyn(s: Tcb, view: TcpView): void {
     s.advmss - (s.tsOk ? TS_ALIGNED : 0),
     s.wscaleOk,
     Math.max(bufferSysctl(s.stack.sysctls, 'tcp_rmem', 2), RMEM_MAX),
+    s.rcvbufLocked ? fullSpace(s.window) : 0,
   );
   s.window.rcvWnd = initial.rcvWnd;
   s.window.rcvWscale = initial.rcvWscale;
