@@ -186,16 +186,20 @@ export function inReceiveWindow(s: Tcb, seq: number, segEnd: number): boolean {
 function queueOfo(s: Tcb, seq: number, data: Uint8Array, fin: boolean): void {
   const charged = s.ofo.truesize;
   const outcome = s.ofo.insert(seq, data, fin);
-  if (outcome === 'dropped') return;
+  if (outcome !== 'dropped') chargeOfo(s, outcome === 'coalesced', data.length, charged);
+  // 6.16's "adjust rcvbuf in presence of reorders", at tcp_data_queue_ofo's end (a duplicate too): the
+  // buffer covers what the queue spans (accepted sockets only).
+  if (!s.orphan) rcvbufGrow(s, s.autotune.space);
+}
+
+/** The kept or coalesced segment grows the window (SACK flows), then is charged to the receive buffer. */
+function chargeOfo(s: Tcb, coalesced: boolean, length: number, charged: number): void {
   // A coalesced segment counts its payload only (truesize_adjust); one kept on its own its whole truesize,
   // which still backs no more window than its payload for a full segment (check #1 passes; smaller ones
   // would need __tcp_grow_window, not modelled, and do not grow the window here).
-  const grows =
-    outcome === 'coalesced' || winFromSpace(s.window, data.length + SEGMENT_OVERHEAD) <= data.length;
-  if (s.sackOk && grows && growWindow(s.window, data.length, s.tcpAdvmss)) s.quick |= 1;
+  const grows = coalesced || winFromSpace(s.window, length + SEGMENT_OVERHEAD) <= length;
+  if (s.sackOk && grows && growWindow(s.window, length, s.tcpAdvmss)) s.quick |= 1;
   s.window.rmemAlloc += s.ofo.truesize - charged;
-  // 6.16's "adjust rcvbuf in presence of reorders": the buffer covers what the queue spans (accepted sockets only).
-  if (!s.orphan) rcvbufGrow(s, s.autotune.space);
 }
 
 /** tcp_ofo_queue: what the out-of-order queue releases joins the receive queue, already charged; what rcv_nxt passed is freed. */
