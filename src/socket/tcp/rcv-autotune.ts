@@ -148,7 +148,12 @@ export function rcvbufGrow(s: Tcb, newval: number): void {
  * Set before connect() or listen(), it sizes the first window (tcp_select_initial_window).
  */
 export function setReceiveBuffer(s: Tcb, value: number): void {
-  const val = Math.min(Math.max(0, Math.floor(value)), RMEM_MAX);
-  s.window.rcvbuf = Math.max(val * 2, SOCK_MIN_RCVBUF);
+  s.window.rcvbuf = lockedRcvbuf(value);
   s.rcvbufLocked = true;
+}
+
+/** The sk_rcvbuf SO_RCVBUF sets for `value` bytes. */
+export function lockedRcvbuf(value: number): number {
+  const val = Math.min(Math.max(0, Math.floor(value)), RMEM_MAX);
+  return Math.max(val * 2, SOCK_MIN_RCVBUF);
 }

@@ -191,5 +191,7 @@ describe('receive-buffer autotuning (DRS) over a 10 ms RTT', () => {
     ]);
     expect(connected.socket.info().rcvbuf).toBe(200000);
     expect(server!.info().rcvbuf).toBe(100000);
+    // The listener's own buffer, as ss -m reads sk_rcvbuf.
+    expect(execOrThrow(b, 'ss -ltm')).toContain('skmem:(r0,rb100000,');
   });
 });
