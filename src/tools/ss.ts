@@ -31,6 +31,7 @@
 
 import { portName } from '../netfilter/iptables/names.ts';
 import type { Namespace } from '../netns/namespace.ts';
+import { lockedRcvbuf } from '../socket/tcp/rcv-autotune.ts';
 import type { TcpSocket } from '../socket/tcp/socket.ts';
 import { bufferSysctl, defaultCongestion } from '../socket/tcp/sysctl.ts';
 import type { TcpListener } from '../socket/tcp/table.ts';
@@ -429,7 +430,10 @@ function detailSource(ns: Namespace, of: RowSocket): DetailSource {
         kind: 'listener',
         ino,
         cookie,
-        rcvbuf: bufferSysctl(ns.sysctls, 'tcp_rmem', 1),
+        rcvbuf:
+          of.socket.receiveBuffer !== undefined
+            ? lockedRcvbuf(of.socket.receiveBuffer)
+            : bufferSysctl(ns.sysctls, 'tcp_rmem', 1),
         sndbuf: bufferSysctl(ns.sysctls, 'tcp_wmem', 1),
         congestion: of.socket.congestion ?? defaultCongestion(ns.sysctls),
       };

@@ -7,6 +7,7 @@ import type { TcpView } from '../../wire/tcp.ts';
 import { cleanupRbuf } from './ack-policy.ts';
 import type { Tcb } from './control-block.ts';
 import { armKeepalive, keepaliveTime } from './probe-timers.ts';
+import { spaceAdjust } from './rcv-autotune.ts';
 import { processSegment } from './receive-path.ts';
 import { rtoJiffies } from './rto.ts';
 import { mtuReduced, pushPending } from './send-path.ts';
@@ -73,15 +74,20 @@ export function receive(s: Tcb, view: TcpView, pkt: Packet): void {
 }
 
 /**
- * tcp_recvmsg: the application reads everything queued (one chunk), then tcp_cleanup_rbuf
- * decides whether the freed space deserves an ACK; the FIN is read after the data.
+ * tcp_recvmsg: the application reads everything queued (one chunk), DRS measuring after each
+ * segment copied (tcp_rcv_space_adjust), then tcp_cleanup_rbuf decides whether the freed space
+ * deserves an ACK; the FIN is read after the data.
  */
 export function deliver(s: Tcb): void {
+  const count = s.rcvQueue.count;
+  for (let i = 0; i < count; i++) {
+    s.copiedSeq = (s.copiedSeq + s.rcvQueue.lengthAt(i)) >>> 0;
+    spaceAdjust(s);
+  }
   const data = s.rcvQueue.takeAll();
   if (data !== undefined) {
     // What stays charged is the out-of-order queue's.
     s.window.rmemAlloc = s.ofo.truesize;
-    s.copiedSeq = (s.copiedSeq + data.length) >>> 0;
     cleanupRbuf(s, data.length);
     if (!s.orphan) s.socket.onData?.(s.socket, data);
   }

@@ -11,6 +11,7 @@ import type { TcpView } from '../../wire/tcp.ts';
 import { MS, PINGPONG_THRESH, TIMEOUT_INIT } from './constants.ts';
 import { OfoQueue } from './ofo-queue.ts';
 import { type OutgoingOptions, ReceivedOptions } from './options.ts';
+import { newReceiveAutotune, type ReceiveAutotune, setReceiveBuffer } from './rcv-autotune.ts';
 import { ReceiveQueue } from './receive-queue.ts';
 import { SackBlocks } from './sack-blocks.ts';
 import type { SenderControl } from './sender-control.ts';
@@ -50,6 +51,8 @@ export interface TcpEndpoints {
   readonly mark: number;
   /** TCP_CONGESTION set before the handshake (connect's option, or a listener's that its children inherit). */
   readonly congestion?: CongestionAlgorithm;
+  /** SO_RCVBUF set before the handshake (connect's option, or a listener's that its children inherit), in bytes as passed. */
+  readonly receiveBuffer?: number;
 }
 
 /** One connection's state; TcpSocket is the application's handle on it. */
@@ -142,6 +145,12 @@ export class Tcb implements TcpEndpoints {
 
   /** tp->advmss once synchronized: the announced MSS less the timestamp option when timestamps are on. */
   tcpAdvmss = 0;
+
+  /** sk_userlocks' SOCK_RCVBUF_LOCK: SO_RCVBUF fixed sk_rcvbuf, which no autotuning changes. */
+  rcvbufLocked = false;
+
+  /** DRS: the receiver's RTT estimate and the bytes read per RTT (rcv-autotune.ts). */
+  readonly autotune: ReceiveAutotune = newReceiveAutotune();
 
   /** copied_seq: the next byte the application reads. */
   copiedSeq = 0;
@@ -336,6 +345,7 @@ export class Tcb implements TcpEndpoints {
     this.state = state;
     this.pseudo.srcAddr = endpoints.localAddr;
     this.pseudo.dstAddr = endpoints.remoteAddr;
+    if (endpoints.receiveBuffer !== undefined) setReceiveBuffer(this, endpoints.receiveBuffer);
   }
 
   get stack(): Ipv4Stack {

@@ -9,6 +9,7 @@ import { assignCongestion } from './congestion/assign.ts';
 import { ACK, advertisedMss, INIT_CWND, RMEM_MAX, SYN, TCP_TIMEOUT_MIN, TS_ALIGNED } from './constants.ts';
 import type { Tcb } from './control-block.ts';
 import { armKeepalive, keepaliveTime } from './probe-timers.ts';
+import { initReceiveSpace } from './rcv-autotune.ts';
 import { armRto, cancelRto, retransmitTimer, sampleRtt } from './rto.ts';
 import { pushPending } from './send-path.ts';
 import { SenderControl } from './sender-control.ts';
@@ -17,9 +18,9 @@ import { bufferSysctl, defaultCongestion } from './sysctl.ts';
 import { sendAck, sendReset, transmit } from './transmit.ts';
 import { fullSpace, initBufferSpace, initialRcvMss, selectInitialWindow, TCP_MSS_DEFAULT } from './window.ts';
 
-/** tcp_full_space of a new socket: sk_rcvbuf starts at tcp_rmem[1], the scaling ratio at one half. */
+/** tcp_full_space of a new socket: sk_rcvbuf starts at tcp_rmem[1] (unless SO_RCVBUF set it), the scaling ratio at one half. */
 export function newSocketSpace(s: Tcb): number {
-  s.window.rcvbuf = bufferSysctl(s.stack.sysctls, 'tcp_rmem', 1);
+  if (!s.rcvbufLocked) s.window.rcvbuf = bufferSysctl(s.stack.sysctls, 'tcp_rmem', 1);
   return fullSpace(s.window);
 }
 
@@ -43,6 +44,7 @@ export function connect(s: Tcb, reuse?: { readonly iss: number; readonly tsRecen
     s.advmss - (reuse !== undefined && s.tsOk ? TS_ALIGNED : 0),
     s.wscaleOk,
     Math.max(bufferSysctl(s.stack.sysctls, 'tcp_rmem', 2), RMEM_MAX),
+    s.rcvbufLocked ? fullSpace(s.window) : 0,
   );
   s.window.rcvWnd = initial.rcvWnd;
   s.window.rcvWscale = initial.rcvWscale;
@@ -96,6 +98,7 @@ export function acceptSyn(s: Tcb, view: TcpView): void {
     s.advmss - (s.tsOk ? TS_ALIGNED : 0),
     s.wscaleOk,
     Math.max(bufferSysctl(s.stack.sysctls, 'tcp_rmem', 2), RMEM_MAX),
+    s.rcvbufLocked ? fullSpace(s.window) : 0,
   );
   s.window.rcvWnd = initial.rcvWnd;
   s.window.rcvWscale = initial.rcvWscale;
@@ -129,6 +132,7 @@ export function establish(s: Tcb): void {
   s.tcpAdvmss = s.advmss - (s.tsOk ? TS_ALIGNED : 0);
   s.copiedSeq = s.window.rcvNxt;
   initBufferSpace(s.window, s.tcpAdvmss, s.sysctl('tcp_app_win'));
+  initReceiveSpace(s);
   s.rcvMss = initialRcvMss(s.tcpAdvmss, s.mss, s.window.rcvWnd);
   s.retransmits = 0;
   s.rcvTstamp = s.stack.now;

@@ -49,6 +49,9 @@ export interface TcpInfo {
   readonly retransOut: number;
   readonly lost: number;
   readonly sacked: number;
+  /** tcpi_rcv_rtt: the receiver's RTT estimate (rcv_rtt_est.rtt_us >> 3), in µs; 0 before a sample. */
+  readonly rcvRttUs: number;
+  /** tcpi_rcv_space: rcvq_space.space, the bytes the application read in the last measured RTT. */
   readonly rcvSpace: number;
   readonly rcvSsthresh: number;
   readonly sndWnd: number;

@@ -43,6 +43,11 @@ export class OfoQueue {
     return this.segments.length;
   }
 
+  /** TCP_SKB_CB(ooo_last_skb)->end_seq: where the highest queued segment ends (only when not empty). */
+  get endSeq(): number {
+    return this.segments[this.segments.length - 1]?.endSeq ?? 0;
+  }
+
   /** Bytes of payload waiting, overlaps counted once per segment. */
   get bytes(): number {
     let total = 0;

@@ -12,6 +12,7 @@ import { ACK_PUSHED, ACK_PUSHED2, ACK_SCHED, ATO_MIN, after, before, MS, TS_ALIG
 import type { Tcb } from './control-block.ts';
 import { establish, receiveInSynSent, sendSynAck } from './handshake.ts';
 import { ackProbe } from './probe-timers.ts';
+import { rcvbufGrow, rttMeasure, rttMeasureTs } from './rcv-autotune.ts';
 import { armRto, cancelRto, rearmRto, resetXmitTimer, sampleRtt, scheduleLossProbe } from './rto.ts';
 import { FLAG_DATA, FLAG_WIN_UPDATE } from './scoreboard.ts';
 import { cwndLimited, pushNew, pushPending, retransmitLost } from './send-path.ts';
@@ -99,6 +100,8 @@ export function processSegment(s: Tcb, view: TcpView, pkt: Packet): void {
 
   if (!processAck(s, view)) return;
   if (s.closed) return;
+  // tcp_rcv_established: the receiver's RTT from the echoed timestamp, before the data is queued.
+  if (payloadLen > 0 && s.tsOk && s.received.sawTimestamp) rttMeasureTs(s, payloadLen);
 
   let fin = false;
   let queued = false;
@@ -183,13 +186,19 @@ export function inReceiveWindow(s: Tcb, seq: number, segEnd: number): boolean {
 function queueOfo(s: Tcb, seq: number, data: Uint8Array, fin: boolean): void {
   const charged = s.ofo.truesize;
   const outcome = s.ofo.insert(seq, data, fin);
-  if (outcome === 'dropped') return;
+  if (outcome !== 'dropped') chargeOfo(s, outcome === 'coalesced', data.length, charged);
+  // 6.16's "adjust rcvbuf in presence of reorders", at tcp_data_queue_ofo's end (a duplicate too): the
+  // buffer covers what the queue spans (accepted sockets only).
+  if (!s.orphan) rcvbufGrow(s, s.autotune.space);
+}
+
+/** The kept or coalesced segment grows the window (SACK flows), then is charged to the receive buffer. */
+function chargeOfo(s: Tcb, coalesced: boolean, length: number, charged: number): void {
   // A coalesced segment counts its payload only (truesize_adjust); one kept on its own its whole truesize,
   // which still backs no more window than its payload for a full segment (check #1 passes; smaller ones
   // would need __tcp_grow_window, not modelled, and do not grow the window here).
-  const grows =
-    outcome === 'coalesced' || winFromSpace(s.window, data.length + SEGMENT_OVERHEAD) <= data.length;
-  if (s.sackOk && grows && growWindow(s.window, data.length, s.tcpAdvmss)) s.quick |= 1;
+  const grows = coalesced || winFromSpace(s.window, length + SEGMENT_OVERHEAD) <= length;
+  if (s.sackOk && grows && growWindow(s.window, length, s.tcpAdvmss)) s.quick |= 1;
   s.window.rmemAlloc += s.ofo.truesize - charged;
 }
 
@@ -290,7 +299,8 @@ export function senderAck(s: Tcb, ack: number, flag: number): void {
 
 /**
  * tcp_event_data_recv and tcp_measure_rcv_mss: schedules an ACK, re-measures the receive MSS and
- * the buffer's scaling ratio, runs the quick-ACK / ATO estimator and grows the window.
+ * the buffer's scaling ratio, samples the receiver's RTT per window (tcp_rcv_rtt_measure), runs the
+ * quick-ACK / ATO estimator and grows the window.
  */
 export function dataReceived(s: Tcb, view: TcpView, payloadLen: number): void {
   s.ackPending |= ACK_SCHED;
@@ -317,6 +327,7 @@ export function dataReceived(s: Tcb, view: TcpView, payloadLen: number): void {
       s.ackPending |= ACK_PUSHED;
     }
   }
+  rttMeasure(s);
   const now = s.stack.now;
   if (s.ato === 0) {
     incrQuickack(s);
@@ -334,12 +345,12 @@ export function dataReceived(s: Tcb, view: TcpView, payloadLen: number): void {
 
 /**
  * tcp_clamp_window: out of quick-ACK mode; the buffer grows to what is allocated, up to
- * tcp_rmem[2]; still overcommitted, rcv_ssthresh falls to two segments.
+ * tcp_rmem[2], unless SO_RCVBUF locked it; still overcommitted, rcv_ssthresh falls to two segments.
  */
 export function clampWindow(s: Tcb): void {
   s.quick = 0;
   const max = bufferSysctl(s.stack.sysctls, 'tcp_rmem', 2);
-  if (s.window.rcvbuf < max) s.window.rcvbuf = Math.min(s.window.rmemAlloc, max);
+  if (s.window.rcvbuf < max && !s.rcvbufLocked) s.window.rcvbuf = Math.min(s.window.rmemAlloc, max);
   if (s.window.rmemAlloc > s.window.rcvbuf)
     s.window.rcvSsthresh = Math.min(s.window.windowClamp, 2 * s.tcpAdvmss);
 }

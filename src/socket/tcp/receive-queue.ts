@@ -8,6 +8,16 @@ export class ReceiveQueue {
     return this.chunks.length === 0;
   }
 
+  /** How many segments wait (tcp_recvmsg copies them one skb at a time). */
+  get count(): number {
+    return this.chunks.length;
+  }
+
+  /** The payload length of the i-th waiting segment. */
+  lengthAt(i: number): number {
+    return this.chunks[i]?.length ?? 0;
+  }
+
   /** Queues a copy the caller made of a segment's payload. */
   push(chunk: Uint8Array): void {
     this.chunks.push(chunk);

@@ -18,6 +18,7 @@ import type { TcpError } from './constants.ts';
 import { Tcb, type TcpEndpoints, type TcpHost, type TcpState } from './control-block.ts';
 import * as handshake from './handshake.ts';
 import type { TcpInfo } from './info.ts';
+import { setReceiveBuffer } from './rcv-autotune.ts';
 import { icmpError } from './send-path.ts';
 import { info } from './stats.ts';
 
@@ -102,6 +103,15 @@ export class TcpSocket implements TcpEndpoints {
   /** setsockopt TCP_NODELAY (Node's setNoDelay). */
   setNoDelay(on = true): void {
     application.setNoDelay(this.tcb, on);
+  }
+
+  /**
+   * setsockopt SO_RCVBUF: sk_rcvbuf becomes twice `bytes` (at most net.core.rmem_max before doubling)
+   * and is locked, so receive-buffer autotuning leaves it. On an established connection the window
+   * scale stays what the handshake chose.
+   */
+  setReceiveBuffer(bytes: number): void {
+    setReceiveBuffer(this.tcb, bytes);
   }
 
   /** setsockopt SO_LINGER: l_onoff and l_linger in seconds. */

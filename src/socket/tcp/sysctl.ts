@@ -37,6 +37,8 @@ export function defineTcpSysctls(sysctls: Sysctls): void {
   int('tcp_keepalive_probes', 9, 1, 127);
   int('tcp_fin_timeout', 60);
   int('tcp_app_win', 31, 0, 31);
+  // Receive-buffer autotuning (tcp_rcv_space_adjust); a u8, 0-255 accepted (measured).
+  int('tcp_moderate_rcvbuf', 1, 0, 255);
   // tcp_retrans_try_collapse on (a u8: 0-255 accepted, measured).
   int('tcp_retrans_collapse', 1, 0, 255);
   // Loss recovery (tcp_sk_init): RACK on, F-RTO's SACK-enhanced variant, TLP, the dupthresh;

@@ -23,6 +23,8 @@ export interface TcpListener {
   readonly onAccept: (socket: TcpSocket) => void;
   /** TCP_CONGESTION set on the listening socket: its children inherit it (tcp_ca_openreq_child). */
   readonly congestion: CongestionAlgorithm | undefined;
+  /** SO_RCVBUF set on the listening socket: its children inherit the locked buffer (sk_clone_lock). */
+  readonly receiveBuffer: number | undefined;
   /** close() on the listening socket: connections still in the handshake are dropped. */
   close(): void;
 }
@@ -33,9 +35,10 @@ export interface ReuseOptions {
   readonly reusePort?: boolean;
 }
 
-/** listen()'s socket options: SO_REUSEADDR, SO_REUSEPORT and TCP_CONGESTION. */
+/** listen()'s socket options: SO_REUSEADDR, SO_REUSEPORT, TCP_CONGESTION and SO_RCVBUF (bytes as passed). */
 export interface ListenOptions extends ReuseOptions {
   readonly congestion?: CongestionAlgorithm;
+  readonly receiveBuffer?: number;
 }
 
 /** A socket bound with bind() and neither listening nor connected: it holds its port. */
@@ -80,6 +83,8 @@ export interface ConnectOptions {
   readonly reusePort?: boolean;
   /** TCP_CONGESTION before connect(); a route's congctl still wins (tcp_ca_dst_init). */
   readonly congestion?: CongestionAlgorithm;
+  /** SO_RCVBUF before connect(), in bytes as passed: it sizes the SYN's window and turns autotuning off. */
+  readonly receiveBuffer?: number;
 }
 
 export type ConnectResult =
@@ -193,6 +198,7 @@ export class TcpTable implements TcpHost {
       port: bound,
       onAccept,
       congestion: options.congestion,
+      receiveBuffer: options.receiveBuffer,
       close: () => {
         const left = (this.listeners.get(bound) ?? []).filter((other) => other !== listener);
         if (left.length === 0) this.listeners.delete(bound);
@@ -321,6 +327,7 @@ export class TcpTable implements TcpHost {
         ...endpoints,
         localPort,
         ...(options.congestion !== undefined ? { congestion: options.congestion } : {}),
+        ...(options.receiveBuffer !== undefined ? { receiveBuffer: options.receiveBuffer } : {}),
       },
       'SYN_SENT',
     );
@@ -592,6 +599,7 @@ export class TcpTable implements TcpHost {
           remotePort: tcp.srcPort,
           mark: 0,
           ...(listener.congestion !== undefined ? { congestion: listener.congestion } : {}),
+          ...(listener.receiveBuffer !== undefined ? { receiveBuffer: listener.receiveBuffer } : {}),
         },
         'SYN_RECV',
       );

@@ -5,8 +5,7 @@
 //
 // The receive buffer is charged each queued segment's truesize, which packetlab models as the
 // payload plus one fixed head (SEGMENT_OVERHEAD, measured on a veth); no memory pressure, no
-// tcp_shrink_window, no receive-buffer autotuning by DRS (tcp_rcv_space_adjust: packetlab's
-// reads take no time, docs/deviations.md).
+// tcp_shrink_window. The buffer's growth by DRS (tcp_rcv_space_adjust) is rcv-autotune.ts.
 
 /** TCP_MAX_WSCALE (RFC 7323). */
 const MAX_WSCALE = 14;
@@ -74,25 +73,30 @@ export interface InitialWindow {
 }
 
 /**
- * tcp_select_initial_window: `fullSpace` (tcp_full_space) rounded down to a multiple of `mss`,
- * capped at 65535; the scale is the one that fits the largest buffer the socket may grow to
- * (max of tcp_rmem[2] and rmem_max), ilog2(space) - 15.
+ * tcp_select_initial_window: `fullSpace` (tcp_full_space) rounded down to a multiple of `mss`; the scale is the one that fits the largest buffer the socket may grow to
+ * (max of tcp_rmem[2] and rmem_max), ilog2(space) - 15. A `clamp` (nonzero when SO_RCVBUF locked
+ * the buffer: tcp_connect_init and tcp_openreq_init_rwin clamp to tcp_full_space) bounds the
+ * window, the space the scale must cover and the clamp returned.
  */
 export function selectInitialWindow(
   fullSpace: number,
   mss: number,
   wscaleOk: boolean,
   maxBuffer: number,
+  clamp = 0,
 ): InitialWindow {
-  let space = fullSpace;
+  const windowClamp = clamp > 0 ? clamp : 0xffff * 2 ** MAX_WSCALE;
+  let space = Math.min(fullSpace, windowClamp);
   if (space > mss) space = Math.floor(space / mss) * mss;
-  const rcvWnd = Math.min(space, 0xffff);
+  // No 64 KiB cap since 6.10 ("tcp: remove 64 KByte limit for initial tp->rcv_wnd value"): the SYN's
+  // header carries at most 65535, what follows may offer the rest.
+  const rcvWnd = space;
   let rcvWscale = 0;
   if (wscaleOk) {
-    const largest = Math.max(space, maxBuffer);
+    const largest = Math.min(Math.max(space, maxBuffer), windowClamp);
     rcvWscale = Math.min(Math.max(Math.floor(Math.log2(largest)) - 15, 0), MAX_WSCALE);
   }
-  return { rcvWnd, rcvWscale, windowClamp: 0xffff * 2 ** rcvWscale };
+  return { rcvWnd, rcvWscale, windowClamp: Math.min(0xffff * 2 ** rcvWscale, windowClamp) };
 }
 
 /**

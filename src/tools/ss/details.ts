@@ -181,6 +181,7 @@ function tcpStats(info: TcpInfo, options: DetailOptions, nowNs: number): string 
     text += ` retrans:${info.retransOut}/${info.totalRetrans}`;
   if (info.lost > 0) text += ` lost:${info.lost}`;
   if (info.sacked > 0) text += ` sacked:${info.sacked}`;
+  if (info.rcvRttUs > 0) text += ` rcv_rtt:${formatG(info.rcvRttUs / 1000)}`;
   if (info.rcvSpace > 0) text += ` rcv_space:${info.rcvSpace}`;
   if (info.rcvSsthresh > 0) text += ` rcv_ssthresh:${info.rcvSsthresh}`;
   if (info.minRttNs > 0) text += ` minrtt:${formatG(Math.floor(info.minRttNs / 1000) / 1000)}`;
