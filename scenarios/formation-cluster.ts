@@ -105,7 +105,10 @@ export interface Shell {
   (line: string): CommandResult;
   /** A command of the host's own (curl from the Docker host: "from outside the cluster"). */
   host(line: string): CommandResult;
-  /** Starts a long-running command (`docker exec NODE tcpdump ...`); `stop()` records it with what it printed. */
+  /**
+   * Starts a long-running command (`docker exec NODE tcpdump ...`), saying so; `stop()` records it with what it
+   * printed meanwhile (as a second terminal would show it, so after the commands that ran in between).
+   */
   background(line: string): { stop(): CommandResult };
 }
 
@@ -127,6 +130,7 @@ export function shell(c: Cluster, story: Story, outside: Namespace = c.outside):
     return result;
   };
   run.background = (line) => {
+    story.say(`in another terminal, until stopped: ${line}`);
     const started = c.spawn(line);
     if (!('stop' in started)) {
       story.record('$', line, started);

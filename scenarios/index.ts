@@ -8,6 +8,7 @@ import {
   type FormationCni,
   type FormationProxy,
 } from './formation-cluster.ts';
+import { incidentClusterStory } from './incident-cluster.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
 import { LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
 import type { NodeWiring, PodWiring } from './lesson-topology.ts';
@@ -72,6 +73,26 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
         cni: cni as FormationCni,
         kubeProxy: kubeProxy as FormationProxy,
         seed: seed ?? 'formation',
+      });
+    },
+  },
+  {
+    name: 'incident',
+    summary:
+      'NodePorts broken by a DaemonSet that overwrites the packet mark, traced and fixed on every node: incident [kindnet|flannel-vxlan] [iptables|nftables]',
+    run: ({ seed, args }) => {
+      const [cni = 'kindnet', kubeProxy = 'iptables'] = args;
+      if (
+        args.length > 2 ||
+        !FORMATION_CNIS.includes(cni as FormationCni) ||
+        !FORMATION_PROXIES.includes(kubeProxy as FormationProxy)
+      ) {
+        return { usage: 'usage: packetlab run incident [kindnet|flannel-vxlan] [iptables|nftables]' };
+      }
+      return incidentClusterStory({
+        cni: cni as FormationCni,
+        kubeProxy: kubeProxy as FormationProxy,
+        seed: seed ?? 'incident',
       });
     },
   },
