@@ -220,15 +220,22 @@ interface ServiceCall {
   /** Every hop of that connection seen on formation-worker. */
   readonly seen: readonly Hop[];
   readonly bodies: readonly string[];
+  /** What the lesson's own capture (`-c 20 'host 10.244.1.5 and tcp port 8000'`) printed, when asked for. */
+  readonly lessonFilter: readonly Hop[];
 }
+
+/** The capture command of the lesson's "Capturer sur le nœud". */
+const LESSON_TCPDUMP =
+  "docker exec formation-worker tcpdump -ni any -c 20 'host 10.244.1.5 and tcp port 8000'";
 
 /**
  * diag calls signalements:80 until an answer comes from the pod on formation-worker2 (the lesson's exercise 1),
  * with tcpdump on formation-worker the whole time.
  */
-function callService({ sh, story }: CaseContext): ServiceCall {
+function callService({ sh, story }: CaseContext, withLessonFilter = false): ServiceCall {
   sh('kubectl get svc signalements');
   sh('kubectl get endpointslices');
+  const lessonCapture = withLessonFilter ? sh.background(LESSON_TCPDUMP) : undefined;
   const capture = sh.background("docker exec formation-worker tcpdump -ni any 'host 10.244.1.5 and tcp'");
   const bodies: string[] = [];
   for (let attempt = 0; attempt < 8; attempt++) {
@@ -242,11 +249,12 @@ function callService({ sh, story }: CaseContext): ServiceCall {
     bodies.join(', '),
     bodies.includes('ok signalements-7d9f-a'),
   );
+  const lessonFilter = lessonCapture === undefined ? [] : hops(lessonCapture.stop().stdout);
   const all = hops(capture.stop().stdout);
   const syn = all.find((hop) => hop.dst === '10.244.2.7.8000' && hop.rest.startsWith('Flags [S]'));
   const port = syn === undefined ? undefined : portOf(syn.src);
   const seen = all.filter((hop) => hop.src === `10.244.1.5.${port}` || hop.dst === `10.244.1.5.${port}`);
-  return { port, seen, bodies };
+  return { port, seen, bodies, lessonFilter };
 }
 
 function isSyn(hop: Hop): boolean {
@@ -265,7 +273,20 @@ function towardW2(cni: FormationCni): string {
 function toService(ctx: CaseContext): void {
   const { story, sh, cni } = ctx;
   story.say('case 3: diag calls signalements:80, the virtual address 10.96.40.12 that no interface holds');
-  const call = callService(ctx);
+  const call = callService(ctx, true);
+  story.expectThat(
+    "the lesson's own filter (tcp port 8000) sees the packets after the DNAT only, never the Service address",
+    'every hop to or from port 8000, none with 10.96.40.12',
+    hopLines(call.lessonFilter.slice(0, 3)).join('; '),
+    call.lessonFilter.length > 0 &&
+      call.lessonFilter.every(
+        (hop) =>
+          (portOf(hop.src) === '8000' || portOf(hop.dst) === '8000') &&
+          addressOf(hop.src) !== '10.96.40.12' &&
+          addressOf(hop.dst) !== '10.96.40.12',
+      ),
+  );
+  story.say("widened to 'host 10.244.1.5 and tcp', the capture shows the veth hop too:");
   const syns = call.seen.filter(isSyn);
   const first = syns[0];
   story.expectThat(
