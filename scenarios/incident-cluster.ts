@@ -3,8 +3,8 @@
 // the packet mark without a mask, wiping kube-proxy's masquerade bit 0x4000; the NodePort stops answering on the nodes
 // that must forward to the pod while pods, nodes and DaemonSets all look healthy; the incident's own nft trace shows
 // the bit lost; a rule change validated on one node, then a DaemonSet that applies it on every node (a node added
-// afterwards included); then the upstream fix (the agent writes only its own bit) that makes the workaround
-// unnecessary. Not here: Netbird's WireGuard tunnel and routing, an OKS-specific third component.
+// afterwards and an agent restart included); then the upstream fix (the agent writes only its own bit) that makes the
+// workaround unnecessary. Not here: Netbird's WireGuard tunnel and routing, an OKS-specific third component.
 
 import { daemonSet } from '../src/k8s/api/builders.ts';
 import type { Cluster } from '../src/k8s/cluster.ts';
@@ -233,6 +233,34 @@ export function incidentClusterStory(options: IncidentOptions = {}): StoryResult
     ['formation-control-plane', 'formation-worker2', added.name].every((node) =>
       fixLog.some((line) => line.startsWith(`${node}: `)),
     ) && !fixLog.some((line) => line.startsWith('formation-worker: ')),
+  );
+
+  // 6b. The agent restarts on a node: it loads its unmasked rule again, and the workaround's next pass rewrites it.
+  story.say('the agent restarts on formation-worker (its pod replaced): it loads the unmasked rule again');
+  const agentPod = c.store
+    .list('Pod', 'netbird')
+    .find((pod) => pod.metadata.labels['app'] === 'netbird' && pod.spec.nodeName === 'formation-worker');
+  if (agentPod !== undefined) c.controlPlane?.deletePod('netbird', agentPod.metadata.name);
+  c.sim.run(1e9);
+  const reloaded = sh('docker exec formation-worker nft list chain inet netbird forward-mark').stdout;
+  const fixedAfterRestart = () => fixLog.some((line) => line.startsWith('formation-worker: '));
+  story.expectThat(
+    'right after the restart the rule is unmasked again, or already rewritten by the workaround',
+    `${BROKEN_RULE} or ${MASKED_LISTING}`,
+    reloaded
+      .split('\n')
+      .find((line) => line.includes('meta mark set'))
+      ?.trim() ?? reloaded,
+    reloaded.split('\n').some((line) => line.trim() === BROKEN_RULE || line.trim() === MASKED_LISTING),
+  );
+  c.sim.run(MARK_FIX_PERIOD_NS);
+  rulesRead(story, sh, ['formation-worker'], MASKED_LISTING);
+  nodePortAnswers(story, sh, 'after the agent restarted', ['172.18.0.3'], true);
+  story.expectThat(
+    'the workaround rewrote it on formation-worker this time',
+    'formation-worker: netbird-mark-fix-... rewrote rule handle N',
+    fixLog.filter((line) => line.startsWith('formation-worker: ')).join('; '),
+    fixedAfterRestart(),
   );
 
   // 7. The root cause, fixed upstream.

@@ -49,9 +49,13 @@ describe.each(FORMATION_PROXIES)('the incident with kindnet and kube-proxy %s', 
     ).toMatch(/0x0*4000/);
   });
 
-  it('fixes every node with the DaemonSet, the added node included, and then without it', () => {
+  it('fixes every node with the DaemonSet, the added node and a restarted agent included, and then without it', () => {
     expect(check(result, 'netbird-mark-fix has a pod on formation-worker3').pass).toBe(true);
     expect(check(result, 'on the new node: 172.18.0.5:30080 answers').actual).toBe('ok signalements-7d9f-a');
+    expect(check(result, 'after the agent restarted: 172.18.0.3:30080 answers').pass).toBe(true);
+    expect(check(result, 'the workaround rewrote it on formation-worker this time').actual).toMatch(
+      /^formation-worker: netbird-mark-fix-[a-z0-9]{5} rewrote rule handle \d+$/,
+    );
     expect(check(result, 'four netbird pods, one per node, and no workaround left').pass).toBe(true);
     for (const address of ['172.18.0.2', '172.18.0.3', '172.18.0.4', '172.18.0.5'])
       expect(check(result, `with the upstream fix alone: ${address}:30080 answers`).pass).toBe(true);
