@@ -6,10 +6,10 @@
 // afterwards and an agent restart included); then the upstream fix (the agent writes only its own bit) that makes the
 // workaround unnecessary. Not here: Netbird's WireGuard tunnel and routing, an OKS-specific third component.
 
+import type { Scheduler, TimerId } from '../src/core/scheduler.ts';
 import { daemonSet } from '../src/k8s/api/builders.ts';
 import type { Cluster } from '../src/k8s/cluster.ts';
 import type { ImageRunner } from '../src/k8s/kubelet/kubelet.ts';
-import type { Container, Pod } from '../src/k8s/objects.ts';
 import type { Namespace } from '../src/netns/namespace.ts';
 import { Story, type StoryResult } from '../src/story/story.ts';
 import { exec } from '../src/tools/exec.ts';
@@ -80,8 +80,8 @@ function rewriteRule(ns: Namespace): string | undefined {
   return replaced.exitCode === 0 ? handle : undefined;
 }
 
-/** The images the incident's DaemonSets run; `c` is read when a container starts. */
-function incidentImages(cluster: () => Cluster, fixLog: string[]): [string, ImageRunner][] {
+/** The images the incident's DaemonSets run; the workaround's passes go on the cluster's scheduler. */
+function incidentImages(scheduler: Scheduler, fixLog: string[]): [string, ImageRunner][] {
   const agent =
     (rule: string): ImageRunner =>
     (ns) => {
@@ -90,9 +90,8 @@ function incidentImages(cluster: () => Cluster, fixLog: string[]): [string, Imag
       // Killed, the agent leaves its rules behind; the next start replaces them.
       return { stop: () => {} };
     };
-  const markFix: ImageRunner = (ns, pod: Pod, _container: Container) => {
-    const { scheduler } = cluster().sim;
-    let timer = 0;
+  const markFix: ImageRunner = (ns, pod) => {
+    let timer: TimerId | undefined;
     const pass = () => {
       const handle = rewriteRule(ns);
       if (handle !== undefined)
@@ -100,7 +99,11 @@ function incidentImages(cluster: () => Cluster, fixLog: string[]): [string, Imag
       timer = scheduler.schedule(MARK_FIX_PERIOD_NS, pass);
     };
     pass();
-    return { stop: () => scheduler.cancel(timer) };
+    return {
+      stop: () => {
+        if (timer !== undefined) scheduler.cancel(timer);
+      },
+    };
   };
   return [
     [NETBIRD_BROKEN, agent(BROKEN_RULE)],
@@ -122,11 +125,9 @@ export function incidentClusterStory(options: IncidentOptions = {}): StoryResult
   const kubeProxy = options.kubeProxy ?? 'iptables';
   const seed = options.seed ?? 'incident';
   const fixLog: string[] = [];
-  let built: Cluster | undefined;
   const f = formation({ cni, kubeProxy, seed, pods: ['signalements-7d9f-a'] });
-  built = f.c;
-  for (const [name, runner] of incidentImages(() => built!, fixLog)) f.images.set(name, runner);
   const { c } = f;
+  for (const [name, runner] of incidentImages(c.sim.scheduler, fixLog)) f.images.set(name, runner);
   const story = new Story('incident', seed);
   story.attach(c.sim);
   const sh = shell(c, story);
