@@ -101,8 +101,8 @@ export function formation(options: FormationOptions): Formation {
 
 /** A shell on the machine running kind, recording into a story. */
 export interface Shell {
-  /** `docker exec NODE ...` or `kubectl ...`. */
-  (line: string): CommandResult;
+  /** `docker exec NODE ...` or `kubectl ...`, with what `-i` passes on standard input. */
+  (line: string, stdin?: string): CommandResult;
   /** A command of the host's own (curl from the Docker host: "from outside the cluster"). */
   host(line: string): CommandResult;
   /**
@@ -118,9 +118,9 @@ const TYPING_PAUSE_NS = 100_000_000;
 export function shell(c: Cluster, story: Story, outside: Namespace = c.outside): Shell {
   // Between two commands a user takes a moment: what the last one left in flight (a connection's close) completes.
   const pause = () => c.sim.run(TYPING_PAUSE_NS);
-  const run = ((line: string) => {
-    const result = c.exec(line);
-    story.record('$', line, result);
+  const run = ((line: string, stdin?: string) => {
+    const result = c.exec(line, stdin === undefined ? {} : { stdin });
+    story.record('$', stdin === undefined ? line : `printf ${JSON.stringify(stdin)} | ${line}`, result);
     pause();
     return result;
   }) as Shell;

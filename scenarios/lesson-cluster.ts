@@ -422,6 +422,29 @@ function toInternet({ story, sh, f }: CaseContext): void {
     log.join('\n'),
     log.length === 1 && !log[0]!.startsWith('10.244.'),
   );
+  story.say('two pods of formation-worker leave from the same source port: the node must tell them apart');
+  const request = 'GET / HTTP/1.0\r\n\r\n';
+  const answers = ['diag', 'signalements-7d9f-b'].map(
+    (pod) => sh(`kubectl exec -i ${pod} -- nc -N -p 40000 203.0.113.10 80`, request).stdout,
+  );
+  story.expectThat(
+    'both are answered',
+    'HTTP/1.0 200 OK ... hello, twice',
+    answers.map((answer) => answer.split('\r\n')[0]).join(', '),
+    answers.every((answer) => answer.startsWith('HTTP/1.0 200 OK') && answer.endsWith('hello\n')),
+  );
+  const both = sh('docker exec formation-worker conntrack -L -p tcp --sport 40000').stdout;
+  const ports = [
+    ...both.matchAll(
+      /src=10\.244\.1\.(?:5|9) dst=203\.0\.113\.10 sport=40000 .* dst=172\.18\.0\.3 sport=80 dport=(\d+) /g,
+    ),
+  ].map((match) => match[1]);
+  story.expectThat(
+    'conntrack: both masqueraded to 172.18.0.3, each on its own port of the node',
+    'two entries, two different node ports',
+    ports.join(', '),
+    ports.length === 2 && ports[0] !== ports[1],
+  );
   server.close();
 }
 
