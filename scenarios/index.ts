@@ -2,7 +2,15 @@
 // line (src/cli) receives this table from bin/packetlab.mjs, so src/ never imports scenarios/.
 
 import type { StoryResult } from '../src/story/story.ts';
+import {
+  FORMATION_CNIS,
+  FORMATION_PROXIES,
+  type FormationCni,
+  type FormationProxy,
+} from './formation-cluster.ts';
+import { incidentClusterStory } from './incident-cluster.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
+import { LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
 import type { NodeWiring, PodWiring } from './lesson-topology.ts';
 import { trafficStory } from './traffic.ts';
 import { runTwoNamespaces } from './two-namespaces.ts';
@@ -42,6 +50,50 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
         return { usage: 'usage: packetlab run lesson [bridge|routed] [vxlan|direct]' };
       }
       return lessonStory(pods as PodWiring, nodes as NodeWiring, seed ?? 'lesson');
+    },
+  },
+  {
+    name: 'lesson-case',
+    summary:
+      "the lesson's six cases on the kind cluster formation: lesson-case [1-6] [flannel-vxlan|kindnet] [iptables|nftables]",
+    run: ({ seed, args }) => {
+      const [which = '1', cni = 'kindnet', kubeProxy = 'iptables'] = args;
+      const n = Number(which);
+      if (
+        args.length > 3 ||
+        !LESSON_CASES.includes(n as LessonCase) ||
+        !FORMATION_CNIS.includes(cni as FormationCni) ||
+        !FORMATION_PROXIES.includes(kubeProxy as FormationProxy)
+      ) {
+        return {
+          usage: 'usage: packetlab run lesson-case [1-6] [flannel-vxlan|kindnet] [iptables|nftables]',
+        };
+      }
+      return lessonCaseStory(n as LessonCase, {
+        cni: cni as FormationCni,
+        kubeProxy: kubeProxy as FormationProxy,
+        seed: seed ?? 'formation',
+      });
+    },
+  },
+  {
+    name: 'incident',
+    summary:
+      'NodePorts broken by a DaemonSet that overwrites the packet mark, traced and fixed on every node: incident [kindnet|flannel-vxlan] [iptables|nftables]',
+    run: ({ seed, args }) => {
+      const [cni = 'kindnet', kubeProxy = 'iptables'] = args;
+      if (
+        args.length > 2 ||
+        !FORMATION_CNIS.includes(cni as FormationCni) ||
+        !FORMATION_PROXIES.includes(kubeProxy as FormationProxy)
+      ) {
+        return { usage: 'usage: packetlab run incident [kindnet|flannel-vxlan] [iptables|nftables]' };
+      }
+      return incidentClusterStory({
+        cni: cni as FormationCni,
+        kubeProxy: kubeProxy as FormationProxy,
+        seed: seed ?? 'incident',
+      });
     },
   },
   {

@@ -1,0 +1,535 @@
+// The lesson "Le chemin d'un paquet", its six cases (Cilium aside) on the cluster `formation`, for either CNI
+// (flannel-vxlan: a bridge and a VXLAN tunnel; kindnet: routes to each veth and direct routes between nodes) and
+// either kube-proxy mode: each case runs the lesson's own commands (docker exec NODE ip route, kubectl exec diag --
+// ping, crictl ps / inspect / nsenter, tcpdump -ni any, conntrack -L) and checks what proves its point. Not here:
+// Cilium's eBPF paths and Hubble, a cloud load balancer (case 6 calls a NodePort from the Docker host).
+
+import { httpServer } from '../src/app/http/server.ts';
+import { Story, type StoryResult } from '../src/story/story.ts';
+import {
+  crictlId,
+  type Formation,
+  type FormationCni,
+  type FormationProxy,
+  formation,
+  type Shell,
+  shell,
+} from './formation-cluster.ts';
+import { addressOf, type Hop, hopLines, hops, portOf } from './tcpdump-lines.ts';
+
+export const LESSON_CASES = [1, 2, 3, 4, 5, 6] as const;
+export type LessonCase = (typeof LESSON_CASES)[number];
+
+export interface LessonCaseOptions {
+  readonly cni?: FormationCni;
+  readonly kubeProxy?: FormationProxy;
+  readonly seed?: string | number;
+}
+
+/** One case as a story on its own cluster. */
+export function lessonCaseStory(which: LessonCase, options: LessonCaseOptions = {}): StoryResult {
+  const cni = options.cni ?? 'kindnet';
+  const kubeProxy = options.kubeProxy ?? 'iptables';
+  const seed = options.seed ?? 'formation';
+  const f = formation({ cni, kubeProxy, seed });
+  const story = new Story(`lesson-case ${which}`, seed);
+  story.attach(f.c.sim);
+  story.say(`kind cluster formation: ${cni}, kube-proxy in ${kubeProxy} mode`);
+  const sh = shell(f.c, story);
+  const ctx: CaseContext = { f, story, sh, cni, kubeProxy };
+  switch (which) {
+    case 1:
+      samePod(ctx);
+      break;
+    case 2:
+      otherNode(ctx);
+      break;
+    case 3:
+      toService(ctx);
+      break;
+    case 4:
+      theWayBack(ctx);
+      break;
+    case 5:
+      toInternet(ctx);
+      break;
+    case 6:
+      fromOutside(ctx);
+      break;
+    default:
+      which satisfies never;
+  }
+  return story.result();
+}
+
+interface CaseContext {
+  readonly f: Formation;
+  readonly story: Story;
+  readonly sh: Shell;
+  readonly cni: FormationCni;
+  readonly kubeProxy: FormationProxy;
+}
+
+function answered(story: Story, name: string, output: string): boolean {
+  return story.expectThat(
+    name,
+    '1 packets transmitted, 1 received',
+    output.split('\n').find((line) => line.includes('packets transmitted')) ?? output,
+    output.includes('1 packets transmitted, 1 received'),
+  );
+}
+
+/** Every hop of `list` reads `src > dst` (addresses only). */
+function sameAddresses(list: readonly Hop[], src: string, dst: string): boolean {
+  return list.length > 0 && list.every((hop) => addressOf(hop.src) === src && addressOf(hop.dst) === dst);
+}
+
+// ---- Case 1: two pods on the same node -------------------------------------------------------------------------
+
+function samePod({ story, sh, cni }: CaseContext): void {
+  story.say('case 1: diag (10.244.1.5) calls 10.244.1.9, both on formation-worker');
+  const routes = sh('docker exec formation-worker ip route').stdout;
+  sh('docker exec formation-worker ip -br link');
+  if (cni === 'flannel-vxlan') {
+    story.say(
+      'a Linux bridge: every pod veth on the node is a port of cni0, the pods share one Ethernet segment',
+    );
+    story.expectThat(
+      'the node reaches its pods through cni0',
+      '10.244.1.0/24 dev cni0 proto kernel scope link src 10.244.1.1',
+      routes,
+      routes.includes('10.244.1.0/24 dev cni0 proto kernel scope link src 10.244.1.1'),
+    );
+  } else {
+    story.say('no bridge: the node routes each pod address to its veth (kindnet, ptp)');
+    const perPod = routes
+      .split('\n')
+      .filter((line) => /^10\.244\.1\.(5|9) dev veth[0-9a-f]{8} scope host/.test(line));
+    story.expectEqual('one host route per local pod, to its veth', 2, perPod.length);
+  }
+  const capture = sh.background("docker exec formation-worker tcpdump -ni any 'icmp'");
+  answered(story, 'diag reaches 10.244.1.9', sh('kubectl exec diag -- ping -c 1 10.244.1.9').stdout);
+  const seen = hops(capture.stop().stdout);
+  const requests = seen.filter((hop) => hop.rest.startsWith('ICMP echo request'));
+  story.expectThat(
+    'the request keeps 10.244.1.5 > 10.244.1.9 at every hop',
+    'every hop 10.244.1.5 > 10.244.1.9',
+    hopLines(requests).join('; '),
+    sameAddresses(requests, '10.244.1.5', '10.244.1.9'),
+  );
+  story.expectThat(
+    'it crosses two veths and never leaves the node',
+    "diag's veth then 10.244.1.9's veth, no eth0",
+    requests.map((hop) => hop.device).join(', '),
+    requests.length === 2 &&
+      requests.every((hop) => hop.device.startsWith('veth')) &&
+      requests[0]!.device !== requests[1]!.device,
+  );
+  story.expectThat(
+    cni === 'flannel-vxlan'
+      ? 'bridged: the frame goes port to port (P, for the bridge), not through cni0'
+      : 'routed: In on one veth, Out on the other',
+    cni === 'flannel-vxlan' ? 'P then Out' : 'In then Out',
+    requests.map((hop) => hop.direction).join(' then '),
+    requests.map((hop) => hop.direction).join(' then ') ===
+      (cni === 'flannel-vxlan' ? 'P then Out' : 'In then Out'),
+  );
+}
+
+// ---- Case 2: two pods on different nodes -----------------------------------------------------------------------
+
+function otherNode({ story, sh, cni }: CaseContext): void {
+  story.say('case 2: diag (10.244.1.5 on formation-worker) calls 10.244.2.7 on formation-worker2');
+  const pods = sh('kubectl get pods -o wide').stdout;
+  story.expectThat(
+    'kubectl places 10.244.2.7 on formation-worker2',
+    'signalements-7d9f-a ... 10.244.2.7   formation-worker2',
+    pods.split('\n').find((line) => line.includes('10.244.2.7')) ?? '',
+    /10\.244\.2\.7 +formation-worker2 /.test(pods),
+  );
+  const routes = sh('docker exec formation-worker ip route').stdout;
+  const viaPeer =
+    cni === 'flannel-vxlan'
+      ? '10.244.2.0/24 via 10.244.2.0 dev flannel.1 onlink'
+      : '10.244.2.0/24 via 172.18.0.4 dev eth0';
+  story.expectThat("a route to formation-worker2's pod subnet", viaPeer, routes, routes.includes(viaPeer));
+  if (cni === 'flannel-vxlan') {
+    const link = sh('docker exec formation-worker ip -d link show flannel.1').stdout;
+    story.expectThat(
+      'flannel.1 is a VXLAN device to UDP 8472',
+      'vxlan id 1 ... dstport 8472',
+      link,
+      /vxlan id 1 .*dstport 8472/.test(link),
+    );
+  }
+  const filter = "'icmp or udp port 8472'";
+  const atW1 = sh.background(`docker exec formation-worker tcpdump -ni any ${filter}`);
+  const atW2 = sh.background(`docker exec formation-worker2 tcpdump -ni any ${filter}`);
+  answered(story, 'diag reaches 10.244.2.7', sh('kubectl exec diag -- ping -c 1 10.244.2.7').stdout);
+  const w1 = hops(atW1.stop().stdout);
+  const w2 = hops(atW2.stop().stdout);
+  for (const [node, seen] of [
+    ['formation-worker', w1],
+    ['formation-worker2', w2],
+  ] as const) {
+    const requests = seen.filter((hop) => hop.rest.startsWith('ICMP echo request'));
+    story.expectThat(
+      `on ${node} the request reads 10.244.1.5 > 10.244.2.7 at every hop (no NAT)`,
+      'every hop 10.244.1.5 > 10.244.2.7',
+      hopLines(requests).join('; '),
+      sameAddresses(requests, '10.244.1.5', '10.244.2.7'),
+    );
+    const onWire = seen.find(
+      (hop) =>
+        hop.device === 'eth0' &&
+        (hop.rest.startsWith('ICMP echo request') || hop.inner?.includes('10.244.1.5 > 10.244.2.7')),
+    );
+    if (cni === 'flannel-vxlan') {
+      story.expectThat(
+        `on ${node}'s eth0 it travels inside UDP from 172.18.0.3 to 172.18.0.4:8472`,
+        '172.18.0.3 > 172.18.0.4.8472 [10.244.1.5 > 10.244.2.7]',
+        onWire === undefined ? 'nothing on eth0' : hopLines([onWire])[0]!,
+        onWire !== undefined &&
+          addressOf(onWire.src) === '172.18.0.3' &&
+          onWire.dst === '172.18.0.4.8472' &&
+          onWire.inner === '10.244.1.5 > 10.244.2.7',
+      );
+    } else {
+      story.expectThat(
+        `on ${node}'s eth0 it travels as it is (direct routing)`,
+        'eth0 10.244.1.5 > 10.244.2.7',
+        onWire === undefined ? 'nothing on eth0' : hopLines([onWire])[0]!,
+        onWire !== undefined && onWire.src === '10.244.1.5' && onWire.inner === undefined,
+      );
+    }
+  }
+  const reply = w1.filter((hop) => hop.rest.startsWith('ICMP echo reply') && hop.device.startsWith('veth'));
+  story.expectThat(
+    "the reply reaches diag's veth from 10.244.2.7 (the source stays the pod's)",
+    '10.244.2.7 > 10.244.1.5',
+    hopLines(reply).join('; '),
+    sameAddresses(reply, '10.244.2.7', '10.244.1.5'),
+  );
+}
+
+// ---- Cases 3 and 4: a Service, and the way back ------------------------------------------------------------------
+
+interface ServiceCall {
+  /** diag's source port of the connection that landed on 10.244.2.7. */
+  readonly port: string | undefined;
+  /** Every hop of that connection seen on formation-worker. */
+  readonly seen: readonly Hop[];
+  readonly bodies: readonly string[];
+  /** What the lesson's own capture (`-c 20 'host 10.244.1.5 and tcp port 8000'`) printed, when asked for. */
+  readonly lessonFilter: readonly Hop[];
+}
+
+/** The capture command of the lesson's "Capturer sur le nœud". */
+const LESSON_TCPDUMP =
+  "docker exec formation-worker tcpdump -ni any -c 20 'host 10.244.1.5 and tcp port 8000'";
+
+/**
+ * diag calls signalements:80 until an answer comes from the pod on formation-worker2 (the lesson's exercise 1),
+ * with tcpdump on formation-worker the whole time.
+ */
+function callService({ sh, story }: CaseContext, withLessonFilter = false): ServiceCall {
+  sh('kubectl get svc signalements');
+  sh('kubectl get endpointslices');
+  const lessonCapture = withLessonFilter ? sh.background(LESSON_TCPDUMP) : undefined;
+  const capture = sh.background("docker exec formation-worker tcpdump -ni any 'host 10.244.1.5 and tcp'");
+  const bodies: string[] = [];
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const body = sh('kubectl exec diag -- curl -s http://10.96.40.12/sante').stdout.trim();
+    bodies.push(body);
+    if (body === 'ok signalements-7d9f-a') break;
+  }
+  story.expectThat(
+    'signalements:80 answers, once from the pod on formation-worker2',
+    'ok signalements-7d9f-a among the answers',
+    bodies.join(', '),
+    bodies.includes('ok signalements-7d9f-a'),
+  );
+  const lessonFilter = lessonCapture === undefined ? [] : hops(lessonCapture.stop().stdout);
+  const all = hops(capture.stop().stdout);
+  const syn = all.find((hop) => hop.dst === '10.244.2.7.8000' && hop.rest.startsWith('Flags [S]'));
+  const port = syn === undefined ? undefined : portOf(syn.src);
+  const seen = all.filter((hop) => hop.src === `10.244.1.5.${port}` || hop.dst === `10.244.1.5.${port}`);
+  return { port, seen, bodies, lessonFilter };
+}
+
+function isSyn(hop: Hop): boolean {
+  return hop.rest.startsWith('Flags [S],');
+}
+
+function isSynAck(hop: Hop): boolean {
+  return hop.rest.startsWith('Flags [S.],');
+}
+
+/** The wire's device on formation-worker toward formation-worker2: the tunnel or eth0. */
+function towardW2(cni: FormationCni): string {
+  return cni === 'flannel-vxlan' ? 'flannel.1' : 'eth0';
+}
+
+function toService(ctx: CaseContext): void {
+  const { story, sh, cni } = ctx;
+  story.say('case 3: diag calls signalements:80, the virtual address 10.96.40.12 that no interface holds');
+  const call = callService(ctx, true);
+  story.expectThat(
+    "the lesson's own filter (tcp port 8000) sees the packets after the DNAT only, never the Service address",
+    'every hop to or from port 8000, none with 10.96.40.12',
+    hopLines(call.lessonFilter.slice(0, 3)).join('; '),
+    call.lessonFilter.length > 0 &&
+      call.lessonFilter.every(
+        (hop) =>
+          (portOf(hop.src) === '8000' || portOf(hop.dst) === '8000') &&
+          addressOf(hop.src) !== '10.96.40.12' &&
+          addressOf(hop.dst) !== '10.96.40.12',
+      ),
+  );
+  story.say("widened to 'host 10.244.1.5 and tcp', the capture shows the veth hop too:");
+  const syns = call.seen.filter(isSyn);
+  const first = syns[0];
+  story.expectThat(
+    "on diag's veth the SYN still goes to the Service address",
+    `veth 10.244.1.5.${call.port} > 10.96.40.12.80`,
+    first === undefined ? 'no SYN' : hopLines([first])[0]!,
+    first?.device.startsWith('veth') === true && first.dst === '10.96.40.12.80',
+  );
+  const out = syns.find((hop) => hop.device === towardW2(cni));
+  story.expectThat(
+    `after PREROUTING's DNAT it leaves on ${towardW2(cni)} for the pod: 10.244.2.7:8000`,
+    `${towardW2(cni)} 10.244.1.5.${call.port} > 10.244.2.7.8000`,
+    hopLines(syns).join('; '),
+    out !== undefined && out.src === `10.244.1.5.${call.port}` && out.dst === '10.244.2.7.8000',
+  );
+  const table = sh('docker exec formation-worker conntrack -L -p tcp --dport 80').stdout;
+  const entry = table.split('\n').find((line) => line.includes(`sport=${call.port} `)) ?? '';
+  story.expectThat(
+    'conntrack keeps the translation: original to 10.96.40.12:80, reply from 10.244.2.7:8000',
+    `src=10.244.1.5 dst=10.96.40.12 sport=${call.port} dport=80 src=10.244.2.7 dst=10.244.1.5 sport=8000`,
+    entry,
+    entry.includes(
+      `src=10.244.1.5 dst=10.96.40.12 sport=${call.port} dport=80 src=10.244.2.7 dst=10.244.1.5 sport=8000`,
+    ),
+  );
+  story.say('kube-proxy wrote the rule that did it:');
+  if (ctx.kubeProxy === 'iptables') {
+    const nat = sh('docker exec formation-worker iptables -t nat -S KUBE-SERVICES').stdout;
+    story.expectThat(
+      'KUBE-SERVICES matches 10.96.40.12/32 tcp dport 80',
+      '-A KUBE-SERVICES -d 10.96.40.12/32 -p tcp ... --dport 80 -j KUBE-SVC-...',
+      nat.split('\n').find((line) => line.includes('10.96.40.12')) ?? '',
+      /-A KUBE-SERVICES -d 10\.96\.40\.12\/32 -p tcp .*--dport 80 -j KUBE-SVC-/.test(nat),
+    );
+  } else {
+    const map = sh('docker exec formation-worker nft list map ip kube-proxy service-ips').stdout;
+    story.expectThat(
+      'the service-ips map sends 10.96.40.12 . tcp . 80 to its chain',
+      '10.96.40.12 . tcp . 80 : goto service-...',
+      map.split('\n').find((line) => line.includes('10.96.40.12')) ?? '',
+      /10\.96\.40\.12 \. tcp \. 80 : goto service-/.test(map),
+    );
+  }
+}
+
+function theWayBack(ctx: CaseContext): void {
+  const { story, sh, cni, f } = ctx;
+  story.say('case 4: the answer from 10.244.2.7:8000 must look, to diag, as if it came from 10.96.40.12:80');
+  const call = callService(ctx);
+  const synAcks = call.seen.filter(isSynAck);
+  const atWire = synAcks.find((hop) => hop.device === towardW2(cni));
+  const atDiag = synAcks.find((hop) => hop.device.startsWith('veth'));
+  story.expectThat(
+    `the SYN-ACK comes in on ${towardW2(cni)} from the pod`,
+    `10.244.2.7.8000 > 10.244.1.5.${call.port}`,
+    hopLines(synAcks).join('; '),
+    atWire !== undefined && atWire.src === '10.244.2.7.8000' && atWire.dst === `10.244.1.5.${call.port}`,
+  );
+  story.expectThat(
+    "conntrack undoes the DNAT: on diag's veth it comes from the Service",
+    `10.96.40.12.80 > 10.244.1.5.${call.port}`,
+    atDiag === undefined ? 'no SYN-ACK on a veth' : hopLines([atDiag])[0]!,
+    atDiag !== undefined && atDiag.src === '10.96.40.12.80',
+  );
+  const replies = call.seen.filter((hop) => hop.device.startsWith('veth') && portOf(hop.dst) === call.port);
+  story.expectThat(
+    "every packet diag receives comes from 10.96.40.12:80, none from the pod's address",
+    'all from 10.96.40.12.80',
+    [...new Set(replies.map((hop) => hop.src))].join(', '),
+    replies.length > 0 && replies.every((hop) => hop.src === '10.96.40.12.80'),
+  );
+  story.say('hairpin: signalements-7d9f-b calls the Service it backs, and the rule may pick itself');
+  const bodies: string[] = [];
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const body = sh('kubectl exec signalements-7d9f-b -- curl -s http://10.96.40.12/sante').stdout.trim();
+    bodies.push(body);
+    if (body === 'ok signalements-7d9f-b') break;
+  }
+  const log = f.accessLogs.get('signalements-7d9f-b') ?? [];
+  story.show(`signalements-7d9f-b's access log:\n${log.join('\n')}`);
+  const last = log.at(-1) ?? '';
+  // MASQUERADE takes the outgoing device's address: cni0's 10.244.1.1 with flannel, the veth's 10.244.1.1/32 with kindnet.
+  const nodeSide = '10.244.1.1';
+  story.expectThat(
+    'picked itself, it sees the call come from the node (KUBE-MARK-MASQ then MASQUERADE), not from 10.244.1.9',
+    `${nodeSide} - - ...`,
+    last,
+    bodies.at(-1) === 'ok signalements-7d9f-b' && last.startsWith(`${nodeSide} `),
+  );
+}
+
+// ---- Case 5: a pod calls the Internet ----------------------------------------------------------------------------
+
+function toInternet({ story, sh, f }: CaseContext): void {
+  story.say('case 5: diag calls a server on the Internet (203.0.113.10), through the Docker host');
+  const log: string[] = [];
+  const server = httpServer(f.c.internet, {
+    port: 80,
+    routes: { '/': { body: 'hello\n' } },
+    onLog: (line) => log.push(line),
+  });
+  const capture = sh.background("docker exec formation-worker tcpdump -ni any 'host 203.0.113.10'");
+  const body = sh('kubectl exec diag -- curl -s http://203.0.113.10/').stdout;
+  story.expectEqual('the server answers diag', 'hello', body.trim());
+  const seen = hops(capture.stop().stdout);
+  const syns = seen.filter(isSyn);
+  const atVeth = syns.find((hop) => hop.device.startsWith('veth'));
+  const atEth0 = syns.find((hop) => hop.device === 'eth0');
+  story.expectThat(
+    "on diag's veth the SYN is from the pod",
+    '10.244.1.5.PORT > 203.0.113.10.80',
+    atVeth === undefined ? 'none' : hopLines([atVeth])[0]!,
+    atVeth !== undefined && addressOf(atVeth.src) === '10.244.1.5',
+  );
+  story.expectThat(
+    "on eth0 it leaves masqueraded to the node's address",
+    '172.18.0.3.PORT > 203.0.113.10.80',
+    atEth0 === undefined ? 'none' : hopLines([atEth0])[0]!,
+    atEth0 !== undefined && addressOf(atEth0.src) === '172.18.0.3' && atEth0.dst === '203.0.113.10.80',
+  );
+  const table = sh('docker exec formation-worker conntrack -L -p tcp --dport 80').stdout;
+  const entry = table.split('\n').find((line) => line.includes('dst=203.0.113.10')) ?? '';
+  story.expectThat(
+    'conntrack will translate the answer back: reply to 172.18.0.3',
+    'src=10.244.1.5 dst=203.0.113.10 ... src=203.0.113.10 dst=172.18.0.3',
+    entry,
+    /src=10\.244\.1\.5 dst=203\.0\.113\.10 .* src=203\.0\.113\.10 dst=172\.18\.0\.3 /.test(entry),
+  );
+  story.show(`the Internet server's access log:\n${log.join('\n')}`);
+  story.expectThat(
+    'the server never sees a pod address (here the Docker host masquerades once more)',
+    'not 10.244.x.x',
+    log.join('\n'),
+    log.length === 1 && !log[0]!.startsWith('10.244.'),
+  );
+  story.say('two pods of formation-worker leave from the same source port: the node must tell them apart');
+  const request = 'GET / HTTP/1.0\r\n\r\n';
+  const answers = ['diag', 'signalements-7d9f-b'].map(
+    (pod) => sh(`kubectl exec -i ${pod} -- nc -N -p 40000 203.0.113.10 80`, request).stdout,
+  );
+  story.expectThat(
+    'both are answered',
+    'HTTP/1.0 200 OK ... hello, twice',
+    answers.map((answer) => answer.split('\r\n')[0]).join(', '),
+    answers.every((answer) => answer.startsWith('HTTP/1.0 200 OK') && answer.endsWith('hello\n')),
+  );
+  const both = sh('docker exec formation-worker conntrack -L -p tcp --sport 40000').stdout;
+  const ports = [
+    ...both.matchAll(
+      /src=10\.244\.1\.(?:5|9) dst=203\.0\.113\.10 sport=40000 .* dst=172\.18\.0\.3 sport=80 dport=(\d+) /g,
+    ),
+  ].map((match) => match[1]);
+  story.expectThat(
+    'conntrack: both masqueraded to 172.18.0.3, each on its own port of the node',
+    'two entries, two different node ports',
+    ports.join(', '),
+    ports.length === 2 && ports[0] !== ports[1],
+  );
+  server.close();
+}
+
+// ---- Case 6: from outside ----------------------------------------------------------------------------------------
+
+function fromOutside({ story, sh, f, cni }: CaseContext): void {
+  story.say(
+    'case 6: a client outside the cluster (the Docker host, 172.18.0.1) calls NodePort 30080 on formation-worker',
+  );
+  sh('kubectl get svc signalements');
+  const ps = sh('docker exec formation-worker2 crictl ps --name signalements').stdout;
+  const id = crictlId(ps, 'signalements-7d9f-a');
+  const pid = sh(
+    `docker exec formation-worker2 crictl inspect --output go-template --template '{{.info.pid}}' ${id ?? 'missing'}`,
+  ).stdout.trim();
+  const addr = sh(`docker exec formation-worker2 nsenter -t ${pid} -n ip addr`).stdout;
+  story.expectThat(
+    "nsenter into signalements-7d9f-a's process shows the pod's eth0",
+    'inet 10.244.2.7/24',
+    addr.split('\n').find((line) => line.includes('inet 10.')) ?? '',
+    /inet 10\.244\.2\.7\/(24|32) /.test(addr),
+  );
+  const atPod = sh.background(
+    `docker exec formation-worker2 nsenter -t ${pid} -n tcpdump -ni eth0 'tcp port 8000'`,
+  );
+  const bodies: string[] = [];
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const body = sh.host('curl -s http://172.18.0.3:30080/sante').stdout.trim();
+    bodies.push(body);
+    if (body === 'ok signalements-7d9f-a') break;
+  }
+  story.expectThat(
+    'the NodePort answers, here from the pod on the other node',
+    'ok signalements-7d9f-a',
+    bodies.join(', '),
+    bodies.at(-1) === 'ok signalements-7d9f-a',
+  );
+  const seen = hops(atPod.stop().stdout).filter(isSyn);
+  const snat = cni === 'flannel-vxlan' ? '10.244.1.0' : '172.18.0.3';
+  story.expectThat(
+    "externalTrafficPolicy Cluster: the pod sees formation-worker's address, not the client's (SNAT)",
+    `${snat}.PORT > 10.244.2.7.8000`,
+    hopLines(seen).join('; '),
+    seen.length === 1 && addressOf(seen[0]!.src) === snat,
+  );
+  const table = sh('docker exec formation-worker conntrack -L -p tcp --dport 30080').stdout;
+  const entry = table.split('\n').find((line) => line.includes('src=10.244.2.7')) ?? '';
+  story.expectThat(
+    'conntrack on formation-worker: DNAT to the pod and SNAT to the node, both undone for the reply',
+    `src=172.18.0.1 dst=172.18.0.3 ... dport=30080 src=10.244.2.7 dst=${snat} sport=8000`,
+    entry,
+    new RegExp(
+      `src=172\\.18\\.0\\.1 dst=172\\.18\\.0\\.3 sport=\\d+ dport=30080 src=10\\.244\\.2\\.7 dst=${snat.replaceAll('.', '\\.')} sport=8000 `,
+    ).test(entry),
+  );
+  story.say(
+    'externalTrafficPolicy: Local (as `kubectl patch svc signalements -p \'{"spec":{"externalTrafficPolicy":"Local"}}\'` sets it)',
+  );
+  const svc = f.c.store.get('Service', 'default', 'signalements');
+  if (svc === undefined) throw new Error('no Service signalements');
+  const updated = f.c.store.update<'Service'>({
+    ...svc,
+    spec: { ...svc.spec, externalTrafficPolicy: 'Local' },
+  });
+  story.expectThat(
+    'the API server takes the change',
+    'ok',
+    updated.ok ? 'ok' : updated.error.message,
+    updated.ok,
+  );
+  f.c.sim.run(2e9);
+  const before = f.accessLogs.get('signalements-7d9f-a')?.length ?? 0;
+  const local = sh.host('curl -s http://172.18.0.4:30080/sante').stdout.trim();
+  const log = f.accessLogs.get('signalements-7d9f-a') ?? [];
+  story.show(`signalements-7d9f-a's access log:\n${log.join('\n')}`);
+  story.expectThat(
+    'on formation-worker2, which runs a pod, the pod now sees the client itself (172.18.0.1)',
+    'ok signalements-7d9f-a, logged from 172.18.0.1',
+    `${local}, logged from ${log.at(-1)?.split(' ')[0] ?? 'nobody'}`,
+    local === 'ok signalements-7d9f-a' && log.length === before + 1 && log.at(-1)!.startsWith('172.18.0.1 '),
+  );
+  const none = sh.host('curl -s -m 2 http://172.18.0.2:30080/sante');
+  story.expectEqual(
+    'formation-control-plane runs no signalements pod: its NodePort drops the call (curl times out, exit 28)',
+    28,
+    none.exitCode,
+  );
+}
