@@ -4,7 +4,7 @@
 
 import type { Command } from '../plan.ts';
 import type { NodeNetwork, PodSandbox } from './cni.ts';
-import { configureIface, run, vethPair } from './commands.ts';
+import { configureIface, netlinkBroadcast, run, vethPair } from './commands.ts';
 import { addressIn, mustParsePrefix } from './ipv4.ts';
 
 export const BRIDGE_NAME = 'cni0';
@@ -58,7 +58,18 @@ export function bridgeAdd(
     }),
   );
   if (!options.bridgeExists)
-    commands.push(run(node.ns, 'ip', 'addr', 'add', `${gateway}/${cidr.prefixLength}`, 'dev', BRIDGE_NAME));
+    commands.push(
+      run(
+        node.ns,
+        'ip',
+        'addr',
+        'add',
+        `${gateway}/${cidr.prefixLength}`,
+        ...netlinkBroadcast(cidr.prefixLength),
+        'dev',
+        BRIDGE_NAME,
+      ),
+    );
   return commands;
 }
 

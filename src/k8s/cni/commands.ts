@@ -55,10 +55,28 @@ export function configureIface(options: {
 }): Command[] {
   const { podNs, ifname, gateway } = options;
   return [
-    run(podNs, 'ip', 'addr', 'add', `${options.address}/${options.prefixLength}`, 'dev', ifname),
+    run(
+      podNs,
+      'ip',
+      'addr',
+      'add',
+      `${options.address}/${options.prefixLength}`,
+      ...netlinkBroadcast(options.prefixLength),
+      'dev',
+      ifname,
+    ),
     run(podNs, 'ip', 'link', 'set', 'dev', ifname, 'up'),
     ...options.routes.map((dst) =>
       run(podNs, 'ip', 'route', 'add', dst === '0.0.0.0/0' ? 'default' : dst, 'via', gateway, 'dev', ifname),
     ),
   ];
+}
+
+/**
+ * The broadcast the CNI plugins' netlink library adds to an IPv4 address it assigns (vishvananda/netlink
+ * addr_linux.go, addrHandle: the subnet's broadcast when none is given and the prefix is shorter than /31), as the
+ * `brd +` of `ip addr add` (which by itself sets none).
+ */
+export function netlinkBroadcast(prefixLength: number): readonly string[] {
+  return prefixLength < 31 ? ['brd', '+'] : [];
 }
