@@ -152,12 +152,16 @@ export class RulesetDraft {
     return undefined;
   }
 
-  /** Appends (or inserts at `position`, 0-based) a rule; jump targets must exist. */
+  /**
+   * Appends (or inserts at `position`, 0-based) a rule; jump targets must exist. A replacement keeps the handle of
+   * the rule it replaces (`handle`), as nf_tables_newrule does with NLM_F_REPLACE.
+   */
   addRule(
     table: Table,
     chain: Chain,
     rule: Omit<Rule, 'handle' | 'packets' | 'bytes'> & { packets?: number; bytes?: number },
     position?: number,
+    handle?: number,
   ): Rule | RulesetError {
     for (const target of jumpTargets(rule.exprs)) {
       const targetChain = table.chains.get(target);
@@ -165,7 +169,7 @@ export class RulesetDraft {
       if (targetChain.base !== undefined) return { errno: 'EINVAL', what: `jump to base chain ${target}` };
     }
     const added = makeRule(
-      this.allocateHandle(table),
+      handle ?? this.allocateHandle(table),
       rule.exprs,
       rule.comment,
       rule.iptables,

@@ -353,13 +353,17 @@ class Runner {
     const chain = this.chain(table, command.chain, draft);
     if (isErrorRecord(chain)) return chain;
     let position: number | undefined;
+    let replaced: number | undefined;
     if (command.handle !== undefined) {
       const index = chain.rules.findIndex((rule) => rule.handle === command.handle!.value);
       if (index < 0) return kernelError(command.handle.loc, 'ENOENT');
       position = command.mode === 'add' ? index + 1 : index;
-      if (command.mode === 'replace') draft.deleteRule(chain, command.handle.value);
+      if (command.mode === 'replace') {
+        draft.deleteRule(chain, command.handle.value);
+        replaced = command.handle.value;
+      }
     } else if (command.mode === 'insert') position = 0;
-    return this.addRule(draft, table, chain, command.rule, position, command.loc);
+    return this.addRule(draft, table, chain, command.rule, position, command.loc, replaced);
   }
 
   /** The checks the kernel makes when a rule is added (nf_tables_newrule, nft_*_validate). */
@@ -370,6 +374,7 @@ class Runner {
     rule: ParsedRule,
     position: number | undefined,
     loc: Location,
+    replacedHandle?: number,
   ): ErrorRecord | undefined {
     for (const ref of rule.setRefs) {
       const set = table.sets.get(ref.name);
@@ -429,6 +434,7 @@ class Runner {
         bytes: rule.bytes,
       },
       position,
+      replacedHandle,
     );
     if ('errno' in added) return kernelError(loc, added.errno === 'ENOENT' ? 'ENOENT' : 'EOPNOTSUPP');
     return undefined;

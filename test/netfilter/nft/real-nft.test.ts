@@ -63,4 +63,29 @@ describe('packetlab nft against the real nft', () => {
     }
     unlinkSync(file);
   });
+
+  it("replace rule keeps the replaced rule's handle, and a new rule after it takes the next one", () => {
+    if (!ready) return;
+    const steps = [
+      'add table inet agent',
+      'add chain inet agent pre { type filter hook prerouting priority -150; }',
+      'add rule inet agent pre meta mark set 0x00010000',
+      'add rule inet agent pre counter',
+      'replace rule inet agent pre handle 2 meta mark set meta mark and 0xfffeffff or 0x00010000',
+      'add rule inet agent pre accept',
+    ];
+    expect(real.exec('n', 'nft', ['flush', 'ruleset']).exitCode).toBe(0);
+    const netfilter = { store: new RulesetStore() };
+    for (const step of steps) {
+      expect(real.exec('n', 'nft', step.split(' ')).stderr).toBe('');
+      expect(runNft(netfilter, step).stderr).toBe('');
+    }
+    // The table's own handle counts every table this namespace ever had; the rules' handles are the point.
+    const tableHandle = /^(table inet agent \{ # handle )\d+$/m;
+    const theirs = real.exec('n', 'nft', ['-a', 'list', 'ruleset']).stdout.replace(tableHandle, '$1N');
+    expect(theirs).toContain('meta mark set meta mark | 0x00010000 # handle 2');
+    expect(runNft(netfilter, 'list ruleset', { handles: true }).stdout.replace(tableHandle, '$1N')).toBe(
+      theirs,
+    );
+  });
 });
