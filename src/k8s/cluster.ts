@@ -153,7 +153,10 @@ export class Cluster implements ClusterRuntime {
     this.network = { podNetwork: POD_NETWORK, underlayMtu: options.underlayMtu ?? DOCKER_MTU };
     this.outside = this.runner.addNamespace(OUTSIDE_NS);
     this.internet = this.runner.addNamespace(INTERNET_NS);
-    this.runner.addSegment({ name: SEGMENT, mtu: this.network.underlayMtu, ports: [] });
+    const docker = this.runner.addSegment({ name: SEGMENT, mtu: this.network.underlayMtu, ports: [] });
+    // The Docker bridge lives in the host's own namespace, which has no name in /var/run/netns: a node's eth0 shows
+    // its peer as link-netnsid 0.
+    docker.switchNs.listedInNetnsRun = false;
     this.runner.attach(SEGMENT, outsidePort());
     this.runner.mustRun(outsideSetup());
   }
@@ -173,6 +176,8 @@ export class Cluster implements ClusterRuntime {
     });
     const { runner, cni } = this;
     const ns = runner.addNamespace(name);
+    // A kind node is a container: its namespace has no name in /var/run/netns (its pods see it as link-netnsid 0).
+    ns.listedInNetnsRun = false;
     runner.attach(SEGMENT, nodePort(network));
     runner.mustRun(nodeSetup(network));
     runner.mustRun(cni.nodeAdded(network, this.network));

@@ -53,8 +53,25 @@ export class Namespace implements DeviceOwner, Interfaces {
   readonly tcp: TcpTable;
   readonly netfilter: Netfilter;
   readonly rng: Rng;
+  /**
+   * Whether the namespace has a name in /var/run/netns (`ip netns add`, containerd's `cni-…` sandboxes). A kind
+   * node's own namespace is a container's and has none: `ip link` in its pods shows the peer as `link-netnsid N`.
+   */
+  listedInNetnsRun = true;
   private readonly devices = new Map<number, NetDevice>();
   private nextIfindex = 2;
+  /** The ids this namespace gave the other namespaces its veths reach (peernet2id_alloc), in first-use order. */
+  private readonly peerNsids = new Map<Namespace, number>();
+
+  /** The id this namespace knows `peer` by (`link-netnsid`), given on first use from 0 up, as peernet2id_alloc does. */
+  peerNsid(peer: Namespace): number {
+    let id = this.peerNsids.get(peer);
+    if (id === undefined) {
+      id = this.peerNsids.size;
+      this.peerNsids.set(peer, id);
+    }
+    return id;
+  }
 
   /** `rngLabel` names the namespace's random stream (a name used again after a removal gets a new one). */
   constructor(sim: Simulation, name: string, rngLabel = `netns:${name}`) {

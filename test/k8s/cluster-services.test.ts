@@ -104,4 +104,22 @@ describe.each(['iptables', 'nftables'] as const)('a formation cluster with kube-
     expect(result.exitCode).toBe(0);
     expect(result.stdout.trim()).toMatch(/^signalements-[ab]$/);
   });
+
+  it("shows diag's eth0 as inside a kind pod: the node's namespace by id, the broadcast the CNI set", () => {
+    const lines = c.exec('kubectl exec diag -- ip addr show eth0').stdout.split('\n');
+    expect(lines[1]).toMatch(/^ {4}link\/ether [0-9a-f:]{17} brd ff:ff:ff:ff:ff:ff link-netnsid 0$/);
+    expect(lines[2]).toBe('    inet 10.244.1.5/24 brd 10.244.1.255 scope global eth0');
+    // The node sees its pods' sandboxes by the names containerd gives them in /var/run/netns, and the Docker host's
+    // namespace (behind its eth0) by id.
+    const veths = c
+      .exec('docker exec formation-worker ip -o link show type veth')
+      .stdout.trimEnd()
+      .split('\n');
+    const eth0 = veths.filter((line) => line.includes(' eth0@'));
+    expect(eth0).toHaveLength(1);
+    expect(eth0[0]).toMatch(/link-netnsid 0$/);
+    const pods = veths.filter((line) => !line.includes(' eth0@'));
+    expect(pods).toHaveLength(2);
+    for (const line of pods) expect(line).toMatch(/link-netns cni-[0-9a-f-]{36}$/);
+  });
 });

@@ -106,11 +106,16 @@ export function linkHeadline(ns: Namespace, dev: NetDevice, withMode: boolean): 
   );
 }
 
-/** ` link-netns NAME` for a veth whose peer lives in another (named) namespace. */
+/**
+ * ` link-netns NAME` for a veth whose peer lives in another namespace with a name in /var/run/netns, else
+ * ` link-netnsid N` (iproute2's print_linktype: get_name_from_nsid finds no name for the id).
+ */
 export function linkNetns(dev: NetDevice): string {
   const peer = vethPeerElsewhere(dev);
   if (peer === undefined) return '';
-  return ` link-netns ${(peer.owner as Namespace).name}`;
+  const peerNs = peer.owner as Namespace;
+  if (peerNs.listedInNetnsRun) return ` link-netns ${peerNs.name}`;
+  return ` link-netnsid ${(dev.owner as Namespace).peerNsid(peerNs)}`;
 }
 
 /** The `    link/ether MAC brd ff:ff:ff:ff:ff:ff [link-netns NS]` line, no newline. */
