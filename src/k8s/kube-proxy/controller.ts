@@ -1,8 +1,8 @@
 // kube-proxy's loop on one node: it watches Services and EndpointSlices and, through a BoundedFrequencyRunner-like
 // timer on the simulation's scheduler, calls its Proxier for a full sync and runs the commands it returns in the
 // node's namespace. The first sync runs at start; later changes are coalesced so two syncs are at least
-// minSyncPeriod apart (v1.31's default 1 s). Not modelled: the periodic syncPeriod resync (it would keep the scheduler
-// busy forever), partial syncs, the healthz timestamps (see kube-proxy/health.ts).
+// minSyncPeriod apart (v1.31's default 1 s). `onSynced` feeds the health servers (kube-proxy/health.ts).
+// Not modelled: the periodic syncPeriod resync (it would keep the scheduler busy forever), partial syncs.
 
 import type { Scheduler, TimerId } from '../../core/scheduler.ts';
 import { NS_PER_MS } from '../../core/scheduler.ts';
@@ -24,6 +24,8 @@ export interface KubeProxyOptions {
   readonly run: (command: Command) => { readonly exitCode: number; readonly stderr: string };
   /** --iptables-min-sync-period / --nftables-min-sync-period (default 1000 ms). */
   readonly minSyncPeriodMs?: number;
+  /** Told after every sync, with its record (the health server's Updated when no command failed). */
+  readonly onSynced?: (record: SyncRecord) => void;
 }
 
 export interface SyncRecord {
@@ -91,6 +93,8 @@ export class KubeProxyController {
       if (result.exitCode !== 0) errors.push(result.stderr.trim());
     }
     this.lastSync = scheduler.now;
-    this.syncs.push({ at: scheduler.now, first, commands: commands.length, errors });
+    const record: SyncRecord = { at: scheduler.now, first, commands: commands.length, errors };
+    this.syncs.push(record);
+    this.options.onSynced?.(record);
   }
 }
