@@ -239,12 +239,35 @@ describe.each(MATRIX)('kube-proxy %s × %s', (mode, cni) => {
     const short = curl(diag, 'http://signalements/sante');
     expect(short.exitCode).toBe(0);
     expect(short.stdout).toMatch(/^signalements-/);
-    const fqdn = curl(diag, 'http://signalements.default.svc.cluster.local/sante');
+    const fqdn = curl(diag, 'http://signalements.default.svc.cluster.local/sante', '-sv');
     expect(fqdn.exitCode).toBe(0);
+    expect(fqdn.stderr).toContain('Trying 10.96.40.12:80...');
     expect(curl(diag, 'http://echo.default/sante').stdout).toBe('echo\n');
     const missing = curl(diag, 'http://nope/sante', '-sS');
     expect(missing.exitCode).toBe(6);
     expect(missing.stderr).toBe('curl: (6) Could not resolve host: nope\n');
+  });
+
+  it('Local: when the only pod moves to the other node, the health checks move the LB to that node', () => {
+    expect(c.controlPlane!.deletePod('default', 'echo', 0).ok).toBe(true);
+    const moved = c.createPod({
+      name: 'echo-2',
+      node: 'formation-worker2',
+      image: 'signalements:1.0',
+      labels: ECHO,
+      ports: [{ name: 'http', containerPort: 8000, protocol: 'TCP' }],
+    });
+    expect(moved.ok).toBe(true);
+    c.sim.run(12e9);
+    const view = c.loadBalancer!.views().find((v) => v.name === 'echo')!;
+    expect(view.inRotation).toEqual(['formation-worker2']);
+    const health = (node: string) =>
+      exec(c.outside, `curl -s -o /dev/null -w %{http_code} http://${node}:32000/`).stdout;
+    expect([health('172.18.0.3'), health('172.18.0.4')]).toEqual(['503', '200']);
+    for (let i = 0; i < 4; i++)
+      expect(curl(c.internet, 'http://172.18.255.201/sante').stdout).toBe('echo-2\n');
+    expect(new Set(clientsOf(serverOf('echo-2')))).toEqual(new Set(['203.0.113.10']));
+    expect(curl(c.internet, 'http://172.18.0.3:30081/sante', '-s --max-time 2').exitCode).toBe(28);
   });
 
   it('scaling the Deployment to zero: connections to the ClusterIP are rejected (curl exit 7)', () => {
@@ -255,9 +278,68 @@ describe.each(MATRIX)('kube-proxy %s × %s', (mode, cni) => {
         .list('Pod', 'default')
         .map((pod) => pod.metadata.name)
         .sort(),
-    ).toEqual(['diag', 'echo']);
+    ).toEqual(['diag', 'echo-2']);
+    const rules =
+      mode === 'iptables'
+        ? c.exec('docker exec formation-worker iptables-save -t filter').stdout
+        : c.exec('docker exec formation-worker nft list map ip kube-proxy no-endpoint-services').stdout;
+    expect(rules).toContain(
+      mode === 'iptables'
+        ? '-A KUBE-SERVICES -d 10.96.40.12/32 -p tcp -m comment --comment "default/signalements:http has no endpoints" -m tcp --dport 80 -j REJECT --reject-with icmp-port-unreachable'
+        : '10.96.40.12 . tcp . 80 comment "default/signalements:http" : goto reject-chain',
+    );
     const result = curl(diag, 'http://10.96.40.12/sante', '-sS');
     expect(result.exitCode).toBe(7);
     expect(result.stderr).toMatch(/^curl: \(7\) Failed to connect to 10\.96\.40\.12 port 80 after \d+ ms: /);
+  });
+});
+
+describe('the load balancer in proxy mode with PROXY protocol v2 (kube-proxy iptables × kindnet)', () => {
+  const servers = new Map<string, HttpServer>();
+  const web: ImageRunner = (ns, pod) => {
+    const server = httpServer(ns, {
+      port: 8000,
+      routes: { '/sante': { body: `${pod.metadata.name}\n` } },
+      proxyProtocol: true,
+    });
+    servers.set(pod.metadata.name, server);
+    return { stop: () => server.close() };
+  };
+  const c = cluster({
+    name: 'formation',
+    workers: 2,
+    cni: 'kindnet',
+    seed: 'e2e-proxy',
+    images: new Map([['signalements:1.0-pp', web]]),
+  });
+  const lb = c.addLoadBalancer({ mode: 'proxy', proxyProtocol: true });
+  c.store.create<'Deployment'>(
+    deployment({ name: 'signalements', labels: APP, replicas: 2, image: 'signalements:1.0-pp' }),
+  );
+  c.store.create<'Service'>(
+    service({
+      name: 'signalements',
+      type: 'LoadBalancer',
+      ports: [{ name: 'http', port: 80, targetPort: 8000, nodePort: 30080 }],
+      selector: APP,
+    }),
+  );
+  c.sim.run(12e9);
+
+  it('spreads over both workers round robin; the pods log the client from the PROXY header, not the node', () => {
+    expect(lb.views().map((view) => [view.ingress, view.inRotation.join(',')])).toEqual([
+      ['172.18.255.200', 'formation-worker,formation-worker2'],
+    ]);
+    for (let i = 0; i < 4; i++)
+      expect(exec(c.internet, 'curl -s http://172.18.255.200/sante').stdout).toMatch(/^signalements-/);
+    const records = [...servers.values()].flatMap((server) => server.records);
+    expect(records).toHaveLength(4);
+    expect(new Set(records.map((record) => record.client))).toEqual(new Set(['203.0.113.10']));
+    // The TCP peer is never the client: externalTrafficPolicy Cluster masquerades the LB's connection on the node.
+    for (const record of records) expect(record.peerAddr).not.toBe(record.proxiedAddr);
+    expect(lb.proxy('172.18.255.200', 80)?.stats.perBackend).toEqual({
+      '172.18.0.3:30080': 2,
+      '172.18.0.4:30080': 2,
+    });
   });
 });
