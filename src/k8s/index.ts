@@ -46,11 +46,14 @@ export {
   validateService,
 } from './api/service.ts';
 export {
+  CLUSTER_DNS_IP,
   Cluster,
+  type ClusterLoadBalancerOptions,
   type ClusterNode,
   type ClusterOptions,
   type ClusterPodInput,
   type CniName,
+  COREDNS_IMAGE,
   cluster,
   makeCni,
 } from './cluster.ts';
