@@ -147,8 +147,7 @@ export class Cluster implements ClusterRuntime {
   readonly controlPlane: ControlPlane | undefined;
   /** The proxier every node's kube-proxy uses; undefined with `kubeProxy: 'none'`. */
   readonly proxier: Proxier | undefined;
-  /** The external load balancer, once `addLoadBalancer` (or the `loadBalancer` option) made it. */
-  loadBalancer: LoadBalancerController | undefined;
+  private externalLb: LoadBalancerController | undefined;
   /** What containers run: the cluster's own images (CoreDNS) and the scenario's. */
   readonly images: ImageRegistry;
   private readonly commands: ClusterCommandContext;
@@ -357,9 +356,14 @@ export class Cluster implements ClusterRuntime {
    * (172.18.255.200...) go on the outside's eth0; LoadBalancer Services get them as `status.loadBalancer.ingress`.
    */
   addLoadBalancer(options: ClusterLoadBalancerOptions): LoadBalancerController {
-    if (this.loadBalancer !== undefined) throw new Error('the cluster has a load balancer');
-    this.loadBalancer = loadBalancerController(this.outside, this.store, { ...options, device: 'eth0' });
-    return this.loadBalancer;
+    if (this.externalLb !== undefined) throw new Error('the cluster has a load balancer');
+    this.externalLb = loadBalancerController(this.outside, this.store, { ...options, device: 'eth0' });
+    return this.externalLb;
+  }
+
+  /** The external load balancer, once `addLoadBalancer` (or the `loadBalancer` option) made it. */
+  get loadBalancer(): LoadBalancerController | undefined {
+    return this.externalLb;
   }
 
   /** The images the cluster itself runs: CoreDNS answering from the store in its pod's namespace. */

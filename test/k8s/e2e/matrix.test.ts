@@ -236,9 +236,9 @@ describe.each(MATRIX)('kube-proxy %s × %s', (mode, cni) => {
     expect(readResolvConf(diag)).toBe(
       'search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n',
     );
-    const short = curl(diag, 'http://signalements/sante');
+    const short = c.exec('kubectl exec diag -- curl -s http://signalements/sante');
     expect(short.exitCode).toBe(0);
-    expect(short.stdout).toMatch(/^signalements-/);
+    expect(short.stdout).toMatch(/^signalements-[0-9a-f]+-[0-9a-z]{5}\n$/);
     const fqdn = curl(diag, 'http://signalements.default.svc.cluster.local/sante', '-sv');
     expect(fqdn.exitCode).toBe(0);
     expect(fqdn.stderr).toContain('Trying 10.96.40.12:80...');
