@@ -63,4 +63,13 @@ describe('kube-proxy health in cluster()', () => {
     expect([healthz('172.18.0.3'), healthz('172.18.0.4')]).toEqual(['200', '503']);
     expect(c.loadBalancer!.views()[0]?.inRotation).toEqual(['formation-worker']);
   });
+
+  it('a node added later gets its health server and joins the rotation once its first probe passes', () => {
+    const added = c.addNode();
+    expect([added.name, added.network.address]).toEqual(['formation-worker3', '172.18.0.5']);
+    expect(c.loadBalancer!.views()[0]?.inRotation).toEqual(['formation-worker']);
+    c.sim.run(6e9);
+    expect(healthz('172.18.0.5')).toBe('200');
+    expect(c.loadBalancer!.views()[0]?.inRotation).toEqual(['formation-worker', 'formation-worker3']);
+  });
 });
