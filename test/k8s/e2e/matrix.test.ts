@@ -131,6 +131,7 @@ describe.each(MATRIX)('kube-proxy %s × %s', (mode, cni) => {
       ['formation-control-plane', 'Running'],
       ['formation-control-plane', 'Running'],
     ]);
+    expect(c.exec('kubectl get deployments -n kube-system').stdout).toMatch(/^coredns +2\/2 +2 +2 /m);
     expect(replicas.map((pod) => [pod.node, pod.ip])).toEqual([
       ['formation-worker', '10.244.1.2'],
       ['formation-worker2', '10.244.2.2'],
@@ -183,7 +184,13 @@ describe.each(MATRIX)('kube-proxy %s × %s', (mode, cni) => {
       expect(new Set(clients)).toEqual(new Set([masqueradeTo(pod.node)]));
     });
     const table = c.exec('docker exec formation-worker conntrack -L').stdout;
-    expect(table).toMatch(/src=203\.0\.113\.10 dst=172\.18\.0\.3 sport=\d+ dport=30080 src=10\.244\.2\.2 /);
+    // DNAT to the pod and SNAT to the node's device toward it, in one entry.
+    const toRemote = masqueradeTo('formation-worker2').replaceAll('.', '\\.');
+    expect(table).toMatch(
+      new RegExp(
+        `src=203\\.0\\.113\\.10 dst=172\\.18\\.0\\.3 sport=\\d+ dport=30080 src=10\\.244\\.2\\.2 dst=${toRemote} sport=8000 dport=\\d+ `,
+      ),
+    );
   });
 
   it('NodePort, externalTrafficPolicy Local: the client address is kept; a node without a pod drops', () => {
@@ -191,6 +198,9 @@ describe.each(MATRIX)('kube-proxy %s × %s', (mode, cni) => {
     const kept = curl(c.internet, 'http://172.18.0.3:30081/sante');
     expect(kept.exitCode).toBe(0);
     expect(clientsOf(serverOf('echo'), before)).toEqual(['203.0.113.10']);
+    expect(c.exec('docker exec formation-worker conntrack -L -p tcp --orig-port-dst 30081').stdout).toMatch(
+      /src=203\.0\.113\.10 dst=172\.18\.0\.3 sport=\d+ dport=30081 src=10\.244\.1\.9 dst=203\.0\.113\.10 sport=8000 dport=\d+ /,
+    );
     const dropped = curl(c.internet, 'http://172.18.0.4:30081/sante', '-s --max-time 2');
     expect(dropped.exitCode).toBe(28);
     expect(serverOf('echo')!.records.length).toBe(before + 1);
