@@ -46,6 +46,7 @@ import {
   loadBalancerController,
 } from './lb/controller.ts';
 import type { ContainerPort, Node, Pod } from './objects.ts';
+import type { Command } from './plan.ts';
 import { PlanRunner } from './run-plan.ts';
 import type { ClusterRuntime, ContainerRecord } from './runtime.ts';
 import { type ApiResult, Store } from './store.ts';
@@ -241,6 +242,7 @@ export class Cluster implements ClusterRuntime {
     const node: ClusterNode = { name, role, network, ns, kubelet, kubeProxy, kubeProxyHealth: health };
     this.nodes.set(name, node);
     kubelet.start();
+    if (this.proxier !== undefined) runner.mustRun(kubeProxySysctls(network.ns, this.proxier.mode));
     kubeProxy?.start();
     return node;
   }
@@ -405,6 +407,31 @@ export function cluster(options: ClusterOptions = {}): Cluster {
   if (options.loadBalancer !== undefined) built.addLoadBalancer(options.loadBalancer);
   built.settle();
   return built;
+}
+
+/**
+ * What kube-proxy writes at start on a kind node, before its first sync: the conntrack sysctls of its configuration
+ * (server_linux.go setSysctls; kind's KubeProxyConfiguration sets maxPerCore 0, so nf_conntrack_max is left alone, keeps
+ * the 24 h established and 1 h close-wait defaults, and in nftables mode tcpBeLiberal), then in iptables mode
+ * route_localnet for NodePorts on 127.0.0.1 (iptables/proxier.go NewProxier, localhostNodePorts on).
+ */
+export function kubeProxySysctls(ns: string, mode: Proxier['mode']): Command[] {
+  const sysctl = (setting: string): Command => ({ ns, argv: ['sysctl', '-q', '-w', setting] });
+  const commands = [
+    sysctl('net.netfilter.nf_conntrack_tcp_timeout_established=86400'),
+    sysctl('net.netfilter.nf_conntrack_tcp_timeout_close_wait=3600'),
+  ];
+  switch (mode) {
+    case 'iptables':
+      commands.push(sysctl('net.ipv4.conf.all.route_localnet=1'));
+      break;
+    case 'nftables':
+      commands.push(sysctl('net.netfilter.nf_conntrack_tcp_be_liberal=1'));
+      break;
+    default:
+      mode satisfies never;
+  }
+  return commands;
 }
 
 function makeProxier(mode: Proxier | 'iptables' | 'nftables' | 'none'): Proxier | undefined {

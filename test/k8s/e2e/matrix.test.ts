@@ -193,6 +193,22 @@ describe.each(MATRIX)('kube-proxy %s × %s', (mode, cni) => {
     );
   });
 
+  it("NodePort on the node's 127.0.0.1: iptables mode serves it (route_localnet), nftables mode does not", () => {
+    const marks = replicas.map((pod) => serverOf(pod.name)!.records.length);
+    const result = c.exec('docker exec formation-worker curl -sS http://127.0.0.1:30080/sante');
+    if (mode === 'nftables') {
+      expect(result.exitCode).toBe(7);
+      expect(result.stderr).toMatch(
+        /^curl: \(7\) Failed to connect to 127\.0\.0\.1 port 30080 after \d+ ms: /,
+      );
+      return;
+    }
+    expect(result.exitCode).toBe(0);
+    const served = replicas.filter((pod, i) => serverOf(pod.name)!.records.length > marks[i]!);
+    expect(served).toHaveLength(1);
+    expect(clientsOf(serverOf(served[0]!.name)).at(-1)).toBe(masqueradeTo(served[0]!.node));
+  });
+
   it('NodePort, externalTrafficPolicy Local: the client address is kept; a node without a pod drops', () => {
     const before = serverOf('echo')!.records.length;
     const kept = curl(c.internet, 'http://172.18.0.3:30081/sante');

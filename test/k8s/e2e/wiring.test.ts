@@ -45,6 +45,25 @@ describe('cluster() wiring', () => {
     expect(readResolvConf(c.podNamespace('default', 'h')!)).toBeUndefined();
   });
 
+  it("kube-proxy sets its sysctls at start as on a kind node: conntrack timeouts, then its mode's own", () => {
+    for (const mode of ['iptables', 'nftables'] as const) {
+      const c = cluster({ name: 'formation', workers: 1, seed: 'wiring', kubeProxy: mode });
+      const line =
+        'docker exec formation-worker sysctl net.netfilter.nf_conntrack_tcp_timeout_established ' +
+        'net.netfilter.nf_conntrack_tcp_timeout_close_wait net.ipv4.conf.all.route_localnet ' +
+        'net.netfilter.nf_conntrack_tcp_be_liberal';
+      expect(c.exec(line).stdout).toBe(
+        [
+          'net.netfilter.nf_conntrack_tcp_timeout_established = 86400',
+          'net.netfilter.nf_conntrack_tcp_timeout_close_wait = 3600',
+          `net.ipv4.conf.all.route_localnet = ${mode === 'iptables' ? 1 : 0}`,
+          `net.netfilter.nf_conntrack_tcp_be_liberal = ${mode === 'nftables' ? 1 : 0}`,
+          '',
+        ].join('\n'),
+      );
+    }
+  });
+
   it('with dns: false, no kube-dns, no CoreDNS, no resolv.conf', () => {
     const c = cluster({ name: 'formation', workers: 1, seed: 'wiring', dns: false });
     c.createPod({ name: 'a', node: 'formation-worker' });
