@@ -55,6 +55,7 @@ export {
   type CniName,
   COREDNS_IMAGE,
   cluster,
+  kubeProxySysctls,
   makeCni,
 } from './cluster.ts';
 // ---- k8s-cni: the plan runner, the kind network, CNIs, kubelet, kube-proxy's sync loop, cluster() ----
