@@ -7,6 +7,7 @@
 // kind runs it (the kube-dns Service, CoreDNS's Deployment on the control plane, every pod's resolv.conf), kube-proxy's
 // health servers on every node, and an optional external load balancer in the outside (the nodes' gateway).
 
+import { httpServer } from '../app/http/server.ts';
 import type { Namespace } from '../netns/namespace.ts';
 import { Simulation } from '../netns/simulation.ts';
 import type { CommandResult } from '../tools/result.ts';
@@ -368,11 +369,23 @@ export class Cluster implements ClusterRuntime {
     return this.externalLb;
   }
 
-  /** The images the cluster itself runs: CoreDNS answering from the store in its pod's namespace. */
+  /**
+   * The images the cluster itself runs: CoreDNS answering from the store in its pod's namespace, with kubeadm's
+   * Corefile's `health` (:8080/health) and `ready` (:8181/ready) plugins answering 200 `OK` (health.go, ready.go:
+   * `io.WriteString(w, http.StatusText(http.StatusOK))`). Not served: the prometheus plugin's :9153/metrics.
+   */
   private ownImages(): [string, ImageRunner][] {
     const coredns: ImageRunner = (ns) => {
-      const server = clusterDns(ns, this.store);
-      return { stop: () => server.close() };
+      const dns = clusterDns(ns, this.store);
+      const health = httpServer(ns, { port: 8080, routes: { '/health': { body: 'OK' } } });
+      const ready = httpServer(ns, { port: 8181, routes: { '/ready': { body: 'OK' } } });
+      return {
+        stop: () => {
+          dns.close();
+          health.close();
+          ready.close();
+        },
+      };
     };
     return [[COREDNS_IMAGE, coredns]];
   }

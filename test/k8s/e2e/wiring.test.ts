@@ -28,6 +28,9 @@ describe('cluster() wiring', () => {
       '10.244.0.2 formation-control-plane',
       '10.244.0.3 formation-control-plane',
     ]);
+    const worker = c.nodeNamespace('formation-worker')!;
+    expect(exec(worker, 'curl -s -w " %{http_code}" http://10.244.0.2:8080/health').stdout).toBe('OK 200');
+    expect(exec(worker, 'curl -s -w " %{http_code}" http://10.244.0.3:8181/ready').stdout).toBe('OK 200');
     expect(c.store.get('Node', '', 'formation-control-plane')?.metadata.labels).toHaveProperty(
       'node.kubernetes.io/exclude-from-external-load-balancers',
       '',
