@@ -1,9 +1,10 @@
 // End to end on a wired kind-like cluster, for both kube-proxy modes × Flannel VXLAN and kindnet: a pod reaches a
 // ClusterIP (endpoints on its node and the other), reaches itself through its Service (hairpin), the Internet host
 // reaches NodePorts with externalTrafficPolicy Cluster and Local (directly and through the passthrough load
-// balancer), a pod reaches the Internet, a ClusterIP does not answer ping, Service names resolve through CoreDNS,
+// balancer, which follows a Local Service's pod when it moves), a node reaches a NodePort on its 127.0.0.1 (iptables
+// mode only), a pod reaches the Internet, a ClusterIP does not answer ping, Service names resolve through CoreDNS,
 // and a Deployment scaled to zero makes connections fail with REJECT. Addresses are asserted from the servers'
-// access logs and `conntrack -L` on the nodes.
+// access logs and `conntrack -L` on the nodes. Last, the load balancer in proxy mode with PROXY protocol v2.
 
 import { describe, expect, it } from 'vitest';
 import { readResolvConf } from '../../../src/app/dns/resolv-conf.ts';
