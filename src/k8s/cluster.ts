@@ -3,19 +3,24 @@
 // (203.0.113.10) behind it; pod CIDRs as the controller-manager hands them out; Node objects in the store; on every
 // node the CNI's agent, a kubelet and kube-proxy's sync loop (iptables or nftables mode). Nodes can be added and removed
 // later. The control plane (admission, allocators, endpoint controller, scheduler, workloads) runs on the same store and
-// scheduler; `exec` runs the commands of a kind user's shell (`docker exec NODE ...`, `kubectl ...`).
+// scheduler; `exec` runs the commands of a kind user's shell (`docker exec NODE ...`, `kubectl ...`). Cluster DNS as
+// kind runs it (the kube-dns Service, CoreDNS's Deployment on the control plane, every pod's resolv.conf), kube-proxy's
+// health servers on every node, and an optional external load balancer in the outside (the nodes' gateway).
 
+import { httpServer } from '../app/http/server.ts';
 import type { Namespace } from '../netns/namespace.ts';
 import { Simulation } from '../netns/simulation.ts';
 import type { CommandResult } from '../tools/result.ts';
 import type { Capture } from '../tools/tcpdump.ts';
-import { POD_IP_ANNOTATION } from './api/builders.ts';
+import { CONTROL_PLANE_TAINT, deployment, POD_IP_ANNOTATION } from './api/builders.ts';
 import type { ClusterNetwork, Cni, NodeNetwork } from './cni/cni.ts';
 import { FlannelHostGw, FlannelVxlan } from './cni/flannel.ts';
 import { Kindnet } from './cni/kindnet.ts';
 import { clusterExec, clusterSpawn } from './commands/cluster-exec.ts';
 import type { ClusterCommandContext } from './commands/context.ts';
 import { ControlPlane } from './controllers/control-plane.ts';
+import { clusterDns } from './dns/cluster-dns.ts';
+import { KUBE_DNS_LABELS, kubeDnsService } from './dns/kube-dns.ts';
 import {
   DOCKER_MTU,
   INTERNET_NS,
@@ -30,16 +35,32 @@ import {
   POD_NETWORK,
 } from './kind-network.ts';
 import { KubeProxyController } from './kube-proxy/controller.ts';
+import { type KubeProxyHealth, kubeProxyHealth } from './kube-proxy/health.ts';
 import { IptablesProxier } from './kube-proxy/iptables/proxier.ts';
 import { NftablesProxier } from './kube-proxy/nftables/proxier.ts';
 import type { Proxier } from './kube-proxy/proxier.ts';
-import { type ImageRegistry, Kubelet } from './kubelet/kubelet.ts';
+import { type ImageRegistry, type ImageRunner, Kubelet } from './kubelet/kubelet.ts';
+import {
+  EXCLUDE_FROM_LB_LABEL,
+  type LoadBalancerController,
+  type LoadBalancerOptions,
+  loadBalancerController,
+} from './lb/controller.ts';
 import type { ContainerPort, Node, Pod } from './objects.ts';
+import type { Command } from './plan.ts';
 import { PlanRunner } from './run-plan.ts';
 import type { ClusterRuntime, ContainerRecord } from './runtime.ts';
 import { type ApiResult, Store } from './store.ts';
 
 export type CniName = 'flannel-vxlan' | 'flannel-host-gw' | 'kindnet';
+
+/** kind v0.24's CoreDNS image (kubeadm v1.31's default); the cluster's registry runs `clusterDns` for it. */
+export const COREDNS_IMAGE = 'registry.k8s.io/coredns/coredns:v1.11.1';
+/** kubelet's --cluster-dns on a kind node: kube-dns's ClusterIP. */
+export const CLUSTER_DNS_IP = '10.96.0.10';
+
+/** The external load balancer as a scenario gives it: the controller's options without the device (the outside's eth0). */
+export type ClusterLoadBalancerOptions = Omit<LoadBalancerOptions, 'device'>;
 
 /** A new plugin instance by name (one instance serves one cluster). */
 export function makeCni(name: CniName): Cni {
@@ -80,6 +101,10 @@ export interface ClusterOptions {
    * steps and controllers (they then see every Node from the first).
    */
   readonly setup?: (cluster: Cluster) => void;
+  /** Cluster DNS (kube-dns Service, CoreDNS, pods' resolv.conf); default true, needs the control plane. */
+  readonly dns?: boolean;
+  /** An external load balancer for LoadBalancer Services, in the outside namespace (see `addLoadBalancer`). */
+  readonly loadBalancer?: ClusterLoadBalancerOptions;
 }
 
 export interface ClusterNode {
@@ -89,6 +114,8 @@ export interface ClusterNode {
   readonly ns: Namespace;
   readonly kubelet: Kubelet;
   readonly kubeProxy: KubeProxyController | undefined;
+  /** kube-proxy's health servers (10256, healthCheckNodePorts); undefined without kube-proxy. */
+  readonly kubeProxyHealth: KubeProxyHealth | undefined;
 }
 
 /** A pod as a scenario author describes it; the rest gets kubectl run's defaults. */
@@ -124,6 +151,9 @@ export class Cluster implements ClusterRuntime {
   readonly controlPlane: ControlPlane | undefined;
   /** The proxier every node's kube-proxy uses; undefined with `kubeProxy: 'none'`. */
   readonly proxier: Proxier | undefined;
+  private externalLb: LoadBalancerController | undefined;
+  /** What containers run: the cluster's own images (CoreDNS) and the scenario's. */
+  readonly images: ImageRegistry;
   private readonly commands: ClusterCommandContext;
   private readonly nodes = new Map<string, ClusterNode>();
   private readonly workerNumbers = new Set<number>();
@@ -147,6 +177,10 @@ export class Cluster implements ClusterRuntime {
       now: () => this.sim.now,
       rng: this.sim.rng.fork('commands'),
     };
+    // Looked up at each container start, so images a scenario adds to its map after cluster() are found too.
+    const own = new Map(this.ownImages());
+    const theirs = options.images;
+    this.images = { get: (image) => theirs?.get(image) ?? own.get(image) };
     this.runner = new PlanRunner(this.sim);
     const cni = options.cni ?? 'kindnet';
     this.cni = typeof cni === 'string' ? makeCni(cni) : cni;
@@ -194,8 +228,10 @@ export class Cluster implements ClusterRuntime {
       cni,
       network: this.network,
       rng: this.sim.rng.fork(`kubelet:${name}#${this.joins}`),
-      images: this.options.images ?? new Map(),
+      images: this.images,
+      ...(this.dnsEnabled() ? { clusterDns: CLUSTER_DNS_IP } : {}),
     });
+    const health = this.proxier === undefined ? undefined : this.startKubeProxyHealth(ns, name);
     const kubeProxy =
       this.proxier === undefined
         ? undefined
@@ -206,6 +242,9 @@ export class Cluster implements ClusterRuntime {
             ns: network.ns,
             node: { nodeName: name, nodeIps: [network.address], clusterCidr: POD_NETWORK, masqueradeBit: 14 },
             run: (command) => runner.run(command),
+            onSynced: (record) => {
+              if (record.errors.length === 0) health?.synced();
+            },
             ...(this.options.minSyncPeriodMs !== undefined
               ? { minSyncPeriodMs: this.options.minSyncPeriodMs }
               : {}),
@@ -214,9 +253,10 @@ export class Cluster implements ClusterRuntime {
               : {}),
           });
     this.joins++;
-    const node: ClusterNode = { name, role, network, ns, kubelet, kubeProxy };
+    const node: ClusterNode = { name, role, network, ns, kubelet, kubeProxy, kubeProxyHealth: health };
     this.nodes.set(name, node);
     kubelet.start();
+    if (this.proxier !== undefined) runner.mustRun(kubeProxySysctls(network.ns, this.proxier.mode));
     kubeProxy?.start();
     return node;
   }
@@ -226,6 +266,7 @@ export class Cluster implements ClusterRuntime {
     const node = this.nodes.get(name);
     if (node === undefined) throw new Error(`no node ${name}`);
     node.kubeProxy?.stop();
+    node.kubeProxyHealth?.close();
     node.kubelet.stop();
     this.nodes.delete(name);
     for (const peer of this.nodes.values())
@@ -288,6 +329,88 @@ export class Cluster implements ClusterRuntime {
     return this.nodes.get(nodeName)?.kubelet.namespaceOfPid(pid);
   }
 
+  // ---- Services: cluster DNS, kube-proxy's health servers, the external load balancer ---------------------------
+
+  /** Whether the cluster runs kube-dns (the `dns` option, and a control plane to run CoreDNS's Deployment). */
+  dnsEnabled(): boolean {
+    return this.options.dns !== false && this.controlPlane !== undefined;
+  }
+
+  /**
+   * What kubeadm's CoreDNS addon creates: the kube-dns Service (10.96.0.10) and the `coredns` Deployment in
+   * kube-system, 2 replicas tolerating the control-plane taint (kubeadm's manifests.go). `cluster()` calls it once the
+   * control plane has joined, before the workers, so CoreDNS runs on the control plane as on a kind cluster.
+   */
+  installClusterDns(): void {
+    const service = this.store.create<'Service'>(kubeDnsService(CLUSTER_DNS_IP));
+    if (!service.ok) throw new Error(`kube-dns: ${service.error.message}`);
+    const coredns = this.store.create<'Deployment'>(
+      deployment({
+        name: 'coredns',
+        namespace: 'kube-system',
+        labels: { ...KUBE_DNS_LABELS },
+        replicas: 2,
+        maxUnavailable: 1,
+        image: COREDNS_IMAGE,
+        ports: [
+          { name: 'dns', containerPort: 53, protocol: 'UDP' },
+          { name: 'dns-tcp', containerPort: 53, protocol: 'TCP' },
+          { name: 'metrics', containerPort: 9153, protocol: 'TCP' },
+        ],
+        tolerations: [
+          { key: 'CriticalAddonsOnly', operator: 'Exists', value: '', effect: '' },
+          { key: CONTROL_PLANE_TAINT.key, operator: 'Equal', value: '', effect: 'NoSchedule' },
+        ],
+      }),
+    );
+    if (!coredns.ok) throw new Error(`coredns: ${coredns.error.message}`);
+  }
+
+  /**
+   * The external load balancer (cloud-provider-kind-like) in the outside namespace, the nodes' gateway, so that in
+   * `passthrough` mode the nodes' replies to a kept client address come back through its conntrack. Its addresses
+   * (172.18.255.200...) go on the outside's eth0; LoadBalancer Services get them as `status.loadBalancer.ingress`.
+   */
+  addLoadBalancer(options: ClusterLoadBalancerOptions): LoadBalancerController {
+    if (this.externalLb !== undefined) throw new Error('the cluster has a load balancer');
+    this.externalLb = loadBalancerController(this.outside, this.store, { ...options, device: 'eth0' });
+    return this.externalLb;
+  }
+
+  /** The external load balancer, once `addLoadBalancer` (or the `loadBalancer` option) made it. */
+  get loadBalancer(): LoadBalancerController | undefined {
+    return this.externalLb;
+  }
+
+  /**
+   * The images the cluster itself runs: CoreDNS answering from the store in its pod's namespace, with kubeadm's
+   * Corefile's `health` (:8080/health) and `ready` (:8181/ready) plugins answering 200 `OK` (health.go, ready.go:
+   * `io.WriteString(w, http.StatusText(http.StatusOK))`). Not served: the prometheus plugin's :9153/metrics.
+   */
+  private ownImages(): [string, ImageRunner][] {
+    const coredns: ImageRunner = (ns) => {
+      const dns = clusterDns(ns, this.store);
+      const health = httpServer(ns, { port: 8080, routes: { '/health': { body: 'OK' } } });
+      const ready = httpServer(ns, { port: 8181, routes: { '/ready': { body: 'OK' } } });
+      return {
+        stop: () => {
+          dns.close();
+          health.close();
+          ready.close();
+        },
+      };
+    };
+    return [[COREDNS_IMAGE, coredns]];
+  }
+
+  /**
+   * kube-proxy's health servers on the node (hostNetwork). Every Service/EndpointSlice change is a queued update (its
+   * own watch); the sync loop's `onSynced` marks `Updated` after a sync with no failed command, as syncProxyRules does.
+   */
+  private startKubeProxyHealth(ns: Namespace, nodeName: string): KubeProxyHealth {
+    return kubeProxyHealth(ns, this.store, { nodeName, syncs: 'manual' });
+  }
+
   private nextWorkerName(): string {
     const number = firstFree(this.workerNumbers, 1);
     this.workerNumbers.add(number);
@@ -301,9 +424,40 @@ export function cluster(options: ClusterOptions = {}): Cluster {
   options.setup?.(built);
   const controlPlane = built.addNode('control-plane');
   built.controlPlane?.createKubernetesService(controlPlane.network.address);
+  if (built.dnsEnabled()) {
+    built.installClusterDns();
+    // kubeadm init: CoreDNS is scheduled while the control plane is the only node.
+    built.settle();
+  }
   for (let n = 0; n < (options.workers ?? 0); n++) built.addNode('worker');
+  if (options.loadBalancer !== undefined) built.addLoadBalancer(options.loadBalancer);
   built.settle();
   return built;
+}
+
+/**
+ * What kube-proxy writes at start on a kind node, before its first sync: the conntrack sysctls of its configuration
+ * (server_linux.go setSysctls; kind's KubeProxyConfiguration sets maxPerCore 0, so nf_conntrack_max is left alone, keeps
+ * the 24 h established and 1 h close-wait defaults, and in nftables mode tcpBeLiberal), then in iptables mode
+ * route_localnet for NodePorts on 127.0.0.1 (iptables/proxier.go NewProxier, localhostNodePorts on).
+ */
+export function kubeProxySysctls(ns: string, mode: Proxier['mode']): Command[] {
+  const sysctl = (setting: string): Command => ({ ns, argv: ['sysctl', '-q', '-w', setting] });
+  const commands = [
+    sysctl('net.netfilter.nf_conntrack_tcp_timeout_established=86400'),
+    sysctl('net.netfilter.nf_conntrack_tcp_timeout_close_wait=3600'),
+  ];
+  switch (mode) {
+    case 'iptables':
+      commands.push(sysctl('net.ipv4.conf.all.route_localnet=1'));
+      break;
+    case 'nftables':
+      commands.push(sysctl('net.netfilter.nf_conntrack_tcp_be_liberal=1'));
+      break;
+    default:
+      mode satisfies never;
+  }
+  return commands;
 }
 
 function makeProxier(mode: Proxier | 'iptables' | 'nftables' | 'none'): Proxier | undefined {
@@ -333,7 +487,11 @@ function nodeObject(
     'kubernetes.io/hostname': network.name,
     'kubernetes.io/os': 'linux',
   };
-  if (role === 'control-plane') labels['node-role.kubernetes.io/control-plane'] = '';
+  if (role === 'control-plane') {
+    labels['node-role.kubernetes.io/control-plane'] = '';
+    // kubeadm's mark-control-plane phase.
+    labels[EXCLUDE_FROM_LB_LABEL] = '';
+  }
   return {
     kind: 'Node',
     metadata: { name: network.name, labels },

@@ -46,12 +46,16 @@ export {
   validateService,
 } from './api/service.ts';
 export {
+  CLUSTER_DNS_IP,
   Cluster,
+  type ClusterLoadBalancerOptions,
   type ClusterNode,
   type ClusterOptions,
   type ClusterPodInput,
   type CniName,
+  COREDNS_IMAGE,
   cluster,
+  kubeProxySysctls,
   makeCni,
 } from './cluster.ts';
 // ---- k8s-cni: the plan runner, the kind network, CNIs, kubelet, kube-proxy's sync loop, cluster() ----

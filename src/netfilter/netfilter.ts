@@ -40,7 +40,15 @@ const HOOK_OF = {
   POSTROUTING: 'postrouting',
 } as const satisfies Record<string, HookName>;
 
-type Entry = { readonly priority: number; readonly run: (state: PacketState) => DropReason | undefined };
+/**
+ * One hook function. `order` is its registration rank (base chains in creation order); conntrack's and NAT's own
+ * functions carry -1 and so stay after the chains that share their priority.
+ */
+type Entry = {
+  readonly priority: number;
+  readonly order: number;
+  readonly run: (state: PacketState) => DropReason | undefined;
+};
 
 export class Netfilter {
   readonly store = new RulesetStore();
@@ -118,7 +126,7 @@ export class Netfilter {
       output: [],
       postrouting: [],
     };
-    const natChains: Record<HookName, [Table, Chain][]> = {
+    const natChains: Record<HookName, [Table, Chain, number][]> = {
       prerouting: [],
       input: [],
       forward: [],
@@ -126,18 +134,21 @@ export class Netfilter {
       postrouting: [],
     };
     let needsConntrack = this.conntrackActive;
+    let order = 0;
     for (const table of ruleset.tables) {
       for (const chain of table.chains.values()) {
         if (usesConntrack(chain.rules)) needsConntrack = true;
         const base = chain.base;
         if (base === undefined) continue;
+        order++;
         if (base.type === 'nat') {
-          natChains[base.hook].push([table, chain]);
+          natChains[base.hook].push([table, chain, order]);
           needsConntrack = true;
           continue;
         }
         entries[base.hook].push({
           priority: base.priority,
+          order,
           run: (state) => this.runChain(state, table, chain),
         });
       }
@@ -145,18 +156,25 @@ export class Netfilter {
     this.conntrackActive = needsConntrack;
     if (needsConntrack) {
       for (const hook of ['prerouting', 'output'] as const)
-        entries[hook].push({ priority: CONNTRACK_PRIORITY, run: (state) => this.track(state) });
+        entries[hook].push({ priority: CONNTRACK_PRIORITY, order: -1, run: (state) => this.track(state) });
       for (const hook of ['input', 'postrouting'] as const)
-        entries[hook].push({ priority: CONNTRACK_CONFIRM_PRIORITY, run: (state) => this.confirm(state) });
+        entries[hook].push({
+          priority: CONNTRACK_CONFIRM_PRIORITY,
+          order: -1,
+          run: (state) => this.confirm(state),
+        });
       for (const hook of ['prerouting', 'output', 'input', 'postrouting'] as const) {
-        const chains = natChains[hook].sort(([, a], [, b]) => a.base!.priority - b.base!.priority);
+        const chains: [Table, Chain][] = natChains[hook]
+          .sort(([, a, aOrder], [, b, bOrder]) => a.base!.priority - b.base!.priority || bOrder - aOrder)
+          .map(([table, chain]) => [table, chain]);
         const priority = hook === 'prerouting' || hook === 'output' ? PRIORITY.dstnat : PRIORITY.srcnat;
-        entries[hook].push({ priority, run: (state) => this.natHook(state, chains) });
+        entries[hook].push({ priority, order: -1, run: (state) => this.natHook(state, chains) });
       }
     }
-    // Stable sort: equal priorities keep registration order, as the kernel's hook list does.
+    // Equal priorities run the newest registration first: mirrors core.c:nf_hook_entries_grow, which inserts a new
+    // hook before the first one whose priority is not lower (nf_nat_register_fn orders the nat chains the same way).
     for (const hook of Object.keys(entries) as HookName[])
-      entries[hook].sort((a, b) => a.priority - b.priority);
+      entries[hook].sort((a, b) => a.priority - b.priority || b.order - a.order);
     this.entries = entries;
   }
 

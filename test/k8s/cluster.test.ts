@@ -15,13 +15,14 @@ const WEB: ImageRunner = (ns, _pod, container) => {
   return { stop: () => server.close() };
 };
 
-/** The lesson's pods on a cluster without kube-proxy (the kernel-checked plan has none). */
+/** The lesson's pods on a cluster without kube-proxy or CoreDNS (the kernel-checked plan has neither). */
 function lesson(cni: 'flannel-vxlan' | 'flannel-host-gw' | 'kindnet') {
   const c = cluster({
     name: 'formation',
     workers: 2,
     cni,
     kubeProxy: 'none',
+    dns: false,
     seed: 'lesson',
     images: new Map([['signalements:1.0', WEB]]),
   });
@@ -114,7 +115,7 @@ describe('cluster()', () => {
     const c = cluster({ name: 'formation', workers: 1, seed: 'ipam' });
     for (const name of ['a', 'b', 'c']) c.createPod({ name, node: 'formation-worker' });
     c.settle();
-    expect(c.store.list('Pod').map((pod) => pod.status.podIP)).toEqual([
+    expect(c.store.list('Pod', 'default').map((pod) => pod.status.podIP)).toEqual([
       '10.244.1.2',
       '10.244.1.3',
       '10.244.1.4',

@@ -1,9 +1,10 @@
 // kube-proxy's loop on one node: it watches Services and EndpointSlices and, through a BoundedFrequencyRunner-like
 // timer on the simulation's scheduler, calls its Proxier for a full sync and runs the commands it returns in the
 // node's namespace. The first sync runs at start; later changes are coalesced so two syncs are at least
-// minSyncPeriod apart (v1.31's default 1 s). Not modelled: the periodic syncPeriod resync (it would keep the scheduler
-// busy forever), partial syncs, the healthz timestamps (see kube-proxy/health.ts). After a sync whose commands all
-// succeeded it runs the UDP conntrack cleanup (kube-proxy/conntrack-cleanup.ts) unless `conntrackCleanup` is false.
+// minSyncPeriod apart (v1.31's default 1 s). After a sync whose commands all succeeded it runs the UDP conntrack
+// cleanup (kube-proxy/conntrack-cleanup.ts) unless `conntrackCleanup` is false; `onSynced` feeds the health servers
+// (kube-proxy/health.ts). Not modelled: the periodic syncPeriod resync (it would keep the scheduler busy forever),
+// partial syncs.
 
 import type { Scheduler, TimerId } from '../../core/scheduler.ts';
 import { NS_PER_MS } from '../../core/scheduler.ts';
@@ -31,6 +32,8 @@ export interface KubeProxyOptions {
    * keeps sending to a UDP Service keeps reaching a deleted endpoint's address (kubernetes#125467's symptom).
    */
   readonly conntrackCleanup?: boolean;
+  /** Told after every sync, with its record (the health server's Updated when no command failed). */
+  readonly onSynced?: (record: SyncRecord) => void;
 }
 
 export interface SyncRecord {
@@ -113,6 +116,14 @@ export class KubeProxyController {
     }
     if (restored) this.synced = view;
     this.lastSync = scheduler.now;
-    this.syncs.push({ at: scheduler.now, first, commands: commands.length, errors, conntrackDeletes });
+    const record: SyncRecord = {
+      at: scheduler.now,
+      first,
+      commands: commands.length,
+      errors,
+      conntrackDeletes,
+    };
+    this.syncs.push(record);
+    this.options.onSynced?.(record);
   }
 }

@@ -1,10 +1,12 @@
 // One node's kubelet: it watches the store for pods bound to its node (spec.nodeName) and, in virtual time, creates
 // each pod's sandbox (a namespace named as containerd names it, `lo` up), asks host-local for an address (or takes the
-// pod's pin, annotation `packetlab.dev/pod-ip`), runs CNI ADD through the plan runner, starts what each container's
+// pod's pin, annotation `packetlab.dev/pod-ip`), runs CNI ADD through the plan runner, writes the sandbox's
+// resolv.conf (cluster DNS, dnsPolicy ClusterFirst; other DNS policies are not modelled), starts what each container's
 // image names from the image registry, and writes the pod's status; when the pod leaves the store it stops the
 // containers, runs CNI DEL and removes the namespace. hostNetwork pods run in the node's namespace.
 // Not modelled: readiness and liveness probes (a started pod is ready), restarts, image pulls, init containers.
 
+import { podResolvConf, writeResolvConf } from '../../app/dns/resolv-conf.ts';
 import type { Rng } from '../../core/rng.ts';
 import type { Namespace } from '../../netns/namespace.ts';
 import { POD_IP_ANNOTATION } from '../api/builders.ts';
@@ -29,7 +31,10 @@ export interface RunningContainer {
 export type ImageRunner = (ns: Namespace, pod: Pod, container: Container) => RunningContainer;
 
 /** Images by name (`registry.example/signalements:1.4`); an image not listed runs nothing (a sleeping container). */
-export type ImageRegistry = ReadonlyMap<string, ImageRunner>;
+/** What containers run, by image name (a Map is one; the cluster layers its own images under the scenario's). */
+export interface ImageRegistry {
+  get(image: string): ImageRunner | undefined;
+}
 
 export interface KubeletOptions {
   readonly store: Store;
@@ -40,6 +45,11 @@ export interface KubeletOptions {
   /** The node's own random stream: sandbox names, IDs, MACs, PIDs. */
   readonly rng: Rng;
   readonly images: ImageRegistry;
+  /**
+   * --cluster-dns (kind: 10.96.0.10): every non-hostNetwork pod gets the resolv.conf containerd writes from it
+   * (dnsPolicy ClusterFirst); undefined writes none.
+   */
+  readonly clusterDns?: string;
 }
 
 interface RunningPod {
@@ -159,6 +169,7 @@ export class Kubelet {
         runner.removeNamespace(nsName);
         return;
       }
+      this.writePodResolvConf(ns, pod);
     }
     const sandboxId = hex64(rng);
     const pausePid = this.allocatePid();
@@ -198,6 +209,13 @@ export class Kubelet {
       },
     });
     if (!updated.ok) this.events.push(`${key}: status update refused: ${updated.error.message}`);
+  }
+
+  /** The sandbox's /etc/resolv.conf for dnsPolicy ClusterFirst (kubelet's dns.go GetPodDNS, containerd's file). */
+  private writePodResolvConf(ns: Namespace, pod: Pod): void {
+    const nameserver = this.options.clusterDns;
+    if (nameserver === undefined) return;
+    writeResolvConf(ns, podResolvConf(pod.metadata.namespace, { nameserver }));
   }
 
   /** KillContainer: the processes stop and crictl shows the containers exited (`crictl ps -a`). */
