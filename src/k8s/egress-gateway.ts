@@ -18,7 +18,8 @@
 //   `-m statistic --mode nth` (one counter, the kube-proxy-before-random way: rule i takes every (N-i)th of what is
 //   left). A single `SNAT --to-source A-B` would not spread one pod's storm: nf_nat_core.c:find_best_ips picks the
 //   address from a hash of (source, destination), so one pod talking to one API always gets the same address.
-// The ports per address are NAT's own, 1024-65535 (nf_nat_l4proto_unique_tuple; not ip_local_port_range), or the
+// Rewriting the gateway's chains (a selected pod came or went) replaces the nth matches, whose counters start again:
+// the next new connection takes the first address. The ports per address are NAT's own, 1024-65535 (nf_nat_l4proto_unique_tuple; not ip_local_port_range), or the
 // policy's `ports` range (TCP and UDP; other protocols get the first address without a range).
 
 import type { Scheduler } from '../core/scheduler.ts';

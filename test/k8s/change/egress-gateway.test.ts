@@ -212,10 +212,23 @@ describe.each([
       'dst=172.18.0.3 sport=443',
     );
 
+    // A node joins and a selected pod starts there: the node gets its rule, table and marks; the API still sees
+    // only the egress addresses. The gateway's chain was rewritten for the new source, so its nth rules are new
+    // ones whose counters start again (iptables-restore replaces the matches): the first address again.
+    c.addNode();
+    must(c.createPod({ name: 'api-client-3', node: 'formation-worker3', labels: { app: 'api-client' } }));
+    c.settle();
+    expect(c.exec('docker exec formation-worker3 ip rule').stdout).toContain(
+      'fwmark 0x2000/0x2000 lookup 2000',
+    );
+    expect(exec(c.podNamespace('default', 'api-client-3')!, 'nc -z -w 2 203.0.113.10 443').exitCode).toBe(0);
+    expect(peers.get('172.18.0.100')).toBe(2);
+
     // Deleted: its rules go on the next turn.
     must(c.controlPlane!.deletePod('default', 'api-client-2', 0));
     c.settle();
-    expect(marks()).toEqual([`${client.status.podIP}/32`]);
+    const third = c.store.get('Pod', 'default', 'api-client-3')!;
+    expect(marks()).toEqual([`${client.status.podIP}/32`, `${third.status.podIP}/32`].sort());
     expect(gateway.syncs.every((s) => s.errors.length === 0)).toBe(true);
   });
 });
