@@ -90,10 +90,24 @@ describe.each([
       durationMs: 9000,
       arrivals: 'uniform',
     });
+    const pool = loadGenerator(diag, {
+      target: TARGET,
+      path: '/sante',
+      concurrency: 4,
+      thinkMs: 50,
+      keepAlive: true,
+      durationMs: 9000,
+    });
     timeline(c, load, 500, 2);
+    const pooled = pool.report().connections;
     const victim = appPods(c).find((p) => p.spec.nodeName === 'formation-worker2')!;
     const veth = hostVeth(c, victim);
     expect(links(c, 'formation-worker2')).toContain(veth);
+    // The pool's connections to the victim (the open loop's connections close at once: not ESTABLISHED).
+    const onVictim = c
+      .exec(`docker exec formation-worker conntrack -L -d ${CLUSTER_IP}`)
+      .stdout.split('\n')
+      .filter((line) => line.includes(` src=${victim.status.podIP} `) && line.includes('ESTABLISHED')).length;
     syncNow(c);
     must(c.controlPlane!.deletePod('default', victim.metadata.name));
     c.sim.run(0);
@@ -115,6 +129,11 @@ describe.each([
     expect(failuresOf(timeline(c, load, 1000, 1))).toEqual({});
     // Until its grace period ends, the sandbox (veth, kindnet's host route) is still there.
     expect(links(c, 'formation-worker2')).toContain(veth);
+    // The killed process's connections were closed (FIN): the pool dropped those it held to the victim and opened
+    // new ones, each DNATed afresh; none of its requests failed.
+    expect(onVictim).toBeGreaterThan(0);
+    expect(pool.report().connections).toBe(pooled + onVictim);
+    expect(pool.report().failures).toEqual({});
     c.sim.run(2.5e9);
     expect(c.store.get('Pod', 'default', victim.metadata.name)).toBeUndefined();
     expect(links(c, 'formation-worker2')).not.toContain(veth);
