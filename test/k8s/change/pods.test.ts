@@ -66,7 +66,7 @@ describe.each([
     c.sim.run(0);
     const terminating = appPods(c).filter((p) => p.metadata.deletionTimestamp !== undefined);
     expect(terminating).toHaveLength(3);
-    expect(endpoints(c).filter((e) => e.endsWith('false/true/true'))).toHaveLength(3);
+    expect(endpoints(c).filter((e) => e.endsWith('false/false/true'))).toHaveLength(3);
     expect(ruleEndpoints(c, 'formation-worker', mode)).toEqual(four);
     const gap = timeline(c, load, 100, 10);
     // Connections DNATed to a killed pod reach its sandbox, where nothing listens: a reset, ECONNREFUSED.
@@ -78,6 +78,36 @@ describe.each([
     const after = timeline(c, load, 1000, 2);
     expect(failuresOf(after)).toEqual({});
     expect(after.map((s) => s.ok)).toEqual([100, 100]);
+  });
+
+  it('scaling to zero: the terminating endpoints stop serving once their containers exit, kube-proxy rejects', () => {
+    const { c } = formation({ kubeProxy: mode, cni });
+    const diag = c.podNamespace('default', 'diag')!;
+    const load = loadGenerator(diag, {
+      target: TARGET,
+      path: '/sante',
+      rate: 100,
+      durationMs: 4000,
+      arrivals: 'uniform',
+    });
+    timeline(c, load, 500, 2);
+    must(c.controlPlane!.scale('default', 'signalements', 0));
+    c.sim.run(0);
+    // ready=false serving=false: no serving-terminating endpoint for kube-proxy to fall back on.
+    expect(endpoints(c).map((e) => e.split(' ')[2])).toEqual(['false/false/true', 'false/false/true']);
+    const steps = timeline(c, load, 1000, 2);
+    expect(steps.map((s) => s.ok)).toEqual([0, 0]);
+    expect(Object.keys(failuresOf(steps))).toEqual(['ECONNREFUSED']);
+    expect(ruleEndpoints(c, 'formation-worker', mode)).toEqual([]);
+    const rules =
+      mode === 'iptables'
+        ? c.exec('docker exec formation-worker iptables-save -t filter').stdout
+        : c.exec('docker exec formation-worker nft list table ip kube-proxy').stdout;
+    expect(rules).toMatch(
+      mode === 'iptables'
+        ? /-A KUBE-SERVICES -d 10\.96\.40\.12\/32 -p tcp -m comment --comment "default\/signalements:http has no endpoints" -m tcp --dport 80 -j REJECT/
+        : /10\.96\.40\.12 \. tcp \. 80 comment "default\/signalements:http" : goto reject-chain/,
+    );
   });
 
   it('a graceful delete: terminating endpoint, refused connections until the sync, then the sandbox goes after its grace period', () => {
@@ -112,10 +142,10 @@ describe.each([
     must(c.controlPlane!.deletePod('default', victim.metadata.name));
     c.sim.run(0);
     expect(endpoints(c).find((e) => e.startsWith(`${victim.status.podIP} `))).toBe(
-      `${victim.status.podIP} formation-worker2 false/true/true`,
+      `${victim.status.podIP} formation-worker2 false/false/true`,
     );
     expect(c.exec('kubectl get pods').stdout).toMatch(
-      new RegExp(`${victim.metadata.name} +1/1 +Terminating`),
+      new RegExp(`${victim.metadata.name} +0/1 +Terminating`),
     );
     const steps = timeline(c, load, 100, 10);
     expect(Object.keys(failuresOf(steps))).toEqual(['ECONNREFUSED']);
