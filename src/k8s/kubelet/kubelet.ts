@@ -143,7 +143,10 @@ export class Kubelet {
   private reportStopped(key: string, pod: Pod): void {
     if (!pod.status.ready && pod.status.containerStatuses.every((status) => !status.ready)) return;
     const containerStatuses = pod.status.containerStatuses.map((status) => ({ ...status, ready: false }));
-    const updated = this.options.store.update({ ...pod, status: { ...pod.status, ready: false, containerStatuses } });
+    const updated = this.options.store.update({
+      ...pod,
+      status: { ...pod.status, ready: false, containerStatuses },
+    });
     if (!updated.ok) this.events.push(`${key}: status update refused: ${updated.error.message}`);
   }
 
