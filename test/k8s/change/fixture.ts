@@ -36,6 +36,8 @@ export interface FormationOptions {
   readonly replicas?: number;
   readonly seed?: string;
   readonly graceSeconds?: number;
+  /** kube-proxy's minSyncPeriod (default 1000 ms). */
+  readonly minSyncPeriodMs?: number;
 }
 
 export interface Formation {
@@ -53,6 +55,7 @@ export function formation(options: FormationOptions): Formation {
     cni: options.cni ?? 'flannel-vxlan',
     kubeProxy: options.kubeProxy,
     seed: options.seed ?? 'change',
+    ...(options.minSyncPeriodMs !== undefined ? { minSyncPeriodMs: options.minSyncPeriodMs } : {}),
     images: new Map([['signalements:1.0', signalements(servers)]]),
   });
   must(c.createPod({ name: 'diag', node: 'formation-worker', ip: '10.244.1.5' }));
