@@ -234,6 +234,44 @@ describe.each([
     expect(pool.report().succeeded).toBeGreaterThan(300);
   });
 
+  it('a long sync gap (minSyncPeriod 60 s): connections to the gone address time out, and once its neighbour entry failed some hear No route to host', () => {
+    const { c } = formation({ kubeProxy: mode, cni, minSyncPeriodMs: 60_000 });
+    // Let the first minSyncPeriod pass, so that the Service is in the rules.
+    c.sim.run(60e9);
+    const diag = c.podNamespace('default', 'diag')!;
+    const load = loadGenerator(diag, {
+      target: TARGET,
+      path: '/sante',
+      rate: 20,
+      durationMs: 90_000,
+      arrivals: 'uniform',
+      timeoutMs: 5000,
+    });
+    timeline(c, load, 1000, 1);
+    const victim = appPods(c).find((p) => p.spec.nodeName === 'formation-worker2')!;
+    syncNow(c);
+    must(c.controlPlane!.deletePod('default', victim.metadata.name, 0));
+    const gap = timeline(c, load, 10_000, 5);
+    const failures = failuresOf(gap);
+    expect(failures['curl 28']).toBeGreaterThan(200);
+    if (cni === 'flannel-vxlan') {
+      // The entry (idle for a minute, STALE) failed its probes: each new SYN re-arms it, ARP fails again and the
+      // queued packets get host unreachable, but icmp_ratelimit lets about one ICMP a second reach diag.
+      expect(c.exec(`docker exec formation-worker2 ip neigh show ${victim.status.podIP}`).stdout).toMatch(
+        / dev cni0 (FAILED|INCOMPLETE) \n$/,
+      );
+      expect(failures.EHOSTUNREACH).toBeGreaterThan(0);
+      expect(failures.EHOSTUNREACH).toBeLessThan(60);
+    } else expect(Object.keys(failures)).toEqual(['curl 28']);
+    // Half the new connections still succeed (the other endpoint), and none fail after the sync.
+    expect(gap.reduce((sum, s) => sum + s.ok, 0)).toBeGreaterThan(400);
+    // The sync comes minSyncPeriod after the one syncNow caused; what started before it has timed out 5 s later.
+    c.sim.run(20e9);
+    const after = timeline(c, load, 5000, 1);
+    expect(failuresOf(after)).toEqual({});
+    expect(after[0]!.ok).toBe(100);
+  });
+
   it('a reschedule: with formation-worker2 cordoned, the Deployment recreates the deleted pod on formation-worker', () => {
     const { c } = formation({ kubeProxy: mode, cni, graceSeconds: 2 });
     const diag = c.podNamespace('default', 'diag')!;
