@@ -113,6 +113,24 @@ export {
 } from './dns/cluster-dns.ts';
 export { KUBE_DNS_LABELS, kubeDnsService } from './dns/kube-dns.ts';
 export { buildDnsTable, type DnsTable, type SrvTarget } from './dns/records.ts';
+// Change while running: the egress gateway (k8s-change)
+export {
+  clusterEgressGateway,
+  EGRESS_MARK,
+  EGRESS_RULE_PRIORITY,
+  EGRESS_TABLE,
+  EgressGateway,
+  type EgressGatewayHost,
+  type EgressGatewayPolicy,
+  type EgressGatewaySync,
+  gatewayRules,
+  gatewaySetup,
+  MARK_CHAIN,
+  nodeRules,
+  nodeSetup as egressNodeSetup,
+  POOL_CHAIN,
+  SNAT_CHAIN,
+} from './egress-gateway.ts';
 export {
   DOCKER_GATEWAY,
   DOCKER_NETWORK,

@@ -314,11 +314,17 @@ export class Namespace implements DeviceOwner, Interfaces {
   private readonly underlay: VxlanUnderlay = {
     sendEncapsulated: (vxlan, pkt, remote, srcPort, tos) => {
       const config = vxlan.config;
+      // vxlan_xmit_one → udp_tunnel_dst_lookup: the outer route is looked up with the inner packet's mark
+      // (flowi4_mark = skb->mark) and the remote's own ifindex as oif, which is 0 for an FDB entry added without
+      // `via` (the only kind `bridge fdb` makes here): `dev eth0` does not pin the outer route.
       const route = this.ipv4.routeOutput(remote, {
         ...(config.local !== undefined ? { src: config.local } : {}),
-        ...(config.lowerIfindex !== 0 ? { oif: config.lowerIfindex } : {}),
+        mark: pkt.mark,
       });
       if (!route.ok) return false;
+      // udp_tunnel_dst_lookup: a route back into the device itself is a circular route (-ELOOP): tx_errors and a
+      // drop (the kernel also counts it in `collisions`, which packetlab does not keep).
+      if (route.ifindex === vxlan.ifindex) return false;
       const payloadLen = pkt.length;
       pkt.push(UDP_HEADER_LEN);
       emitUdp(

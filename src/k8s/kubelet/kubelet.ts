@@ -140,7 +140,24 @@ export class Kubelet {
     if (wanted === undefined) return;
     const live = this.pods.get(key);
     if (live === undefined && wanted.metadata.deletionTimestamp === undefined) this.startPod(key, wanted);
-    else if (live !== undefined && wanted.metadata.deletionTimestamp !== undefined) this.killContainers(live);
+    else if (live !== undefined && wanted.metadata.deletionTimestamp !== undefined) {
+      this.killContainers(live);
+      this.reportStopped(key, wanted);
+    }
+  }
+
+  /**
+   * The status manager after a terminating pod's containers exited: the containers and the pod are no longer ready
+   * (generateAPIPodStatus), so the pod's endpoint turns `serving: false` and kube-proxy stops falling back to it.
+   */
+  private reportStopped(key: string, pod: Pod): void {
+    if (!pod.status.ready && pod.status.containerStatuses.every((status) => !status.ready)) return;
+    const containerStatuses = pod.status.containerStatuses.map((status) => ({ ...status, ready: false }));
+    const updated = this.options.store.update({
+      ...pod,
+      status: { ...pod.status, ready: false, containerStatuses },
+    });
+    if (!updated.ok) this.events.push(`${key}: status update refused: ${updated.error.message}`);
   }
 
   private startPod(key: string, pod: Pod): void {
