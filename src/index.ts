@@ -23,6 +23,7 @@ export { attachPathTrace } from './capture/path-trace.ts';
 export type { DropReason } from './core/drop-reason.ts';
 export { Packet } from './core/packet.ts';
 export { TraceBus } from './core/trace.ts';
+export { Cluster, type ClusterOptions, cluster } from './k8s/cluster.ts';
 export { Namespace } from './netns/namespace.ts';
 export { Segment, type SegmentImpairments } from './netns/segment.ts';
 export { Simulation, type SimulationOptions } from './netns/simulation.ts';
