@@ -200,3 +200,19 @@ export type { Command, SegmentPort, SegmentSpec, Word } from './plan.ts';
 export { type Plan, PlanRunner, type PlanRunnerOptions, runPlan } from './run-plan.ts';
 export type { ClusterRuntime, ContainerRecord } from './runtime.ts';
 export * from './store.ts';
+
+// scenarios-move: the lesson's hand-wired two-node cluster (cases 1 to 6), written once for packetlab and the harness.
+export {
+  LESSON_NAMESPACES,
+  type Lesson,
+  type LessonOptions,
+  type LessonWiring,
+  type LessonWriter,
+  lessonServices,
+  lessonTopology,
+  MASQ_AGENT_RULES,
+  type NodeWiring,
+  type PodWiring,
+  type ServicesLesson,
+  wireLesson,
+} from './lesson.ts';
