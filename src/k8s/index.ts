@@ -195,12 +195,6 @@ export {
 export { HealthChecker, type HealthCheckOptions, type ProbeRecord } from './lb/health-checker.ts';
 export { PASSTHROUGH_TABLE, type PassthroughFrontend, renderPassthrough } from './lb/passthrough-rules.ts';
 export { type Backend, TcpProxy, type TcpProxyOptions, type TcpProxyStats } from './lb/tcp-proxy.ts';
-export * from './objects.ts';
-export type { Command, SegmentPort, SegmentSpec, Word } from './plan.ts';
-export { type Plan, PlanRunner, type PlanRunnerOptions, runPlan } from './run-plan.ts';
-export type { ClusterRuntime, ContainerRecord } from './runtime.ts';
-export * from './store.ts';
-
 // scenarios-move: the lesson's hand-wired two-node cluster (cases 1 to 6), written once for packetlab and the harness.
 export {
   LESSON_NAMESPACES,
@@ -216,3 +210,8 @@ export {
   type ServicesLesson,
   wireLesson,
 } from './lesson.ts';
+export * from './objects.ts';
+export type { Command, SegmentPort, SegmentSpec, Word } from './plan.ts';
+export { type Plan, PlanRunner, type PlanRunnerOptions, runPlan } from './run-plan.ts';
+export type { ClusterRuntime, ContainerRecord } from './runtime.ts';
+export * from './store.ts';
