@@ -20,7 +20,7 @@
 
 import Benchmark from 'benchmark';
 import { kubeProxyNatRules } from '../scenarios/kube-proxy-iptables.ts';
-import { buildLesson } from '../scenarios/lesson-topology.ts';
+import { lessonTopology } from '../src/k8s/lesson.ts';
 import type { Namespace } from '../src/netns/namespace.ts';
 import { Simulation } from '../src/netns/simulation.ts';
 import type { TcpSocket } from '../src/socket/tcp/socket.ts';
@@ -76,7 +76,7 @@ function vethPair(): Path {
 }
 
 function podToPod(): Path {
-  const lesson = buildLesson({ pods: 'bridge', nodes: 'vxlan' });
+  const lesson = lessonTopology({ pods: 'bridge', nodes: 'vxlan' });
   return udpPath(
     'pod to pod across nodes (bridge, VXLAN)',
     lesson.sim,
@@ -87,7 +87,7 @@ function podToPod(): Path {
 }
 
 function clusterIp(): Path {
-  const lesson = buildLesson({ pods: 'bridge', nodes: 'vxlan' });
+  const lesson = lessonTopology({ pods: 'bridge', nodes: 'vxlan' });
   const rules = kubeProxyNatRules([
     {
       servicePort: 'default/bench:udp',

@@ -3,10 +3,11 @@
 // KUBE-POSTROUTING; a rule that overwrites the whole mark between the two clears it, MASQUERADE is skipped, and
 // the pod on the other node answers the client directly, from an address the client never called.
 
+import { lessonServices, type ServicesLesson } from '../src/k8s/lesson.ts';
 import type { Namespace } from '../src/netns/namespace.ts';
 import { exec, spawn } from '../src/tools/exec.ts';
 import { parseIpv4 } from '../src/wire/address.ts';
-import { buildServices, type ServicesLesson } from './services.ts';
+import { kubeProxyNatRules } from './kube-proxy-iptables.ts';
 
 /** The Service of the incident: NodePort 30080 with its only endpoint on the other node (10.244.2.7 on W2). */
 export const INCIDENT_SERVICE = {
@@ -51,7 +52,7 @@ export interface IncidentRun {
 }
 
 export function buildIncident(seed: string | number = 'incident'): ServicesLesson {
-  const lesson = buildServices({ seed, services: [INCIDENT_SERVICE] });
+  const lesson = lessonServices({ seed, kubeProxyRules: kubeProxyNatRules([INCIDENT_SERVICE]) });
   for (const command of TRACE_COMMANDS) mustRun(lesson.w1, command);
   return lesson;
 }

@@ -1,6 +1,7 @@
 // The scenarios the `packetlab` command runs, by name: each tells its story and declares its checks. The command
 // line (src/cli) receives this table from bin/packetlab.mjs, so src/ never imports scenarios/.
 
+import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { StoryResult } from '../src/story/story.ts';
 import {
   FORMATION_CNIS,
@@ -11,7 +12,6 @@ import {
 import { incidentClusterStory } from './incident-cluster.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
 import { LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
-import type { NodeWiring, PodWiring } from './lesson-topology.ts';
 import { trafficStory } from './traffic.ts';
 import { runTwoNamespaces } from './two-namespaces.ts';
 

@@ -1,10 +1,10 @@
 // The lesson's cases 1 and 2 as a session on kind nodes: the commands of "En pratique" run on W1 and the pods,
 // with what they print. Every output below comes from running packetlab, not from a document.
 
+import { lessonTopology, type NodeWiring, type PodWiring } from '../src/k8s/lesson.ts';
 import type { Namespace } from '../src/netns/namespace.ts';
 import { Story, type StoryResult, transcript } from '../src/story/story.ts';
 import { spawn } from '../src/tools/exec.ts';
-import { buildLesson, type NodeWiring, type PodWiring } from './lesson-topology.ts';
 
 /** Runs the session for one wiring and returns it as the transcript a terminal would show. */
 export function lessonSession(
@@ -21,7 +21,7 @@ export function lessonStory(
   nodes: NodeWiring = 'vxlan',
   seed: string | number = 'lesson',
 ): StoryResult {
-  const lesson = buildLesson({ pods, nodes, seed });
+  const lesson = lessonTopology({ pods, nodes, seed });
   const story = new Story('lesson', seed);
   story.attach(lesson.sim);
   story.say(

@@ -195,6 +195,21 @@ export {
 export { HealthChecker, type HealthCheckOptions, type ProbeRecord } from './lb/health-checker.ts';
 export { PASSTHROUGH_TABLE, type PassthroughFrontend, renderPassthrough } from './lb/passthrough-rules.ts';
 export { type Backend, TcpProxy, type TcpProxyOptions, type TcpProxyStats } from './lb/tcp-proxy.ts';
+// scenarios-move: the lesson's hand-wired two-node cluster (cases 1 to 6), written once for packetlab and the harness.
+export {
+  LESSON_NAMESPACES,
+  type Lesson,
+  type LessonOptions,
+  type LessonWiring,
+  type LessonWriter,
+  lessonServices,
+  lessonTopology,
+  MASQ_AGENT_RULES,
+  type NodeWiring,
+  type PodWiring,
+  type ServicesLesson,
+  wireLesson,
+} from './lesson.ts';
 export * from './objects.ts';
 export type { Command, SegmentPort, SegmentSpec, Word } from './plan.ts';
 export { type Plan, PlanRunner, type PlanRunnerOptions, runPlan } from './run-plan.ts';

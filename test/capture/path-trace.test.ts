@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildLesson } from '../../scenarios/lesson-topology.ts';
 import { attachPathTrace } from '../../src/capture/path-trace.ts';
+import { lessonTopology } from '../../src/k8s/lesson.ts';
 import { exec } from '../../src/tools/exec.ts';
 
 describe('the pwru-style path trace', () => {
   it("follows diag's echo request hop by hop across the VXLAN tunnel", () => {
-    const lesson = buildLesson({ pods: 'bridge', nodes: 'vxlan' });
+    const lesson = lessonTopology({ pods: 'bridge', nodes: 'vxlan' });
     exec(lesson.diag, 'ping -c 1 10.244.2.7'); // resolve every neighbour first
     const lines: string[] = [];
     const stop = attachPathTrace(lesson.sim.bus, (line) => lines.push(line));
@@ -57,7 +57,7 @@ describe('the pwru-style path trace', () => {
   });
 
   it('costs nothing once detached: no listener remains on the bus', () => {
-    const lesson = buildLesson({ pods: 'bridge', nodes: 'direct' });
+    const lesson = lessonTopology({ pods: 'bridge', nodes: 'direct' });
     const stop = attachPathTrace(lesson.sim.bus, () => {});
     expect(lesson.sim.bus.enabled).toBe(true);
     stop();

@@ -322,6 +322,21 @@ export class ScenarioBuilder {
     return this;
   }
 
+  /** `ip link set dev DEV address MAC` for a device created by a plain command, with the builder's next MAC. */
+  pinMac(ns: string, dev: string): this {
+    this.requireNs(ns);
+    return this.run(
+      ns,
+      'ip',
+      'link',
+      'set',
+      'dev',
+      this.checkIfname(dev),
+      'address',
+      this.allocateMac(ns, dev),
+    );
+  }
+
   /** The MAC the builder gave `ns`/`dev` (for neighbour and FDB entries). */
   macOf(ns: string, dev: string): string {
     const mac = this.macs.get(`${ns}/${dev}`);

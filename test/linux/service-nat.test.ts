@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { kubeProxyNatRules, type ServiceSpec } from '../../scenarios/kube-proxy-iptables.ts';
-import { MASQ_AGENT_RULES } from '../../scenarios/services.ts';
+import { MASQ_AGENT_RULES } from '../../src/k8s/lesson.ts';
 import { differential, outputOf } from './harness.ts';
 import { lesson } from './topologies.ts';
 

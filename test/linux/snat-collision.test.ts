@@ -5,7 +5,7 @@
 // case asserts the remap and its range on both sides.
 
 import { describe, expect, it } from 'vitest';
-import { MASQ_AGENT_RULES } from '../../scenarios/services.ts';
+import { MASQ_AGENT_RULES } from '../../src/k8s/lesson.ts';
 import { differential, outputOf } from './harness.ts';
 import type { Observed } from './observed.ts';
 import { lesson } from './topologies.ts';

@@ -2,9 +2,9 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildLesson } from '../../scenarios/lesson-topology.ts';
 import type { DropReason } from '../../src/core/drop-reason.ts';
 import { Packet } from '../../src/core/packet.ts';
+import { lessonTopology } from '../../src/k8s/lesson.ts';
 import type { NetDevice } from '../../src/link/device.ts';
 import { hex } from '../support/bytes.ts';
 
@@ -42,7 +42,7 @@ const CASES: [name: string, ethertype: string, payload: string, reason: DropReas
 
 describe('malformed frames are data, not exceptions', () => {
   it.each(CASES)('%s is dropped with its reason and counted', (_name, ethertype, payload, reason) => {
-    const lesson = buildLesson({ pods: 'bridge', nodes: 'vxlan' });
+    const lesson = lessonTopology({ pods: 'bridge', nodes: 'vxlan' });
     const drops: DropReason[] = [];
     lesson.sim.bus.on('drop', (event) => drops.push(event.reason));
     const eth0 = lesson.diag.byName('eth0')!;
@@ -57,7 +57,7 @@ describe('malformed frames are data, not exceptions', () => {
   });
 
   it('an unknown EtherType a packet socket took (tcpdump on the device) is not counted in rx_dropped', () => {
-    const lesson = buildLesson({ pods: 'bridge', nodes: 'vxlan' });
+    const lesson = lessonTopology({ pods: 'bridge', nodes: 'vxlan' });
     const eth0 = lesson.diag.byName('eth0')!;
     const seen: string[] = [];
     eth0.taps.push((_dev, _pkt, direction) => seen.push(direction));
@@ -71,7 +71,7 @@ describe('malformed frames are data, not exceptions', () => {
   });
 
   it('random bytes at every device of the lesson never throw and every drop has a reason', () => {
-    const lesson = buildLesson({ pods: 'bridge', nodes: 'vxlan' });
+    const lesson = lessonTopology({ pods: 'bridge', nodes: 'vxlan' });
     const devices = [lesson.w1, lesson.w2, lesson.diag, lesson.remote].flatMap((ns) => ns.all());
     const reasons = new Set<string>();
     lesson.sim.bus.on('drop', (event) => reasons.add(event.reason));

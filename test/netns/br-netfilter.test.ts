@@ -3,7 +3,8 @@
 // cni0's address; without hairpin mode the bridge will not send it back out of the port it came in on.
 
 import { describe, expect, it } from 'vitest';
-import { buildServices } from '../../scenarios/services.ts';
+import { kubeProxyNatRules } from '../../scenarios/kube-proxy-iptables.ts';
+import { lessonServices } from '../../src/k8s/lesson.ts';
 import { Veth } from '../../src/link/veth.ts';
 import { exec } from '../../src/tools/exec.ts';
 import { formatIpv4, parseIpv4, readMac } from '../../src/wire/address.ts';
@@ -20,7 +21,7 @@ const HAIRPIN_SERVICE = {
 
 /** `local` sends one datagram to its own Service; what arrived at its eth0 for port 8000, and who its server heard. */
 function callOwnService(hairpin: boolean) {
-  const lesson = buildServices({ services: [HAIRPIN_SERVICE] });
+  const lesson = lessonServices({ kubeProxyRules: kubeProxyNatRules([HAIRPIN_SERVICE]) });
   const eth0 = lesson.local.byName('eth0');
   if (!(eth0 instanceof Veth) || eth0.peer === null) throw new Error('local has no veth');
   if (!hairpin) exec(lesson.w1, `bridge link set dev ${eth0.peer.name} hairpin off`);

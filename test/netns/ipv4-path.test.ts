@@ -2,12 +2,12 @@
 // routes, the PMTU black-hole switch, bridge FDB ageing and hairpin, and a veth end moved between namespaces.
 
 import { describe, expect, it } from 'vitest';
-import { buildLesson, must } from '../../scenarios/lesson-topology.ts';
 import { Packet } from '../../src/core/packet.ts';
+import { lessonTopology } from '../../src/k8s/lesson.ts';
 import { Veth } from '../../src/link/veth.ts';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
-import { exec, spawn } from '../../src/tools/exec.ts';
+import { exec, execOrThrow as must, spawn } from '../../src/tools/exec.ts';
 import { formatMac, parseIpv4, parseMac } from '../../src/wire/address.ts';
 
 /** a (10.0.1.1) — r (10.0.1.254 | 10.0.2.254) — b (10.0.2.1); r forwards. */
@@ -173,7 +173,7 @@ describe('ICMP errors', () => {
   });
 
   it('the PMTU black-hole switch silences frag-needed: big DF pings vanish', () => {
-    const lesson = buildLesson({ nodes: 'vxlan', podMtu: 1500 });
+    const lesson = lessonTopology({ nodes: 'vxlan', podMtu: 1500 });
     must(lesson.w1, 'sysctl -w net.packetlab.icmp_errors_blackhole=1');
     const result = exec(lesson.diag, 'ping -c 1 -W 2 -M do -s 1472 10.244.2.7');
     expect(result.stdout).toContain('1 packets transmitted, 0 received, 100% packet loss');
@@ -184,7 +184,7 @@ describe('ICMP errors', () => {
 
 describe('bridge', () => {
   it('forgets a learned MAC after 300 s of silence (ageing)', () => {
-    const lesson = buildLesson({ pods: 'bridge', nodes: 'direct' });
+    const lesson = lessonTopology({ pods: 'bridge', nodes: 'direct' });
     must(lesson.diag, 'ping -c 1 10.244.1.9');
     const diagMac = formatMac(lesson.diag.byName('eth0')!.mac);
     const learned = () => must(lesson.w1, 'bridge fdb show br cni0').includes(`${diagMac} dev`);
@@ -196,7 +196,7 @@ describe('bridge', () => {
   });
 
   it('sends a frame back out of its ingress port only with hairpin mode on', () => {
-    const lesson = buildLesson({ pods: 'bridge', nodes: 'direct' });
+    const lesson = lessonTopology({ pods: 'bridge', nodes: 'direct' });
     must(lesson.diag, 'ping -c 1 10.244.1.1');
     const w1 = lesson.w1;
     const port = w1

@@ -1,12 +1,7 @@
 // The lesson's cases 1 and 2 (pods on one node, pods on two nodes), each way the lesson describes them.
 
 import { describe, expect, it } from 'vitest';
-import {
-  buildLesson,
-  type Lesson,
-  type NodeWiring,
-  type PodWiring,
-} from '../../scenarios/lesson-topology.ts';
+import { type Lesson, lessonTopology, type NodeWiring, type PodWiring } from '../../src/k8s/lesson.ts';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { exec, spawn } from '../../src/tools/exec.ts';
 import { parseIpv4 } from '../../src/wire/address.ts';
@@ -48,7 +43,7 @@ describe.each<[PodWiring, NodeWiring]>([
   ['routed', 'vxlan'],
 ])('lesson case 1 and 2 with pods by %s and nodes by %s', (pods, nodes) => {
   it('case 1: diag pings 10.244.1.9 on the same node', () => {
-    const lesson = buildLesson({ pods, nodes });
+    const lesson = lessonTopology({ pods, nodes });
     const result = exec(lesson.diag, 'ping -c 2 10.244.1.9');
     expect(result.exitCode).toBe(0);
     // Through a bridge the pods share a segment (no IP hop); routed, the node forwards once.
@@ -58,7 +53,7 @@ describe.each<[PodWiring, NodeWiring]>([
   });
 
   it('case 2: diag reaches 10.244.2.7 on W2 by ping and UDP, its source address unchanged', () => {
-    const lesson = buildLesson({ pods, nodes });
+    const lesson = lessonTopology({ pods, nodes });
     const seenOnRemote = capture(lesson.remote, 'tcpdump -ni eth0 icmp');
     const result = exec(lesson.diag, 'ping -c 1 10.244.2.7');
     expect(result.exitCode).toBe(0);
@@ -74,7 +69,7 @@ describe.each<[PodWiring, NodeWiring]>([
 
 describe('what the nodes show', () => {
   it('direct routing: W1 routes 10.244.2.0/24 via W2', () => {
-    const lesson = buildLesson({ pods: 'bridge', nodes: 'direct' });
+    const lesson = lessonTopology({ pods: 'bridge', nodes: 'direct' });
     expect(exec(lesson.w1, 'ip route').stdout).toBe(
       [
         '10.244.1.0/24 dev cni0 proto kernel scope link src 10.244.1.1 ',
@@ -86,7 +81,7 @@ describe('what the nodes show', () => {
   });
 
   it('VXLAN: W1 routes 10.244.2.0/24 through flannel.1, and the tunnel is VNI 1 on port 8472', () => {
-    const lesson = buildLesson({ pods: 'bridge', nodes: 'vxlan' });
+    const lesson = lessonTopology({ pods: 'bridge', nodes: 'vxlan' });
     expect(exec(lesson.w1, 'ip route').stdout).toBe(
       [
         '10.244.1.0/24 dev cni0 proto kernel scope link src 10.244.1.1 ',
@@ -103,7 +98,7 @@ describe('what the nodes show', () => {
   });
 
   it('tcpdump -i any on W1 sees the packet on the pod veth, the tunnel and eth0 (encapsulated)', () => {
-    const lesson = buildLesson({ pods: 'bridge', nodes: 'vxlan' });
+    const lesson = lessonTopology({ pods: 'bridge', nodes: 'vxlan' });
     const stop = capture(lesson.w1, 'tcpdump -ni any -c 20 host 10.244.1.5 or udp port 8472');
     exec(lesson.diag, 'ping -c 1 10.244.2.7');
     // One record per frame: a VXLAN frame's inner packet prints on a continuation line.
@@ -120,7 +115,7 @@ describe('what the nodes show', () => {
 
   it('the same traffic written with tcpdump -w on W1 reads cleanly in tshark, VXLAN decoded', (ctx) => {
     if (!requireTool('tshark', ctx)) return;
-    const lesson = buildLesson({ pods: 'bridge', nodes: 'vxlan' });
+    const lesson = lessonTopology({ pods: 'bridge', nodes: 'vxlan' });
     const stop = capture(lesson.w1, 'tcpdump -ni any -w /w1.pcap');
     exec(lesson.diag, 'ping -c 2 10.244.2.7');
     udpExchange(lesson, lesson.remote, '10.244.2.7');

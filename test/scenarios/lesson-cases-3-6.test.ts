@@ -2,8 +2,8 @@
 // Service DNAT, the return path through conntrack, hairpin, and pod egress MASQUERADE.
 
 import { describe, expect, it } from 'vitest';
-import type { ServiceSpec } from '../../scenarios/kube-proxy-iptables.ts';
-import { buildServices, type ServicesLesson } from '../../scenarios/services.ts';
+import { kubeProxyNatRules, type ServiceSpec, SIGNALEMENTS } from '../../scenarios/kube-proxy-iptables.ts';
+import { lessonServices, type ServicesLesson } from '../../src/k8s/lesson.ts';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { spawn } from '../../src/tools/exec.ts';
 import { formatIpv4, parseIpv4 } from '../../src/wire/address.ts';
@@ -49,7 +49,7 @@ const UDP_SERVICE = (endpoints: string[]): ServiceSpec => ({
 
 describe('case 3 and 4: a Service, and the way back', () => {
   it('diag reaches 10.96.40.12:80, DNATed to the pod on W2; the answer comes back from the Service address', () => {
-    const lesson = buildServices({ services: [UDP_SERVICE(['10.244.2.7:8000'])] });
+    const lesson = lessonServices({ kubeProxyRules: kubeProxyNatRules([UDP_SERVICE(['10.244.2.7:8000'])]) });
     const { atServer, atClient } = exchange(
       lesson.diag,
       41234,
@@ -66,7 +66,7 @@ describe('case 3 and 4: a Service, and the way back', () => {
   });
 
   it('the same with the endpoint on the same node: the bridged answer is un-NATed too (br_netfilter)', () => {
-    const lesson = buildServices({ services: [UDP_SERVICE(['10.244.1.9:8000'])] });
+    const lesson = lessonServices({ kubeProxyRules: kubeProxyNatRules([UDP_SERVICE(['10.244.1.9:8000'])]) });
     const { atServer, atClient } = exchange(
       lesson.diag,
       41234,
@@ -81,7 +81,7 @@ describe('case 3 and 4: a Service, and the way back', () => {
   });
 
   it("a TCP SYN to the ClusterIP: tcpdump on W1 shows the Service address on the pod's veth and the pod address out", () => {
-    const lesson = buildServices();
+    const lesson = lessonServices({ kubeProxyRules: kubeProxyNatRules([SIGNALEMENTS]) });
     const capture = spawn(lesson.w1, 'tcpdump -ni any tcp');
     lesson.diag.tcp.sendSyn(parseIpv4('10.96.40.12')!, 80, 41234);
     lesson.sim.run(1e9);
@@ -96,7 +96,7 @@ describe('case 3 and 4: a Service, and the way back', () => {
   });
 
   it('hairpin: a pod calling the Service it backs sees the call come from the node (10.244.1.1)', () => {
-    const lesson = buildServices({ services: [UDP_SERVICE(['10.244.1.9:8000'])] });
+    const lesson = lessonServices({ kubeProxyRules: kubeProxyNatRules([UDP_SERVICE(['10.244.1.9:8000'])]) });
     const { atServer, atClient } = exchange(
       lesson.local,
       41234,
@@ -115,7 +115,7 @@ describe('case 3 and 4: a Service, and the way back', () => {
 
 describe('case 5: a pod calls outside the cluster', () => {
   it('leaves with the node address, keeping its source port when free', () => {
-    const lesson = buildServices();
+    const lesson = lessonServices({ kubeProxyRules: kubeProxyNatRules([SIGNALEMENTS]) });
     const { atServer, atClient } = exchange(
       lesson.diag,
       40000,
@@ -131,7 +131,7 @@ describe('case 5: a pod calls outside the cluster', () => {
 
   it('a second pod with the same source port is given another port, the same for a seed', () => {
     const run = (seed: string) => {
-      const lesson = buildServices({ seed });
+      const lesson = lessonServices({ seed, kubeProxyRules: kubeProxyNatRules([SIGNALEMENTS]) });
       const seen: string[] = [];
       lesson.client.udp.bind(0, 443, (d) => seen.push(`${formatIpv4(d.srcAddr)}:${d.srcPort}`));
       for (const pod of [lesson.diag, lesson.local])

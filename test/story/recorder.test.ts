@@ -4,9 +4,9 @@
 
 import { describe, expect, it } from 'vitest';
 import { lessonStory } from '../../scenarios/lesson-cases-1-2.ts';
-import { buildLesson } from '../../scenarios/lesson-topology.ts';
 import { runTwoNamespaces } from '../../scenarios/two-namespaces.ts';
 import { LINKTYPE_LINUX_SLL2, readPcap } from '../../src/capture/pcap.ts';
+import { lessonTopology } from '../../src/k8s/lesson.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
 import { frameLabel } from '../../src/story/mermaid.ts';
 import { recordStories } from '../../src/story/recorder.ts';
@@ -39,7 +39,7 @@ describe('story recorders', () => {
 
   it('captures every frame the taps of every device see, with its ifindex and packet type', () => {
     const { value, recordings } = recordStories({ pcap: true }, () => {
-      const lesson = buildLesson({ pods: 'bridge', nodes: 'vxlan', seed: 'taps' });
+      const lesson = lessonTopology({ pods: 'bridge', nodes: 'vxlan', seed: 'taps' });
       const story = new Story('taps', 'taps');
       story.attach(lesson.sim);
       const seen: { ifindex: number; type: number }[] = [];

@@ -2,8 +2,8 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type ServiceSpec, SIGNALEMENTS } from '../../scenarios/kube-proxy-iptables.ts';
-import { buildServices, type ServicesLesson } from '../../scenarios/services.ts';
+import { kubeProxyNatRules, type ServiceSpec, SIGNALEMENTS } from '../../scenarios/kube-proxy-iptables.ts';
+import { lessonServices, type ServicesLesson } from '../../src/k8s/lesson.ts';
 import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
 import { conntrack, startConntrack } from '../../src/tools/conntrack.ts';
@@ -34,7 +34,7 @@ function udp(from: Namespace, srcPort: number, to: string, dstPort: number): voi
  * SYN_SENT) and a UDP exchange with the client (MASQUERADE).
  */
 function cluster(): ServicesLesson {
-  const lesson = buildServices({ services: [SIGNALEMENTS, UDP_SERVICE] });
+  const lesson = lessonServices({ kubeProxyRules: kubeProxyNatRules([SIGNALEMENTS, UDP_SERVICE]) });
   const { w1, diag, remote, client } = lesson;
   must(w1, 'iptables -t mangle -A PREROUTING -p udp --dport 443 -j CONNMARK --set-mark 0x99');
   remote.udp.bind(0, 8000, (d) =>
@@ -416,7 +416,7 @@ describe('net.netfilter.nf_conntrack_* sysctls', () => {
   });
 
   it('nf_conntrack_max=2: a third flow finds the table full and is dropped, established flows keep working', () => {
-    const lesson = buildServices();
+    const lesson = lessonServices({ kubeProxyRules: kubeProxyNatRules([SIGNALEMENTS]) });
     const { w1, diag, client, sim } = lesson;
     const seen: number[] = [];
     client.udp.bind(0, 443, (d) => {

@@ -3,11 +3,10 @@
 // over what the device taps saw (`expectIpv4(seen, src('10.0.1.1'), udp(dport(53)), mark(0x4000))`).
 
 import { expect } from 'vitest';
-import { must } from '../../../scenarios/lesson-topology.ts';
 import { Packet } from '../../../src/core/packet.ts';
 import type { Namespace } from '../../../src/netns/namespace.ts';
 import { Simulation } from '../../../src/netns/simulation.ts';
-import { type CommandResult, exec } from '../../../src/tools/exec.ts';
+import { type CommandResult, exec, execOrThrow as must } from '../../../src/tools/exec.ts';
 import { formatIpv4, parseIpv4 } from '../../../src/wire/address.ts';
 import { ETHERTYPE_IPV4 } from '../../../src/wire/ethernet.ts';
 import { Icmpv4View } from '../../../src/wire/icmpv4.ts';

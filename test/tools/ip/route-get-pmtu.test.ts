@@ -2,12 +2,12 @@
 // prints a nexthop exception (found by the differential harness, test/linux/vxlan-mtu.test.ts).
 
 import { describe, expect, it } from 'vitest';
-import { buildLesson } from '../../../scenarios/lesson-topology.ts';
+import { lessonTopology } from '../../../src/k8s/lesson.ts';
 import { exec } from '../../../src/tools/exec.ts';
 
 describe('ip route get with a PMTU exception', () => {
   it('shows "cache expires Nsec mtu 1450" once the node answered frag needed, and nothing before', () => {
-    const lesson = buildLesson({ nodes: 'vxlan', podMtu: 1500 });
+    const lesson = lessonTopology({ nodes: 'vxlan', podMtu: 1500 });
     expect(exec(lesson.diag, 'ip route get 10.244.2.7').stdout).toBe(
       '10.244.2.7 via 10.244.1.1 dev eth0 src 10.244.1.5 uid 0 \n    cache \n',
     );
