@@ -12,7 +12,7 @@ import { deployment, pod } from '../../api/builders.ts';
 import type { ClusterCommandContext } from '../context.ts';
 import { type FlagSpec, parseFlags } from '../flags.ts';
 import { flagError } from './usage.ts';
-import { kubectlFail, namespaceOf, ok, serverError, usageError } from './write-args.ts';
+import { commandFailed, kubectlFail, namespaceOf, ok, serverError, usageError } from './write-args.ts';
 
 const RUN_FLAGS: readonly FlagSpec[] = [
   { long: 'namespace', short: 'n', takesValue: true },
@@ -80,10 +80,10 @@ export function kubectlRun(ctx: ClusterCommandContext, argv: readonly string[]):
     if (values.has(long) || bools.has(long)) return unsupported('kubectl run', `--${long}`);
   }
   if (afterDash !== undefined || args.length > 1) return unsupported('kubectl run', 'container arguments');
+  const image = values.get('image');
+  if (image === undefined) return commandFailed(ctx, 'required flag(s) "image" not set');
   const name = args[0];
   if (name === undefined) return usageError('run', 'NAME is required for run');
-  const image = values.get('image') ?? '';
-  if (image === '') return kubectlFail('--image is required');
   let labels: Record<string, string> = { run: name };
   const labelSpec = values.get('labels');
   if (labelSpec !== undefined) {
@@ -94,9 +94,9 @@ export function kubectlRun(ctx: ClusterCommandContext, argv: readonly string[]):
   const portValue = values.get('port');
   let ports: { containerPort: number }[] = [];
   if (portValue !== undefined) {
-    const port = intFlag('run', 'port', portValue);
-    if (typeof port !== 'number') return port;
-    if (port > 0) ports = [{ containerPort: port }];
+    // run's --port is a string the generator parses after asking the server.
+    if (!/^\d+$/.test(portValue)) return unsupported('kubectl run', `--port=${portValue}`);
+    if (Number(portValue) > 0) ports = [{ containerPort: Number(portValue) }];
   }
   const created = ctx.store.create<'Pod'>(
     pod({ name, namespace: namespaceOf(values), labels, image, ports }),
@@ -130,7 +130,7 @@ function createDeployment(ctx: ClusterCommandContext, argv: readonly string[]): 
     if (values.has(long)) return unsupported('kubectl create deployment', `--${long}`);
   }
   const image = values.get('image');
-  if (image === undefined) return flagError('create deployment', 'required flag(s) "image" not set');
+  if (image === undefined) return commandFailed(ctx, 'required flag(s) "image" not set');
   if (args.length !== 1)
     return usageError('create deployment', `exactly one NAME is required, got ${args.length}`);
   const name = args[0]!;

@@ -28,6 +28,10 @@ const NAME_PART = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
 const PREFIX = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const VALUE = /^(([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?)$/;
 
+/** validation.IsValidLabelValue's message (its two spaces after the commas kept). */
+const LABEL_VALUE_RULE =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
 function validKey(key: string): boolean {
   const slash = key.indexOf('/');
   if (slash < 0) return NAME_PART.test(key);
@@ -44,14 +48,14 @@ export function kubectlLabel(ctx: ClusterCommandContext, argv: readonly string[]
   // label.go Complete: the arguments with `=` or ending in `-` are labels, the rest name the objects.
   const resources = args.filter((arg) => !arg.includes('=') && !arg.endsWith('-'));
   const labelArgs = args.filter((arg) => arg.includes('=') || arg.endsWith('-'));
-  if (labelArgs.length === 0) return usageError('label', 'at least one label update is required');
+  if (labelArgs.length === 0) return kubectlFail('at least one label update is required');
   const add = new Map<string, string>();
   const remove: string[] = [];
   for (const arg of labelArgs) {
     if (arg.includes('=')) {
       const [key, value, ...more] = arg.split('=');
-      if (more.length > 0 || !validKey(key!) || !VALUE.test(value!))
-        return kubectlFail(`invalid label spec: ${arg}`);
+      if (more.length > 0 || !validKey(key!)) return kubectlFail(`invalid label spec: ${arg}`);
+      if (!VALUE.test(value!)) return kubectlFail(`invalid label value: "${arg}": ${LABEL_VALUE_RULE}`);
       add.set(key!, value!);
     } else {
       remove.push(arg.slice(0, -1));

@@ -10,7 +10,7 @@ import { notFound } from '../../store.ts';
 import type { ClusterCommandContext } from '../context.ts';
 import { type FlagSpec, parseFlags } from '../flags.ts';
 import { flagError } from './usage.ts';
-import { kindString, kubectlFail, namespaceOf, serverError, targets } from './write-args.ts';
+import { commandFailed, kindString, kubectlFail, namespaceOf, serverError, targets } from './write-args.ts';
 
 const SCALE_FLAGS: readonly FlagSpec[] = [
   { long: 'namespace', short: 'n', takesValue: true },
@@ -30,7 +30,7 @@ export function kubectlScale(ctx: ClusterCommandContext, argv: readonly string[]
     if (values.has(long) || bools.has(long)) return unsupported('kubectl scale', `--${long}`);
   }
   const given = values.get('replicas');
-  if (given === undefined) return flagError('scale', 'required flag(s) "replicas" not set');
+  if (given === undefined) return commandFailed(ctx, 'required flag(s) "replicas" not set');
   if (!/^-?\d+$/.test(given)) {
     return flagError(
       'scale',

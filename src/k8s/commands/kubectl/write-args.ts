@@ -5,6 +5,7 @@
 import { type CommandResult, fail, unsupported } from '../../../tools/result.ts';
 import type { Kind } from '../../objects.ts';
 import { type ApiError, kubectlError } from '../../store.ts';
+import type { ClusterCommandContext } from '../context.ts';
 import { resolveKind } from './get.ts';
 
 /** cmdutil.CheckErr on a plain error: `error: MESSAGE`. */
@@ -15,6 +16,22 @@ export function kubectlFail(message: string): CommandResult {
 /** cmdutil.UsageErrorf: the message, then the hint naming the command's help. */
 export function usageError(verb: string, message: string): CommandResult {
   return fail(`error: ${message}\nSee 'kubectl ${verb} -h' for help and examples\n`);
+}
+
+/**
+ * An error cobra returns past kubectl's flag-error hook (a required flag not set): component-base's cli.run logs it
+ * through klog, `E1201 17:53:54.831070   21131 run.go:72] "command failed" err="..."` (checked against kubectl on
+ * this machine). The time is the virtual clock on the wall clock at ctx.epochMs; the pid is drawn from ctx.rng.
+ */
+export function commandFailed(ctx: ClusterCommandContext, message: string): CommandResult {
+  const wallNs = BigInt(Math.trunc(ctx.epochMs ?? 0)) * 1_000_000n + BigInt(Math.trunc(ctx.now()));
+  const date = new Date(Number(wallNs / 1_000_000n));
+  const two = (n: number) => String(n).padStart(2, '0');
+  const micros = String((wallNs / 1000n) % 1_000_000n).padStart(6, '0');
+  const stamp = `${two(date.getUTCMonth() + 1)}${two(date.getUTCDate())} ${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}.${micros}`;
+  const pid = String(ctx.rng.intBetween(1000, 32767)).padStart(7);
+  const quoted = JSON.stringify(message);
+  return fail(`E${stamp} ${pid} run.go:72] "command failed" err=${quoted}\n`);
 }
 
 /** A refusal from the API server, as kubectl prints it. */
@@ -51,7 +68,7 @@ export function targets(verb: string, args: readonly string[], emptyMessage: str
         return {
           ok: false,
           result: kubectlFail(
-            `there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl ${verb} resource/<resource_name>' instead of 'kubectl ${verb} resource resource/<resource_name>'`,
+            `there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'`,
           ),
         };
       }
