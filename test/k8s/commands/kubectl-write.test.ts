@@ -273,7 +273,7 @@ describe('kubectl delete pod', () => {
     expect(kubectl(c, 'delete pod diag --grace-period=0 --force')).toEqual({
       stdout: 'pod "diag" force deleted\n',
       stderr:
-        'warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n',
+        'Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n',
       exitCode: 0,
     });
     expect(c.store.get('Pod', 'default', 'diag')).toBeUndefined();

@@ -29,8 +29,9 @@ const DELETE_FLAGS: readonly FlagSpec[] = [
   { long: 'dry-run', takesValue: true },
 ];
 
+/** Validate's warning, through printers.WarningPrinter (`Warning: ` prefix; the text is in the 1.32 client's binary). */
 const FORCE_WARNING =
-  'warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n';
+  'Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n';
 
 export function kubectlDelete(ctx: ClusterCommandContext, argv: readonly string[]): CommandResult {
   const parsed = parseFlags(argv, DELETE_FLAGS, { interspersed: true });
