@@ -176,6 +176,7 @@ export class Cluster implements ClusterRuntime {
       runtime: this,
       now: () => this.sim.now,
       rng: this.sim.rng.fork('commands'),
+      ...(this.controlPlane === undefined ? {} : { controlPlane: this.controlPlane }),
     };
     // Looked up at each container start, so images a scenario adds to its map after cluster() are found too.
     const own = new Map(this.ownImages());

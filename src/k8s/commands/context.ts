@@ -3,6 +3,7 @@
 
 import type { Rng } from '../../core/rng.ts';
 import type { Namespace } from '../../netns/namespace.ts';
+import type { ControlPlane } from '../controllers/control-plane.ts';
 import type { ClusterRuntime } from '../runtime.ts';
 import type { Store } from '../store.ts';
 
@@ -32,6 +33,8 @@ export interface ClusterCommandContext {
   readonly epochMs?: number;
   /** What the nodes report; KIND_NODE_INFO by default. */
   readonly nodeInfo?: NodeSystemInfo;
+  /** The controllers kubectl's writes go through (graceful pod deletion, scale); without it pods go at once. */
+  readonly controlPlane?: ControlPlane;
 }
 
 /** Where a program runs on a node: the node (crictl talks to its containerd), its network namespace (nsenter may

@@ -1,12 +1,19 @@
-// The kubectl command a cluster's user types: `get`, `exec` and `debug` (other subcommands are known and not
+// The kubectl command a cluster's user types: `get`, `exec` and `debug` to read, and the writing verbs `delete`,
+// `scale`, `label`, `cordon`, `uncordon`, `run`, `create deployment`, `expose` (other subcommands are known and not
 // modelled). Before the subcommand: -n/--namespace, and --context/--kubeconfig/--cluster/--user (ignored: there is one
 // cluster); other global flags are not supported.
 
 import { type CommandResult, fail, unsupported } from '../../../tools/result.ts';
 import type { Capture } from '../../../tools/tcpdump.ts';
 import type { ClusterCommandContext } from '../context.ts';
+import { kubectlCordon } from './cordon.ts';
+import { kubectlCreate, kubectlRun } from './create.ts';
+import { kubectlDelete } from './delete.ts';
 import { kubectlDebug, kubectlExec, spawnKubectl } from './exec.ts';
+import { kubectlExpose } from './expose.ts';
 import { kubectlGet } from './get.ts';
+import { kubectlLabel } from './label.ts';
+import { kubectlScale } from './scale.ts';
 
 /** kubectl's other commands (kubectl.go NewKubectlCommand's groups). */
 const OTHER_COMMANDS = [
@@ -89,6 +96,21 @@ export function kubectl(ctx: ClusterCommandContext, argv: readonly string[], std
       return kubectlExec(ctx, rest, stdin);
     case 'debug':
       return kubectlDebug(ctx, rest, stdin);
+    case 'delete':
+      return kubectlDelete(ctx, rest);
+    case 'scale':
+      return kubectlScale(ctx, rest);
+    case 'label':
+      return kubectlLabel(ctx, rest);
+    case 'cordon':
+    case 'uncordon':
+      return kubectlCordon(ctx, sub, rest);
+    case 'run':
+      return kubectlRun(ctx, rest);
+    case 'create':
+      return kubectlCreate(ctx, rest);
+    case 'expose':
+      return kubectlExpose(ctx, rest);
     case undefined:
       return unsupported('kubectl', 'without a command');
     default:
