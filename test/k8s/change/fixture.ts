@@ -11,6 +11,8 @@ import type { Pod } from '../../../src/k8s/objects.ts';
 
 export const APP = { app: 'signalements' };
 export const CLUSTER_IP = '10.96.40.12';
+/** Where diag's load goes: the Service's ClusterIP and port. */
+export const TARGET = `${CLUSTER_IP}:80`;
 
 /**
  * signalements: Go's net/http answering GET /sante with the pod's name, each server kept in `servers` by pod name.
@@ -165,6 +167,14 @@ export interface Step {
   readonly at: number;
   readonly ok: number;
   readonly failures: Readonly<Record<string, number>>;
+}
+
+/** The failures summed over steps, by key. */
+export function failuresOf(steps: readonly Step[]): Record<string, number> {
+  const sum: Record<string, number> = {};
+  for (const step of steps)
+    for (const [key, n] of Object.entries(step.failures)) sum[key] = (sum[key] ?? 0) + n;
+  return sum;
 }
 
 /** Runs the simulation `steps` times `stepMs` and records what the load generator counted in each step. */

@@ -11,25 +11,16 @@ import {
   appPods,
   CLUSTER_IP,
   endpoints,
+  failuresOf,
   formation,
   hostVeth,
   links,
   must,
   ruleEndpoints,
-  type Step,
   syncNow,
+  TARGET,
   timeline,
 } from './fixture.ts';
-
-const TARGET = `${CLUSTER_IP}:80`;
-
-/** The failures summed over steps, by key. */
-function failuresOf(steps: readonly Step[]): Record<string, number> {
-  const sum: Record<string, number> = {};
-  for (const step of steps)
-    for (const [key, n] of Object.entries(step.failures)) sum[key] = (sum[key] ?? 0) + n;
-  return sum;
-}
 
 describe.each([
   ['iptables', 'flannel-vxlan'],
