@@ -46,7 +46,7 @@ import {
   type LoadBalancerOptions,
   loadBalancerController,
 } from './lb/controller.ts';
-import type { ContainerPort, Node, Pod } from './objects.ts';
+import type { ContainerPort, Node, Pod, Probe } from './objects.ts';
 import type { Command } from './plan.ts';
 import { PlanRunner } from './run-plan.ts';
 import type { ClusterRuntime, ContainerRecord } from './runtime.ts';
@@ -134,6 +134,8 @@ export interface ClusterPodInput {
   readonly ip?: string;
   readonly hostNetwork?: boolean;
   readonly ports?: readonly ContainerPort[];
+  /** The container's readiness probe; without one the pod is ready once started. */
+  readonly readinessProbe?: Probe;
 }
 
 const SEGMENT = 'kind';
@@ -538,7 +540,7 @@ function podObject(input: ClusterPodInput): Omit<Pod, 'metadata'> & {
           name: input.container ?? input.name,
           image: input.image ?? 'registry.k8s.io/pause:3.10',
           ports: input.ports ?? [],
-          readinessProbe: undefined,
+          readinessProbe: input.readinessProbe,
         },
       ],
       hostNetwork: input.hostNetwork ?? false,

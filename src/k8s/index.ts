@@ -1,7 +1,7 @@
 // The Kubernetes layer: the object store with watches, the controllers, CNIs, kube-proxy's two modes, and the
 // command plans they emit (run by packetlab and, in the harness, by the real kernel).
 
-// ---- k8s-control: the API server's admission (defaults, validation, allocators), the controllers, builders ----
+// ---- the API server's admission (defaults, validation, allocators), the controllers, builders ----
 export {
   type AllocationResult,
   BandedBitmap,
@@ -58,7 +58,7 @@ export {
   kubeProxySysctls,
   makeCni,
 } from './cluster.ts';
-// ---- k8s-cni: the plan runner, the kind network, CNIs, kubelet, kube-proxy's sync loop, cluster() ----
+// ---- the plan runner, the kind network, CNIs, kubelet, kube-proxy's sync loop, cluster() ----
 export {
   type ClusterPlan,
   type ClusterPlanOptions,
@@ -73,7 +73,7 @@ export { BRIDGE_NAME } from './cni/bridge-plugin.ts';
 export type { ClusterNetwork, Cni, NodeNetwork, PodSandbox } from './cni/cni.ts';
 export { FLANNEL_DEVICE, FLANNEL_PORT, FLANNEL_VNI, FlannelHostGw, FlannelVxlan } from './cni/flannel.ts';
 export { Kindnet, kindMasqRules, MASQ_CHAIN } from './cni/kindnet.ts';
-// ---- k8s-commands: the node and pod commands (docker exec, kubectl get/exec/debug, crictl, nsenter) ----
+// ---- the node and pod commands (docker exec, kubectl get/exec/debug, crictl, nsenter) ----
 export {
   type ClusterCommandContext,
   type ClusterExecOptions,
@@ -104,7 +104,7 @@ export {
 } from './controllers/endpointslice.ts';
 export { PodTermination } from './controllers/pod-termination.ts';
 export { PodScheduler, tolerates, toleratesNode } from './controllers/scheduler.ts';
-// k8s-services: cluster DNS, kube-proxy's health servers, the external load balancer.
+// Cluster DNS, kube-proxy's health servers, the external load balancer.
 export {
   type ClusterDns,
   type ClusterDnsOptions,
@@ -113,7 +113,7 @@ export {
 } from './dns/cluster-dns.ts';
 export { KUBE_DNS_LABELS, kubeDnsService } from './dns/kube-dns.ts';
 export { buildDnsTable, type DnsTable, type SrvTarget } from './dns/records.ts';
-// Change while running: the egress gateway (k8s-change)
+// The egress gateway.
 export {
   clusterEgressGateway,
   EGRESS_MARK,
@@ -140,7 +140,7 @@ export {
   POD_NETWORK,
   SERVICE_NETWORK,
 } from './kind-network.ts';
-// kube-proxy's UDP conntrack cleanup, and the cluster plan's kube-proxy part (k8s-harness).
+// kube-proxy's UDP conntrack cleanup, and the cluster plan's kube-proxy part.
 export { nothingToDelete, staleConntrackCommands } from './kube-proxy/conntrack-cleanup.ts';
 export {
   KubeProxyController,
@@ -156,9 +156,9 @@ export {
   localReadyEndpoints,
   TO_BE_DELETED_TAINT,
 } from './kube-proxy/health.ts';
-// kube-proxy, iptables mode (kp-iptables): the proxier, its ruleset, the chain names.
+// kube-proxy, iptables mode: the proxier, its ruleset, the chain names.
 export * from './kube-proxy/iptables/index.ts';
-// kp-nftables: kube-proxy's nftables mode (pkg/proxy/nftables of v1.31).
+// kube-proxy's nftables mode (pkg/proxy/nftables of v1.31).
 export {
   hashAndTruncate,
   type ServicePortName,
@@ -195,7 +195,7 @@ export {
 export { HealthChecker, type HealthCheckOptions, type ProbeRecord } from './lb/health-checker.ts';
 export { PASSTHROUGH_TABLE, type PassthroughFrontend, renderPassthrough } from './lb/passthrough-rules.ts';
 export { type Backend, TcpProxy, type TcpProxyOptions, type TcpProxyStats } from './lb/tcp-proxy.ts';
-// scenarios-move: the lesson's hand-wired two-node cluster (cases 1 to 6), written once for packetlab and the harness.
+// The lesson's hand-wired two-node cluster (cases 1 to 6), written once for packetlab and the harness.
 export {
   LESSON_NAMESPACES,
   type Lesson,

@@ -9,6 +9,7 @@ import type {
   Deployment,
   Node,
   Pod,
+  Probe,
   Protocol,
   Service,
   ServiceType,
@@ -79,6 +80,8 @@ interface PodSpecInput {
   readonly image?: string;
   /** The one container's ports. */
   readonly ports?: readonly ContainerPortInput[];
+  /** The one container's readiness probe (an HTTP GET the kubelet runs every periodSeconds). */
+  readonly readinessProbe?: Probe;
   /** Instead of the one container. */
   readonly containers?: readonly Container[];
   readonly hostNetwork?: boolean;
@@ -93,7 +96,7 @@ function containersOf(name: string, input: PodSpecInput): Container[] {
     containerPort: port.containerPort,
     protocol: port.protocol ?? 'TCP',
   }));
-  return [{ name, image: input.image ?? DEFAULT_IMAGE, ports, readinessProbe: undefined }];
+  return [{ name, image: input.image ?? DEFAULT_IMAGE, ports, readinessProbe: input.readinessProbe }];
 }
 
 export interface PodInput extends PodSpecInput {

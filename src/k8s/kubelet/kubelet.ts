@@ -4,7 +4,8 @@
 // resolv.conf (cluster DNS, dnsPolicy ClusterFirst; other DNS policies are not modelled), starts what each container's
 // image names from the image registry, and writes the pod's status; when the pod leaves the store it stops the
 // containers, runs CNI DEL and removes the namespace. hostNetwork pods run in the node's namespace.
-// Not modelled: readiness and liveness probes (a started pod is ready), restarts, image pulls, init containers.
+// Readiness probes (HTTP GET, readiness.ts) decide a container's readiness; a container without one is ready once
+// started. Not modelled: liveness and startup probes, restarts, image pulls, init containers.
 
 import { podResolvConf, writeResolvConf } from '../../app/dns/resolv-conf.ts';
 import type { Rng } from '../../core/rng.ts';
@@ -19,6 +20,7 @@ import type { PlanRunner } from '../run-plan.ts';
 import type { ContainerRecord } from '../runtime.ts';
 import type { Store } from '../store.ts';
 import { HostLocalIpam } from './host-local.ts';
+import { ReadinessProber } from './readiness.ts';
 
 /** The annotation a pod pins its address with. */
 
@@ -60,6 +62,8 @@ interface RunningPod {
   readonly pausePid: number;
   readonly containers: ContainerRecord[];
   readonly processes: RunningContainer[];
+  /** One per container that has a readiness probe. */
+  readonly probers: ReadinessProber[];
 }
 
 export class Kubelet {
@@ -208,11 +212,13 @@ export class Kubelet {
       const image = this.options.images.get(container.image);
       if (image !== undefined) processes.push(image(ns, pod, container));
     }
-    this.pods.set(key, { uid: pod.metadata.uid, ns, sandbox, pausePid, containers, processes });
-    const containerStatuses: ContainerStatus[] = containers.map((container) => ({
+    const probers: ReadinessProber[] = [];
+    this.pods.set(key, { uid: pod.metadata.uid, ns, sandbox, pausePid, containers, processes, probers });
+    // A container with a readiness probe starts unready; the others are ready once started.
+    const containerStatuses: ContainerStatus[] = containers.map((container, i) => ({
       name: container.name,
       containerID: `containerd://${container.id}`,
-      ready: true,
+      ready: pod.spec.containers[i]!.readinessProbe === undefined,
     }));
     const updated = store.update({
       ...pod,
@@ -221,9 +227,42 @@ export class Kubelet {
         phase: 'Running',
         podIP: sandbox?.address ?? node.address,
         hostIP: node.address,
-        ready: true,
+        ready: containerStatuses.every((status) => status.ready),
         containerStatuses,
       },
+    });
+    if (!updated.ok) {
+      this.events.push(`${key}: status update refused: ${updated.error.message}`);
+      return;
+    }
+    const podIp = sandbox?.address ?? node.address;
+    pod.spec.containers.forEach((container, i) => {
+      if (container.readinessProbe === undefined) return;
+      const prober = new ReadinessProber(
+        runner.nsOf(node.ns),
+        runner.sim.scheduler,
+        podIp,
+        container.readinessProbe,
+        (ready) => this.reportReadiness(key, i, ready),
+      );
+      probers.push(prober);
+      prober.start();
+    });
+  }
+
+  /** The status manager after a probe result flipped: the container's ready, and the pod's as their conjunction. */
+  private reportReadiness(key: string, index: number, ready: boolean): void {
+    const running = this.pods.get(key);
+    const [namespace, name] = key.includes('/') ? key.split('/') : ['', key];
+    const pod = this.options.store.get('Pod', namespace!, name!);
+    if (running === undefined || pod === undefined || pod.metadata.uid !== running.uid) return;
+    if (pod.metadata.deletionTimestamp !== undefined) return;
+    const containerStatuses = pod.status.containerStatuses.map((status, i) =>
+      i === index ? { ...status, ready } : status,
+    );
+    const updated = this.options.store.update({
+      ...pod,
+      status: { ...pod.status, ready: containerStatuses.every((status) => status.ready), containerStatuses },
     });
     if (!updated.ok) this.events.push(`${key}: status update refused: ${updated.error.message}`);
   }
@@ -237,6 +276,7 @@ export class Kubelet {
 
   /** KillContainer: the processes stop and crictl shows the containers exited (`crictl ps -a`). */
   private killContainers(pod: RunningPod): void {
+    for (const prober of pod.probers.splice(0)) prober.stop();
     for (const process of pod.processes.splice(0)) process.stop();
     pod.containers.forEach((container, i) => {
       pod.containers[i] = { ...container, state: 'CONTAINER_EXITED' };
