@@ -49,15 +49,11 @@ export function makeService(
   edit: (svc: ServiceEdit) => void,
   uid = defaultUid(namespace, name),
 ): Service {
+  // serviceSpec's defaults, with the lists the edit may replace as mutable arrays
+  const { selector: _noSelector, ...defaults } = serviceSpec();
   const spec: ServiceEdit = {
-    type: 'ClusterIP',
-    clusterIP: '',
+    ...defaults,
     ports: [],
-    sessionAffinity: 'None',
-    sessionAffinityTimeoutSeconds: 10800,
-    externalTrafficPolicy: 'Cluster',
-    internalTrafficPolicy: 'Cluster',
-    healthCheckNodePort: 0,
     externalIPs: [],
     loadBalancerSourceRanges: [],
     loadBalancerIngress: [],
