@@ -2,9 +2,10 @@
 // transaction: a story-sized front for src/k8s/kube-proxy/nftables (which renders any number of Services and
 // endpoints, affinity, Local policies, LoadBalancers and source ranges).
 
+import { service as serviceObject } from '../src/k8s/api/builders.ts';
 import { NftablesProxier } from '../src/k8s/kube-proxy/nftables/proxier.ts';
-import type { EndpointSlice, ObjectMeta, Service } from '../src/k8s/objects.ts';
-import { SERVICE_NAME_LABEL } from '../src/k8s/objects.ts';
+import type { EndpointSlice, Service } from '../src/k8s/objects.ts';
+import { objectMeta, SERVICE_NAME_LABEL } from '../src/k8s/objects.ts';
 
 /** One ServicePort and its one endpoint; a single endpoint keeps the kernel's `numgen random` choice fixed. */
 export interface NftService {
@@ -22,20 +23,6 @@ export interface NftService {
   readonly serviceCidr: string;
 }
 
-function meta(namespace: string, name: string, labels: Record<string, string> = {}): ObjectMeta {
-  return {
-    name,
-    namespace,
-    uid: `${namespace}/${name}`,
-    resourceVersion: 1,
-    labels,
-    annotations: {},
-    creationTimestamp: 0,
-    deletionTimestamp: undefined,
-    ownerReferences: [],
-  };
-}
-
 /**
  * What kube-proxy's nftables proxier writes for `service` on its first sync (setupNFTables, then syncProxyRules),
  * NodePorts on every local address. `counters` puts a `counter` in every rule before its statement, which
@@ -43,35 +30,34 @@ function meta(namespace: string, name: string, labels: Record<string, string> = 
  */
 export function kubeProxyNftRuleset(service: NftService, options: { counters: boolean }): string {
   const protocol = service.protocol === 'tcp' ? 'TCP' : 'UDP';
+  const uid = `${service.namespace}/${service.name}`;
+  const { spec, status } = serviceObject({
+    name: service.name,
+    type: service.nodePort === undefined ? 'ClusterIP' : 'NodePort',
+    clusterIP: service.clusterIp,
+    ports: [
+      {
+        name: service.portName,
+        protocol,
+        port: service.port,
+        targetPort: service.endpoint.port,
+        nodePort: service.nodePort ?? 0,
+      },
+    ],
+    // defaultService leaves it '' on a ClusterIP Service; this front has always written Cluster
+    externalTrafficPolicy: 'Cluster',
+  });
   const object: Service = {
     kind: 'Service',
-    metadata: meta(service.namespace, service.name),
-    spec: {
-      type: service.nodePort === undefined ? 'ClusterIP' : 'NodePort',
-      clusterIP: service.clusterIp,
-      ports: [
-        {
-          name: service.portName,
-          protocol,
-          port: service.port,
-          targetPort: service.endpoint.port,
-          nodePort: service.nodePort ?? 0,
-        },
-      ],
-      selector: {},
-      sessionAffinity: 'None',
-      sessionAffinityTimeoutSeconds: 10800,
-      externalTrafficPolicy: 'Cluster',
-      internalTrafficPolicy: 'Cluster',
-      healthCheckNodePort: 0,
-      externalIPs: [],
-      loadBalancerSourceRanges: [],
-    },
-    status: { loadBalancerIngress: [] },
+    metadata: objectMeta(service.namespace, service.name, uid),
+    spec,
+    status,
   };
   const slice: EndpointSlice = {
     kind: 'EndpointSlice',
-    metadata: meta(service.namespace, `${service.name}-1`, { [SERVICE_NAME_LABEL]: service.name }),
+    metadata: objectMeta(service.namespace, `${service.name}-1`, `${uid}-1`, {
+      [SERVICE_NAME_LABEL]: service.name,
+    }),
     addressType: 'IPv4',
     endpoints: [
       {

@@ -253,3 +253,26 @@ export function isNamespaced(kind: Kind): boolean {
 export function objectKey(namespace: string, name: string): string {
   return namespace === '' ? name : `${namespace}/${name}`;
 }
+
+/**
+ * The metadata of an object built by hand rather than admitted by a store (the proxiers' inputs in stories and
+ * tests): `uid` as the caller names it, resourceVersion 1, created at 0, no annotations and no owner.
+ */
+export function objectMeta(
+  namespace: string,
+  name: string,
+  uid: string,
+  labels: Readonly<Record<string, string>> = {},
+): ObjectMeta {
+  return {
+    name,
+    namespace,
+    uid,
+    resourceVersion: 1,
+    labels,
+    annotations: {},
+    creationTimestamp: 0,
+    deletionTimestamp: undefined,
+    ownerReferences: [],
+  };
+}

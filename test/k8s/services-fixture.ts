@@ -5,6 +5,7 @@ import type { EndpointSlice, Pod, Service, ServicePort } from '../../src/k8s/obj
 import { SERVICE_NAME_LABEL } from '../../src/k8s/objects.ts';
 import { type NewObject, Store } from '../../src/k8s/store.ts';
 import type { Simulation } from '../../src/netns/simulation.ts';
+import { serviceSpec } from '../support/k8s-objects.ts';
 
 export function storeOf(sim: Simulation): Store {
   return new Store(sim.rng.fork('store'), () => sim.now);
@@ -18,19 +19,7 @@ export function service(
   return {
     kind: 'Service',
     metadata: { name, namespace },
-    spec: {
-      type: 'ClusterIP',
-      clusterIP: '',
-      selector: { app: name },
-      sessionAffinity: 'None',
-      sessionAffinityTimeoutSeconds: 10800,
-      externalTrafficPolicy: 'Cluster',
-      internalTrafficPolicy: 'Cluster',
-      healthCheckNodePort: 0,
-      externalIPs: [],
-      loadBalancerSourceRanges: [],
-      ...spec,
-    },
+    spec: serviceSpec({ selector: { app: name }, ...spec }),
     status: { loadBalancerIngress: [] },
   };
 }

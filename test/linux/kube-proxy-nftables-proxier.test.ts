@@ -6,25 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { NftablesProxier } from '../../src/k8s/kube-proxy/nftables/proxier.ts';
 import type { ProxierView } from '../../src/k8s/kube-proxy/proxier.ts';
-import type { Endpoint, EndpointSlice, ObjectMeta, Service, ServicePort } from '../../src/k8s/objects.ts';
-import { SERVICE_NAME_LABEL } from '../../src/k8s/objects.ts';
+import type { Endpoint, EndpointSlice, Service, ServicePort } from '../../src/k8s/objects.ts';
+import { objectMeta } from '../../src/k8s/objects.ts';
+import { makeEndpointSlice, serviceSpec } from '../support/k8s-objects.ts';
 import { differential, outputOf } from './harness.ts';
 import type { ScenarioBuilder } from './scenario.ts';
 import { lesson } from './topologies.ts';
-
-function meta(name: string, labels: Record<string, string> = {}): ObjectMeta {
-  return {
-    name,
-    namespace: 'default',
-    uid: name,
-    resourceVersion: 1,
-    labels,
-    annotations: {},
-    creationTimestamp: 0,
-    deletionTimestamp: undefined,
-    ownerReferences: [],
-  };
-}
 
 function service(
   name: string,
@@ -34,21 +21,8 @@ function service(
 ) {
   const object: Service = {
     kind: 'Service',
-    metadata: meta(name),
-    spec: {
-      type: 'ClusterIP',
-      clusterIP,
-      ports,
-      selector: {},
-      sessionAffinity: 'None',
-      sessionAffinityTimeoutSeconds: 10800,
-      externalTrafficPolicy: 'Cluster',
-      internalTrafficPolicy: 'Cluster',
-      healthCheckNodePort: 0,
-      externalIPs: [],
-      loadBalancerSourceRanges: [],
-      ...extra,
-    },
+    metadata: objectMeta('default', name, name),
+    spec: serviceSpec({ clusterIP, ports, ...extra }),
     status: { loadBalancerIngress: [] },
   };
   return object;
@@ -67,13 +41,12 @@ function slice(
   endpoints: readonly Endpoint[],
   ports: readonly ServicePort[],
 ): EndpointSlice {
-  return {
-    kind: 'EndpointSlice',
-    metadata: meta(`${service}-1`, { [SERVICE_NAME_LABEL]: service }),
-    addressType: 'IPv4',
-    endpoints,
-    ports: ports.map((port) => ({ name: port.name, port: Number(port.targetPort), protocol: port.protocol })),
-  };
+  const endpointPorts = ports.map((port) => ({
+    name: port.name,
+    port: Number(port.targetPort),
+    protocol: port.protocol,
+  }));
+  return makeEndpointSlice('default', service, 1, endpoints, endpointPorts, `${service}-1`);
 }
 
 /** w1 (formation-worker, 172.18.0.2) as its kube-proxy sees the cluster. */

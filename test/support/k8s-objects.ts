@@ -2,27 +2,29 @@
 // (the control-plane helper's builders may replace these), in the style of kube-proxy's makeTestService and
 // makeTestEndpointSlice: a base object and a function that edits a mutable copy.
 
-import type {
-  Endpoint,
-  EndpointPort,
-  EndpointSlice,
-  ObjectMeta,
-  Service,
-  ServicePort,
-} from '../../src/k8s/objects.ts';
-import { SERVICE_NAME_LABEL } from '../../src/k8s/objects.ts';
+import type { Endpoint, EndpointPort, EndpointSlice, Service, ServicePort } from '../../src/k8s/objects.ts';
+import { objectMeta, SERVICE_NAME_LABEL } from '../../src/k8s/objects.ts';
 
-function meta(namespace: string, name: string, labels: Record<string, string> = {}): ObjectMeta {
+/** The uid these builders give `namespace/name` unless told another. */
+function defaultUid(namespace: string, name: string): string {
+  return `uid-${namespace}-${name}`;
+}
+
+/** A Service's spec as makeTestService starts it (ClusterIP, no ports, no selector), then `fields`. */
+export function serviceSpec(fields: Partial<Service['spec']> = {}): Service['spec'] {
   return {
-    name,
-    namespace,
-    uid: `uid-${namespace}-${name}`,
-    resourceVersion: 1,
-    labels,
-    annotations: {},
-    creationTimestamp: 0,
-    deletionTimestamp: undefined,
-    ownerReferences: [],
+    type: 'ClusterIP',
+    clusterIP: '',
+    ports: [],
+    selector: {},
+    sessionAffinity: 'None',
+    sessionAffinityTimeoutSeconds: 10800,
+    externalTrafficPolicy: 'Cluster',
+    internalTrafficPolicy: 'Cluster',
+    healthCheckNodePort: 0,
+    externalIPs: [],
+    loadBalancerSourceRanges: [],
+    ...fields,
   };
 }
 
@@ -41,16 +43,17 @@ export interface ServiceEdit {
 }
 
 /** A ClusterIP Service `namespace/name`, then `edit` (makeTestService). */
-export function makeService(namespace: string, name: string, edit: (svc: ServiceEdit) => void): Service {
+export function makeService(
+  namespace: string,
+  name: string,
+  edit: (svc: ServiceEdit) => void,
+  uid = defaultUid(namespace, name),
+): Service {
+  // serviceSpec's defaults, with the lists the edit may replace as mutable arrays
+  const { selector: _noSelector, ...defaults } = serviceSpec();
   const spec: ServiceEdit = {
-    type: 'ClusterIP',
-    clusterIP: '',
+    ...defaults,
     ports: [],
-    sessionAffinity: 'None',
-    sessionAffinityTimeoutSeconds: 10800,
-    externalTrafficPolicy: 'Cluster',
-    internalTrafficPolicy: 'Cluster',
-    healthCheckNodePort: 0,
     externalIPs: [],
     loadBalancerSourceRanges: [],
     loadBalancerIngress: [],
@@ -59,8 +62,8 @@ export function makeService(namespace: string, name: string, edit: (svc: Service
   const { loadBalancerIngress, ...rest } = spec;
   return {
     kind: 'Service',
-    metadata: meta(namespace, name),
-    spec: { ...rest, selector: {} },
+    metadata: objectMeta(namespace, name, uid),
+    spec: serviceSpec(rest),
     status: { loadBalancerIngress },
   };
 }
@@ -97,12 +100,13 @@ export function makeEndpointSlice(
   namespace: string,
   name: string,
   n: number,
-  endpoints: Endpoint[],
-  ports: EndpointPort[],
+  endpoints: readonly Endpoint[],
+  ports: readonly EndpointPort[],
+  uid = defaultUid(namespace, `${name}-${n}`),
 ): EndpointSlice {
   return {
     kind: 'EndpointSlice',
-    metadata: meta(namespace, `${name}-${n}`, { [SERVICE_NAME_LABEL]: name }),
+    metadata: objectMeta(namespace, `${name}-${n}`, uid, { [SERVICE_NAME_LABEL]: name }),
     addressType: 'IPv4',
     endpoints,
     ports,

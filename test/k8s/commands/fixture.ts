@@ -9,6 +9,7 @@ import { Store } from '../../../src/k8s/store.ts';
 import type { Namespace } from '../../../src/netns/namespace.ts';
 import { Simulation } from '../../../src/netns/simulation.ts';
 import { execOrThrow } from '../../../src/tools/exec.ts';
+import { serviceSpec } from '../../support/k8s-objects.ts';
 
 const S = 1_000_000_000;
 
@@ -183,19 +184,12 @@ export function buildFixture(): Fixture {
   const service = store.create({
     kind: 'Service',
     metadata: { name: 'signalements', namespace: 'default' },
-    spec: {
+    spec: serviceSpec({
       type: 'NodePort',
       clusterIP: '10.96.40.12',
       ports: [{ name: '', protocol: 'TCP', port: 80, targetPort: 8000, nodePort: 30080 }],
       selector: { app: 'signalements' },
-      sessionAffinity: 'None',
-      sessionAffinityTimeoutSeconds: 10800,
-      externalTrafficPolicy: 'Cluster',
-      internalTrafficPolicy: 'Cluster',
-      healthCheckNodePort: 0,
-      externalIPs: [],
-      loadBalancerSourceRanges: [],
-    },
+    }),
     status: { loadBalancerIngress: [] },
   });
   if (!service.ok) throw new Error(service.error.message);

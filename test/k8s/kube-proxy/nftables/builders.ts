@@ -5,26 +5,12 @@ import type {
   Endpoint,
   EndpointPort,
   EndpointSlice,
-  ObjectMeta,
   Protocol,
   Service,
   ServicePort,
 } from '../../../../src/k8s/objects.ts';
-import { SERVICE_NAME_LABEL } from '../../../../src/k8s/objects.ts';
-
-function meta(namespace: string, name: string, labels: Record<string, string> = {}): ObjectMeta {
-  return {
-    name,
-    namespace,
-    uid: `${namespace}-${name}`,
-    resourceVersion: 1,
-    labels,
-    annotations: {},
-    creationTimestamp: 0,
-    deletionTimestamp: undefined,
-    ownerReferences: [],
-  };
-}
+import { objectMeta } from '../../../../src/k8s/objects.ts';
+import { makeEndpointSlice, serviceSpec } from '../../../support/k8s-objects.ts';
 
 /** A Service as makeTestService makes it (ClusterIP, no ports) with `spec` and `status` overrides. */
 export function makeService(
@@ -35,21 +21,8 @@ export function makeService(
 ): Service {
   return {
     kind: 'Service',
-    metadata: meta(namespace, name),
-    spec: {
-      type: 'ClusterIP',
-      clusterIP: '',
-      ports: [],
-      selector: {},
-      sessionAffinity: 'None',
-      sessionAffinityTimeoutSeconds: 10800,
-      externalTrafficPolicy: 'Cluster',
-      internalTrafficPolicy: 'Cluster',
-      healthCheckNodePort: 0,
-      externalIPs: [],
-      loadBalancerSourceRanges: [],
-      ...spec,
-    },
+    metadata: objectMeta(namespace, name, `${namespace}-${name}`),
+    spec: serviceSpec(spec),
     status: { loadBalancerIngress },
   };
 }
@@ -85,13 +58,14 @@ export function makeSlice(
   endpoints: readonly Endpoint[],
   ports: readonly EndpointPort[],
 ): EndpointSlice {
-  return {
-    kind: 'EndpointSlice',
-    metadata: meta(namespace, `${service}-${sliceNumber}`, { [SERVICE_NAME_LABEL]: service }),
-    addressType: 'IPv4',
+  return makeEndpointSlice(
+    namespace,
+    service,
+    sliceNumber,
     endpoints,
     ports,
-  };
+    `${namespace}-${service}-${sliceNumber}`,
+  );
 }
 
 export function endpointPort(name: string, portNumber: number, protocol: Protocol = 'TCP'): EndpointPort {
