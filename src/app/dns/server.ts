@@ -62,6 +62,35 @@ function lower(name: string): string {
 }
 
 /** Starts the server; a port already bound is a scenario error and throws, as a bad record address does. */
+/**
+ * A CoreDNS answer to `query`: what miekg/dns's SetReply copies (id, opcode, RD, CD, the question), AA on the zone's
+ * answers (NOERROR and NXDOMAIN), never RA.
+ */
+export function corednsReply(
+  query: DnsRepr,
+  rcode: number,
+  answers: DnsRecord[],
+  authorities: DnsRecord[],
+  additionals: DnsRecord[] = [],
+): DnsRepr {
+  return {
+    id: query.id,
+    response: true,
+    opcode: query.opcode,
+    authoritative: rcode === DNS_RCODE_NOERROR || rcode === DNS_RCODE_NXDOMAIN,
+    truncated: false,
+    recursionDesired: query.recursionDesired,
+    recursionAvailable: false,
+    authenticData: false,
+    checkingDisabled: query.checkingDisabled,
+    rcode,
+    questions: query.questions,
+    answers,
+    authorities,
+    additionals,
+  };
+}
+
 export function dnsServer(ns: Namespace, options: DnsServerOptions): DnsServer {
   const zone = lower(options.zone ?? 'cluster.local');
   const ttl = options.ttl ?? 30;
@@ -101,27 +130,9 @@ export function dnsServer(ns: Namespace, options: DnsServerOptions): DnsServer {
   };
   const inZone = (name: string): boolean => name === zone || name.endsWith(`.${zone}`);
 
-  /** What miekg/dns's SetReply copies (id, opcode, RD, CD, the question), with AA and no RA, as CoreDNS sends. */
-  const reply = (query: DnsRepr, rcode: number, answers: DnsRecord[], authorities: DnsRecord[]): DnsRepr => ({
-    id: query.id,
-    response: true,
-    opcode: query.opcode,
-    authoritative: rcode === DNS_RCODE_NOERROR || rcode === DNS_RCODE_NXDOMAIN,
-    truncated: false,
-    recursionDesired: query.recursionDesired,
-    recursionAvailable: false,
-    authenticData: false,
-    checkingDisabled: query.checkingDisabled,
-    rcode,
-    questions: query.questions,
-    answers,
-    authorities,
-    additionals: [],
-  });
-
   const answer = (query: DnsRepr): DnsRepr => {
-    if (query.opcode !== 0) return reply(query, DNS_RCODE_NOTIMP, [], []);
-    if (query.questions.length !== 1) return reply(query, DNS_RCODE_FORMERR, [], []);
+    if (query.opcode !== 0) return corednsReply(query, DNS_RCODE_NOTIMP, [], []);
+    if (query.questions.length !== 1) return corednsReply(query, DNS_RCODE_FORMERR, [], []);
     const question: DnsQuestion = query.questions[0]!;
     const name = lower(question.name);
     const addrs = table.get(name);
@@ -137,14 +148,14 @@ export function dnsServer(ns: Namespace, options: DnsServerOptions): DnsServer {
           data: { kind: 'a', addr },
         }),
       );
-      return reply(query, DNS_RCODE_NOERROR, records, []);
+      return corednsReply(query, DNS_RCODE_NOERROR, records, []);
     }
     if (addrs !== undefined || ancestors.has(name) || name === zone) {
       stats.nodata++;
-      return reply(query, DNS_RCODE_NOERROR, [], inZone(name) ? [soa] : []);
+      return corednsReply(query, DNS_RCODE_NOERROR, [], inZone(name) ? [soa] : []);
     }
     stats.nxdomain++;
-    return reply(query, DNS_RCODE_NXDOMAIN, [], inZone(name) ? [soa] : []);
+    return corednsReply(query, DNS_RCODE_NXDOMAIN, [], inZone(name) ? [soa] : []);
   };
 
   const receive = (datagram: UdpDatagram): void => {

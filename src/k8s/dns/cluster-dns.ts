@@ -5,6 +5,7 @@
 // no reachable upstream: the forward plugin's answer when none replies; given at once, where CoreDNS waits out its
 // upstream timeout). No TCP, no EDNS, no ip6.arpa, no caching.
 
+import { corednsReply } from '../../app/dns/server.ts';
 import type { Namespace } from '../../netns/namespace.ts';
 import type { UdpDatagram } from '../../socket/udp.ts';
 import { parseIpv4 } from '../../wire/address.ts';
@@ -117,30 +118,6 @@ export function clusterDns(ns: Namespace, store: Store, options: ClusterDnsOptio
   });
   const inZone = (name: string): boolean => name === zone || name.endsWith(`.${zone}`);
 
-  /** miekg/dns SetReply: id, opcode, RD, CD and the question; AA on the zone's answers, never RA. */
-  const reply = (
-    query: DnsRepr,
-    rcode: number,
-    answers: DnsRecord[],
-    authorities: DnsRecord[],
-    additionals: DnsRecord[] = [],
-  ): DnsRepr => ({
-    id: query.id,
-    response: true,
-    opcode: query.opcode,
-    authoritative: rcode === DNS_RCODE_NOERROR || rcode === DNS_RCODE_NXDOMAIN,
-    truncated: false,
-    recursionDesired: query.recursionDesired,
-    recursionAvailable: false,
-    authenticData: false,
-    checkingDisabled: query.checkingDisabled,
-    rcode,
-    questions: query.questions,
-    answers,
-    authorities,
-    additionals,
-  });
-
   const aRecord = (owner: string, addr: string): DnsRecord => ({
     name: owner,
     type: DNS_TYPE_A,
@@ -150,8 +127,8 @@ export function clusterDns(ns: Namespace, store: Store, options: ClusterDnsOptio
   });
 
   const answer = (query: DnsRepr): DnsRepr => {
-    if (query.opcode !== 0) return reply(query, DNS_RCODE_NOTIMP, [], []);
-    if (query.questions.length !== 1) return reply(query, DNS_RCODE_FORMERR, [], []);
+    if (query.opcode !== 0) return corednsReply(query, DNS_RCODE_NOTIMP, [], []);
+    if (query.questions.length !== 1) return corednsReply(query, DNS_RCODE_FORMERR, [], []);
     const question = query.questions[0]!;
     const name = question.name.toLowerCase();
     // `kubernetes cluster.local in-addr.arpa ip6.arpa { fallthrough in-addr.arpa ip6.arpa }`: a known address's
@@ -159,7 +136,7 @@ export function clusterDns(ns: Namespace, store: Store, options: ClusterDnsOptio
     const target = table.ptr.get(name);
     if (target !== undefined && question.type === DNS_TYPE_PTR && question.class === DNS_CLASS_IN) {
       stats.answers++;
-      return reply(
+      return corednsReply(
         query,
         DNS_RCODE_NOERROR,
         [
@@ -176,14 +153,14 @@ export function clusterDns(ns: Namespace, store: Store, options: ClusterDnsOptio
     }
     if (!inZone(name)) {
       stats.servfail++;
-      return reply(query, DNS_RCODE_SERVFAIL, [], []);
+      return corednsReply(query, DNS_RCODE_SERVFAIL, [], []);
     }
     const pod = podAddress(name, zone, table.namespaces);
     const addrs = pod !== undefined ? [pod] : table.a.get(name);
     const srv = table.srv.get(name);
     if (question.class === DNS_CLASS_IN && question.type === DNS_TYPE_A && addrs !== undefined) {
       stats.answers++;
-      return reply(
+      return corednsReply(
         query,
         DNS_RCODE_NOERROR,
         addrs.map((addr) => aRecord(question.name, addr)),
@@ -198,14 +175,14 @@ export function clusterDns(ns: Namespace, store: Store, options: ClusterDnsOptio
       const extra: DnsRecord[] = [];
       for (const entry of srv)
         for (const addr of table.a.get(entry.target) ?? []) extra.push(aRecord(entry.target, addr));
-      return reply(query, DNS_RCODE_NOERROR, answers, [], extra);
+      return corednsReply(query, DNS_RCODE_NOERROR, answers, [], extra);
     }
     if (addrs !== undefined || srv !== undefined || ancestors.has(name) || name === zone) {
       stats.nodata++;
-      return reply(query, DNS_RCODE_NOERROR, [], [soa()]);
+      return corednsReply(query, DNS_RCODE_NOERROR, [], [soa()]);
     }
     stats.nxdomain++;
-    return reply(query, DNS_RCODE_NXDOMAIN, [], [soa()]);
+    return corednsReply(query, DNS_RCODE_NXDOMAIN, [], [soa()]);
   };
 
   const receive = (datagram: UdpDatagram): void => {
