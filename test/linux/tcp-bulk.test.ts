@@ -23,6 +23,23 @@ function peers(side: Observed): string {
   return side.traffic.map((output) => `${output.label}\n${output.stdout}`).join('');
 }
 
+/**
+ * Retransmitted ranges compared with the kernel's. A kernel retransmission sometimes carries PSH (tcp_sendmsg's
+ * forced_push fell on the segment when first sent, a moment that depends on when the kernel processed its ACK
+ * backlog), so PSH is not compared. The same moment now and then decides which segment the nth rule meets in a
+ * group on the kernel: in quiet full-suite runs one of fourteen came out three segments earlier (338833 where 343177
+ * is usual). So every range must be the kernel's exactly but at most one.
+ */
+function expectKernelRetransmissions(ours: readonly string[], theirs: readonly string[]): void {
+  const kernel = theirs.map((line) => line.replace(/ P\. ack /, ' . ack '));
+  expect(ours).toHaveLength(kernel.length);
+  const differing = ours.filter((line, i) => line !== kernel[i]);
+  expect(
+    differing.length,
+    `ours ${JSON.stringify(ours)}, the kernel's ${JSON.stringify(kernel)}`,
+  ).toBeLessThanOrEqual(1);
+}
+
 describe('differential: bulk TCP', () => {
   it('64 KiB to a server that reads only after 300 ms: every segment, ACK and window, and the tail loss probe of the FIN', async (ctx) => {
     const scenario = twoHosts('tcp-bulk-64k')
@@ -220,13 +237,8 @@ describe('differential: bulk TCP', () => {
     // retransmissions are the same packets and the nth rule drops the same ones.
     expect(ours[0]).toBe('40000>8080 55025:56473 . ack 1 win 63');
     expect(ours[1]).toBe('40000>8080 125977:127425 . ack 1 win 63');
-    // A kernel retransmission sometimes carries PSH: the segment was first sent as the one where tcp_sendmsg's
-    // forced_push fell (half the peer's largest window passed while it copied, as the 64 KiB case explains), a
-    // moment that depends on when it processed its ACK backlog. The ranges, ACKs and windows are compared exactly.
-    const withoutForcedPush = (lines: readonly string[]) =>
-      lines.map((line) => line.replace(/ P\. ack /, ' . ack '));
     expect(ours.slice(0, -1).every((line) => / \. ack /.test(line))).toBe(true);
-    expect(ours.slice(0, -1)).toEqual(withoutForcedPush(theirs.slice(0, -1)));
+    expectKernelRetransmissions(ours.slice(0, -1), theirs.slice(0, -1));
     // The probe carries the FIN when node's shutdown() came before it (always on packetlab).
     expect(ours.at(-1)).toBe('40000>8080 1048353:1048577 FP. ack 1 win 63');
     expect(theirs.at(-1)).toMatch(/^40000>8080 1048353:1048577 F?P\. ack 1 win 63$/);
@@ -273,10 +285,8 @@ describe('differential: bulk TCP', () => {
     expect(peers(packetlab)).toBe(peers(linux));
     const ours = ladder(packetlab).retransmissions;
     const theirs = ladder(linux).retransmissions;
-    const withoutForcedPush = (lines: readonly string[]) =>
-      lines.map((line) => line.replace(/ P\. ack /, ' . ack '));
     expect([ours.length, theirs.length]).toEqual([15, 15]);
-    expect(ours.slice(0, -1)).toEqual(withoutForcedPush(theirs.slice(0, -1)));
+    expectKernelRetransmissions(ours.slice(0, -1), theirs.slice(0, -1));
     expect(ours.at(-1)).toBe('40000>8080 1048353:1048577 FP. ack 1 win 63');
     expect(theirs.at(-1)).toMatch(/^40000>8080 1048353:1048577 F?P\. ack 1 win 63$/);
   }, 30_000);
