@@ -23,6 +23,20 @@ function peers(side: Observed): string {
   return side.traffic.map((output) => `${output.label}\n${output.stdout}`).join('');
 }
 
+/** 1 MiB from a to b on a route pinned to a congestion control, b's INPUT dropping every 50th segment (the 40th). */
+function everyFiftiethDropped(name: string, route: readonly string[]) {
+  return twoHosts(name)
+    .route('a', ...route)
+    .run(
+      'b',
+      'iptables',
+      ...'-A INPUT -p tcp --dport 8080 -m statistic --mode nth --every 50 --packet 40 -j DROP'.split(' '),
+    )
+    .capture('a', 'veth-a')
+    .tcp({ client: CLIENT, server: SERVER, dst: '10.0.0.2', bytes: 1 << 20, timeoutMs: 5000 })
+    .build();
+}
+
 /**
  * Retransmitted ranges compared with the kernel's. A kernel retransmission sometimes carries PSH (tcp_sendmsg's
  * forced_push fell on the segment when first sent, a moment that depends on when the kernel processed its ACK
@@ -200,31 +214,7 @@ describe('differential: bulk TCP', () => {
   }, 30_000);
 
   it('1 MiB with every 50th segment b receives dropped: fifteen retransmissions on both sides after SACKed duplicate ACKs, the same ranges, no RTO', async (ctx) => {
-    const scenario = twoHosts('tcp-bulk-drops')
-      .route('a', ...CUBIC_LINK_ROUTE)
-      .run(
-        'b',
-        'iptables',
-        '-A',
-        'INPUT',
-        '-p',
-        'tcp',
-        '--dport',
-        '8080',
-        '-m',
-        'statistic',
-        '--mode',
-        'nth',
-        '--every',
-        '50',
-        '--packet',
-        '40',
-        '-j',
-        'DROP',
-      )
-      .capture('a', 'veth-a')
-      .tcp({ client: CLIENT, server: SERVER, dst: '10.0.0.2', bytes: 1 << 20, timeoutMs: 5000 })
-      .build();
+    const scenario = everyFiftiethDropped('tcp-bulk-drops', CUBIC_LINK_ROUTE);
     if (!requireKernel(ctx, scenario)) return;
     const packetlab = runPacketlab(scenario);
     const linux = await runLinux(scenario);
@@ -251,31 +241,7 @@ describe('differential: bulk TCP', () => {
   }, 30_000);
 
   it('Reno: 1 MiB with every 50th segment b receives dropped, on a route with congctl reno on both sides: the same retransmissions as the kernel', async (ctx) => {
-    const scenario = twoHosts('tcp-bulk-reno')
-      .route('a', ...RENO_LINK_ROUTE)
-      .run(
-        'b',
-        'iptables',
-        '-A',
-        'INPUT',
-        '-p',
-        'tcp',
-        '--dport',
-        '8080',
-        '-m',
-        'statistic',
-        '--mode',
-        'nth',
-        '--every',
-        '50',
-        '--packet',
-        '40',
-        '-j',
-        'DROP',
-      )
-      .capture('a', 'veth-a')
-      .tcp({ client: CLIENT, server: SERVER, dst: '10.0.0.2', bytes: 1 << 20, timeoutMs: 5000 })
-      .build();
+    const scenario = everyFiftiethDropped('tcp-bulk-reno', RENO_LINK_ROUTE);
     if (!requireKernel(ctx, scenario)) return;
     const packetlab = runPacketlab(scenario);
     const linux = await runLinux(scenario);
