@@ -50,9 +50,9 @@ describe('differential: local ports', () => {
   it('a 64-port range: 32 even then 32 odd ports, EADDRNOTAVAIL, another destination, listen(0) EADDRINUSE, TIME_WAIT and tcp_tw_reuse', async (ctx) => {
     const scenario = twoHosts('ports-exhaustion')
       .sysctl('a', 'net.ipv4.ip_local_port_range', '40000 40063')
-      // Three seconds instead of the default one, so that the kernel side's own pace (65 connects, closes,
+      // Eight seconds instead of the default one, so that the kernel side's own pace (65 connects, closes,
       // process starts) never brings the TIME_WAITs past it before the step that expects them to hold.
-      .sysctl('a', 'net.ipv4.tcp_tw_reuse_delay', '3000')
+      .sysctl('a', 'net.ipv4.tcp_tw_reuse_delay', '8000')
       .ports({
         client: 'a',
         server: { ns: 'b', ports: [8080, 8081] },
@@ -66,9 +66,9 @@ describe('differential: local ports', () => {
           // Every port in TIME_WAIT; tcp_tw_reuse=2 (the default) reuses only loopback ones.
           connect(8080, 1),
           { kind: 'sysctl', key: 'net.ipv4.tcp_tw_reuse', value: '1' },
-          // tcp_tw_reuse_delay: not before the TIME_WAIT is three seconds old.
+          // tcp_tw_reuse_delay: not before the TIME_WAIT is eight seconds old.
           connect(8080, 1),
-          { kind: 'wait', ms: 3_100 },
+          { kind: 'wait', ms: 8_100 },
           connect(8080, 2),
         ],
       })
