@@ -4,13 +4,14 @@
 // stack with --debug), colour only on a terminal without NO_COLOR.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { SCENARIOS } from '../../scenarios/index.ts';
 import { type CommandScenario, main, paint, wantsColour } from '../../src/cli/main.ts';
-import { Story } from '../../src/story/story.ts';
+import { recordStories } from '../../src/story/recorder.ts';
+import { Story, transcript } from '../../src/story/story.ts';
 import { requireTool } from '../support/tools.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'packetlab-flags-'));
@@ -73,9 +74,58 @@ function tsharkRows(path: string): string[][] {
 const GOOD = '1';
 const NOT_PRESENT = '3';
 
+/** tshark's verdict on one capture: no malformed frame, every checksum good, every frame on a real interface. */
+function expectSoundCapture(path: string): void {
+  const rows = tsharkRows(path);
+  expect(rows.length).toBeGreaterThan(5);
+  for (const [malformed, ip, icmp, udp, tcp, ifindex] of rows) {
+    expect(malformed).toBe('');
+    expect(Number(ifindex)).toBeGreaterThan(0);
+    for (const status of [ip, icmp, tcp].flatMap((field) => field!.split(';')).filter((s) => s !== ''))
+      expect(status).toBe(GOOD);
+    for (const status of udp!.split(';').filter((s) => s !== ''))
+      expect([GOOD, NOT_PRESENT]).toContain(status);
+  }
+}
+
 describe('packetlab run with recording flags', () => {
+  // In process, as `run` calls it (recordStories around the entry), so that every scenario of the table costs one
+  // run per replay rather than a process start; the command itself is run as a user runs it below.
   it.for(SCENARIOS.map((entry) => entry.name))(
-    'replays %s from one seed to the same stdout, JSON, pcap and metrics bytes; tshark finds every frame sound',
+    'replays %s from one seed to the same JSON, trace, pcap and metrics bytes; tshark finds every frame sound',
+    (name, ctx) => {
+      const entry = SCENARIOS.find((candidate) => candidate.name === name)!;
+      const runs = [1, 2].map(() => {
+        const run = recordStories({ pcap: true, trace: true, metrics: true }, () =>
+          entry.run({ seed: 's1', args: [] }),
+        );
+        const result = run.value;
+        if ('usage' in result) throw new Error(result.usage);
+        const recording = run.recordings.at(-1);
+        return {
+          ok: result.ok,
+          json: JSON.stringify(result),
+          plain: transcript(result).join('\n'),
+          pcap: recording?.pcap ?? new Uint8Array(),
+          metrics: recording?.metrics ?? '',
+        };
+      });
+      const [first, second] = runs as [(typeof runs)[0], (typeof runs)[0]];
+      expect(first.ok).toBe(true);
+      expect(second.json).toBe(first.json);
+      expect(Buffer.compare(Buffer.from(second.pcap), Buffer.from(first.pcap))).toBe(0);
+      expect(second.metrics).toBe(first.metrics);
+      expect(first.plain).toMatch(/ dev_queue_xmit {9}/);
+      expect(first.metrics).toContain('# TYPE node_nf_conntrack_entries gauge');
+      if (!requireTool('tshark', ctx)) return;
+      const path = join(dir, `${name}.pcap`);
+      writeFileSync(path, first.pcap);
+      expectSoundCapture(path);
+    },
+  );
+
+  it.for(['tour', 'lesson-case'])(
+    'the command replays %s from one seed to the same stdout, JSON, pcap and metrics files',
     (name, ctx) => {
       const runs = [1, 2].map((n) => {
         const pcap = join(dir, `${name}-${n}.pcap`);
@@ -98,18 +148,8 @@ describe('packetlab run with recording flags', () => {
       expect(Buffer.compare(second.metrics, first.metrics)).toBe(0);
       expect(first.plain).not.toContain('\x1b[');
       expect(first.plain).toMatch(/ dev_queue_xmit {9}/);
-      expect(first.metrics.toString()).toContain('# TYPE node_nf_conntrack_entries gauge');
       if (!requireTool('tshark', ctx)) return;
-      const rows = tsharkRows(join(dir, `${name}-1.pcap`));
-      expect(rows.length).toBeGreaterThan(5);
-      for (const [malformed, ip, icmp, udp, tcp, ifindex] of rows) {
-        expect(malformed).toBe('');
-        expect(Number(ifindex)).toBeGreaterThan(0);
-        for (const status of [ip, icmp, tcp].flatMap((field) => field!.split(';')).filter((s) => s !== ''))
-          expect(status).toBe(GOOD);
-        for (const status of udp!.split(';').filter((s) => s !== ''))
-          expect([GOOD, NOT_PRESENT]).toContain(status);
-      }
+      expectSoundCapture(join(dir, `${name}-1.pcap`));
     },
   );
 
