@@ -157,8 +157,11 @@ function evalRule(
       case 'log':
       case 'notrack':
       case 'set-update':
+      case 'ipset-update':
         if (!statements.run(state, expr, rule, table)) return undefined;
         break;
+      default:
+        expr satisfies never;
     }
   }
   return CONTINUE;

@@ -255,12 +255,30 @@ export type Expr =
       readonly set: string;
       readonly key: readonly Value[];
     }
+  /** The SET target (xt_SET): the packet's element added to and/or deleted from named ipsets; it continues. */
+  | {
+      readonly kind: 'ipset-update';
+      readonly add: { readonly setName: string; readonly directions: readonly IpsetDirection[] } | undefined;
+      readonly del: { readonly setName: string; readonly directions: readonly IpsetDirection[] } | undefined;
+      readonly exist: boolean;
+      readonly timeout: number | undefined;
+    }
   | { readonly kind: 'verdict'; readonly verdict: Verdict };
 
 /** How REJECT answers: an ICMP unreachable code, or a TCP reset. */
 export type RejectWith = { readonly kind: 'icmp'; readonly code: number } | { readonly kind: 'tcp-reset' };
 
-export type XtMatchName = 'statistic' | 'recent' | 'comment' | 'conntrack' | 'icmp' | 'multiport';
+export type XtMatchName = 'statistic' | 'recent' | 'comment' | 'conntrack' | 'icmp' | 'multiport' | 'set';
+
+/** Which address or port of the packet each dimension of an ipset element takes (`src,dst`). */
+export type IpsetDirection = 'src' | 'dst';
+
+/** A packet counter comparison of the set match (`--packets-gt 5`, `! --bytes-eq 0`). */
+export interface IpsetCounterTest {
+  readonly op: 'eq' | 'lt' | 'gt';
+  readonly value: number;
+  readonly invert: boolean;
+}
 
 /** The options of the xt matches packetlab models, as iptables parses them. */
 export type XtMatchOptions =
@@ -305,6 +323,19 @@ export type XtMatchOptions =
       readonly codeMin: number;
       readonly codeMax: number;
       readonly invert: boolean;
+    }
+  /** The set match (xt_set rev 4): the packet's element in the named ipset, xor invert; ipset/match.ts. */
+  | {
+      readonly name: 'set';
+      readonly setName: string;
+      readonly directions: readonly IpsetDirection[];
+      readonly invert: boolean;
+      readonly returnNomatch: boolean;
+      readonly updateCounters: boolean;
+      /** For list:set: whether the member sets' counters count too (`! --update-subcounters` turns it off). */
+      readonly updateSubcounters: boolean;
+      readonly packets: IpsetCounterTest | undefined;
+      readonly bytes: IpsetCounterTest | undefined;
     }
   /** multiport `--ports` (source or destination port in the list), xor invert: multiportMatches. */
   | {

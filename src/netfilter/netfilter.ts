@@ -14,6 +14,7 @@ import type { NetDevice } from '../link/device.ts';
 import { runBaseChain, type TraceSink } from './chain.ts';
 import { Conntrack, IP_CT_NEW } from './conntrack/conntrack.ts';
 import type { NetfilterHost } from './host.ts';
+import { IpSets } from './ipset/sets.ts';
 import {
   type Chain,
   CONNTRACK_CONFIRM_PRIORITY,
@@ -58,6 +59,8 @@ export class Netfilter {
   /** Set by the namespace (nat/nat.ts); without it nat chains run but bind nothing. */
   nat: NatEngine | undefined;
   readonly statements: Statements;
+  /** The namespace's ipsets (`ipset`, `-m set`, `-j SET`). */
+  readonly ipsets: IpSets;
   private readonly state: PacketState;
   private conntrackActive = false;
   private entries: Record<HookName, Entry[]> = {
@@ -77,9 +80,14 @@ export class Netfilter {
   ) {
     this.conntrack = new Conntrack();
     this.conntrack.attachScheduler(scheduler);
-    this.statements = new Statements(host, this.conntrack, () => this.nat);
+    this.ipsets = new IpSets(host.rng.fork('ipset'), () => host.now());
+    this.statements = new Statements(host, this.conntrack, () => this.nat, this.ipsets);
     this.state = new PacketState(host, this.conntrack);
-    this.store.onCommit = (ruleset) => this.register(ruleset);
+    this.store.onCommit = (ruleset) => {
+      this.register(ruleset);
+      this.countSetReferences(ruleset);
+    };
+    this.store.setExists = (name) => this.ipsets.get(name) !== undefined;
   }
 
   /** Whether conntrack runs in this namespace (some rule needs it). */
@@ -118,6 +126,23 @@ export class Netfilter {
   }
 
   /** Rebuilds the per-hook entries after a ruleset change (nf_register_net_hook for each base chain). */
+  /** The references rules hold on ipsets (xt_set's checkentry takes one per set named), recounted per commit. */
+  private countSetReferences(ruleset: Ruleset): void {
+    const counts = this.ipsets.ruleReferences;
+    counts.clear();
+    const count = (name: string) => counts.set(name, (counts.get(name) ?? 0) + 1);
+    for (const table of ruleset.tables)
+      for (const chain of table.chains.values())
+        for (const rule of chain.rules)
+          for (const expr of rule.exprs) {
+            if (expr.kind === 'match' && expr.options.name === 'set') count(expr.options.setName);
+            if (expr.kind === 'ipset-update') {
+              if (expr.add !== undefined) count(expr.add.setName);
+              if (expr.del !== undefined) count(expr.del.setName);
+            }
+          }
+  }
+
   private register(ruleset: Ruleset): void {
     const entries: Record<HookName, Entry[]> = {
       prerouting: [],

@@ -24,6 +24,8 @@ export class RulesetStore {
   private current: Ruleset = { tables: [], nextHandle: 1 };
   /** Called after every committed change, so the engine re-sorts its hook registrations. */
   onCommit: (ruleset: Ruleset) => void = () => {};
+  /** Whether an ipset of that name exists, as libxt_set asks the kernel when a rule names one (set by Netfilter). */
+  setExists: ((name: string) => boolean) | undefined = undefined;
 
   get ruleset(): Ruleset {
     return this.current;

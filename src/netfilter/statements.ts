@@ -7,6 +7,8 @@ import { setUntracked } from './conntrack/conntrack.ts';
 import { updateSet } from './expr/compare.ts';
 import { readValue } from './expr/selectors.ts';
 import type { NetfilterHost } from './host.ts';
+import { ipsetChange, ipsetTest, type PacketFields } from './ipset/match.ts';
+import type { IpSets } from './ipset/sets.ts';
 import { conntrackStateMatches } from './iptables/match-conntrack.ts';
 import { icmpMatches } from './iptables/match-icmp.ts';
 import { multiportMatches } from './iptables/match-multiport.ts';
@@ -35,7 +37,42 @@ export class Statements implements StatementRunner {
     private readonly host: NetfilterHost,
     private readonly conntrack: Conntrack,
     private readonly nat: () => NatEngine | undefined,
+    private readonly ipsets: IpSets,
   ) {}
+
+  /** Reused for every set match and SET target, so that consulting a set allocates nothing. */
+  private readonly packetFields: PacketFields = {
+    srcAddr: 0,
+    dstAddr: 0,
+    proto: 0,
+    fragmentOffset: 0,
+    srcPort: 0,
+    dstPort: 0,
+    icmpPort: 0,
+    inIface: undefined,
+    outIface: undefined,
+    length: 0,
+  };
+
+  /** What the ipset types read from the packet. */
+  private fields(state: PacketState): PacketFields {
+    const buf = state.pkt.buf;
+    const ip = state.pkt.network;
+    const fields = this.packetFields;
+    const transport = ip + (buf[ip]! & 0x0f) * 4;
+    fields.proto = buf[ip + 9]!;
+    fields.fragmentOffset = ((buf[ip + 6]! << 8) | buf[ip + 7]!) & 0x1fff;
+    const inTransport = fields.fragmentOffset === 0 && transport + 4 <= state.pkt.end;
+    fields.srcAddr = readU32(buf, ip + 12);
+    fields.dstAddr = readU32(buf, ip + 16);
+    fields.srcPort = inTransport ? (buf[transport]! << 8) | buf[transport + 1]! : 0;
+    fields.dstPort = inTransport ? (buf[transport + 2]! << 8) | buf[transport + 3]! : 0;
+    fields.icmpPort = fields.srcPort;
+    fields.inIface = state.inDev?.name;
+    fields.outIface = state.outDev?.name;
+    fields.length = state.length;
+    return fields;
+  }
 
   run(state: PacketState, expr: Expr, rule: Rule, table: Table): boolean {
     const pkt = state.pkt;
@@ -61,6 +98,16 @@ export class Statements implements StatementRunner {
       case 'set-update': {
         const set = table.sets.get(expr.set);
         return set === undefined ? false : updateSet(state, expr.op, expr.key, set);
+      }
+      case 'ipset-update': {
+        const fields = this.fields(state);
+        const now = this.host.now();
+        const options = { exist: expr.exist, timeout: expr.timeout };
+        if (expr.add !== undefined)
+          ipsetChange(this.ipsets, 'add', expr.add.setName, expr.add.directions, options, fields, now);
+        if (expr.del !== undefined)
+          ipsetChange(this.ipsets, 'del', expr.del.setName, expr.del.directions, options, fields, now);
+        return true;
       }
       case 'log':
         this.host.log(
@@ -106,6 +153,17 @@ export class Statements implements StatementRunner {
         const code = readValue(state, ICMP_CODE);
         return typeof type === 'number' && typeof code === 'number' && icmpMatches(options, type, code);
       }
+      case 'set':
+        return (
+          ipsetTest(
+            this.ipsets,
+            options.setName,
+            options.directions,
+            options,
+            this.fields(state),
+            this.host.now(),
+          ) !== options.invert
+        );
       case 'multiport': {
         const sport = readValue(state, TH_SPORT);
         const dport = readValue(state, TH_DPORT);

@@ -6,6 +6,7 @@ import { conntrack, startConntrack } from './conntrack.ts';
 import { curl } from './curl.ts';
 import { dmesg } from './dmesg.ts';
 import { ip } from './ip/ip.ts';
+import { ipset } from './ipset/ipset.ts';
 import { iptables, iptablesRestore, iptablesSave, startXtablesMonitor, xtablesMonitor } from './iptables.ts';
 import { nc, startNc } from './nc/nc.ts';
 import { nft, startNft } from './nft.ts';
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, Command> = {
   curl,
   dmesg,
   ip,
+  ipset,
   iptables,
   'iptables-restore': iptablesRestore,
   'iptables-save': iptablesSave,

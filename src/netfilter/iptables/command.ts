@@ -420,7 +420,7 @@ export function runIptables(store: RulesetStore, argv: readonly string[]): Comma
 }
 
 function runParsed(store: RulesetStore, argv: readonly string[]): CommandOutput {
-  const cmd = parseCommand(argv);
+  const cmd = parseCommand(argv, store.setExists === undefined ? {} : { setExists: store.setExists });
   if ('kind' in cmd) return failure(cmd);
   switch (cmd.command) {
     case 'version':

@@ -20,6 +20,8 @@ export interface ParseContext {
   readonly proto: number;
   readonly protoInvert: boolean;
   readonly table: string;
+  /** Whether an ipset of that name exists (libxt_set asks the kernel when the rule is made); absent: not checked. */
+  readonly setExists?: (name: string) => boolean;
 }
 
 /** What a module compiles to. */

@@ -8,6 +8,7 @@ import { icmpMatch } from './match-icmp.ts';
 import { connmarkMatch, markMatch } from './match-mark.ts';
 import { multiportMatch } from './match-multiport.ts';
 import { recentMatch } from './match-recent.ts';
+import { setMatch } from './match-set.ts';
 import { statisticMatch } from './match-statistic.ts';
 import { tcpMatch, udpMatch } from './match-tcp.ts';
 import { ctTarget, notrackTarget } from './target-ct.ts';
@@ -15,6 +16,7 @@ import { logTarget } from './target-log.ts';
 import { connmarkTarget, markTarget } from './target-mark.ts';
 import { dnatTarget, masqueradeTarget, redirectTarget, snatTarget } from './target-nat.ts';
 import { rejectTarget } from './target-reject.ts';
+import { setTarget } from './target-set.ts';
 import { traceTarget } from './target-trace.ts';
 
 export const MATCHES: ReadonlyMap<string, MatchModule> = new Map(
@@ -31,6 +33,7 @@ export const MATCHES: ReadonlyMap<string, MatchModule> = new Map(
     statisticMatch,
     multiportMatch,
     recentMatch,
+    setMatch,
   ].map((module) => [module.name, module]),
 );
 
@@ -47,6 +50,7 @@ export const TARGETS: ReadonlyMap<string, TargetModule> = new Map(
     traceTarget,
     ctTarget,
     notrackTarget,
+    setTarget,
   ].map((module) => [module.name, module]),
 );
 

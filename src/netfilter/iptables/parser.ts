@@ -194,6 +194,8 @@ interface Loaded {
 export interface ParseOptions {
   /** Inside iptables-restore: -t is refused and the table is given. */
   readonly restoreTable?: string;
+  /** Whether an ipset exists, for `-m set` and `-j SET` (unchecked when absent). */
+  readonly setExists?: (name: string) => boolean;
 }
 
 /** Parses one iptables command line (without the program name). */
@@ -229,7 +231,9 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
   /** Extensions in load order, for resolving --options (the newest first). */
   const loaded: (XtMatch | XtTarget)[] = [];
 
-  const ctx = (): ParseContext => ({ proto, protoInvert, table });
+  const setExists = options.setExists;
+  const ctx = (): ParseContext =>
+    setExists === undefined ? { proto, protoInvert, table } : { proto, protoInvert, table, setExists };
 
   let index = 0;
   const next = (): string | undefined => argv[index++];

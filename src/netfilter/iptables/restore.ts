@@ -187,7 +187,12 @@ export function restoreRuleset(store: RulesetStore, input: string, options: Rest
         return fail(param('Parameter too long!'), lineNo);
       if (words.some(tableOption))
         return fail(param('The -t option cannot be used in iptables-restore.\n'), lineNo);
-      const parsed = parseCommand(words, { restoreTable: block.table });
+      const parsed = parseCommand(
+        words,
+        store.setExists === undefined
+          ? { restoreTable: block.table }
+          : { restoreTable: block.table, setExists: store.setExists },
+      );
       if ('kind' in parsed) return fail(parsed, lineNo);
       cmd = parsed;
       restoreLineCache.set(cacheKey, cmd);

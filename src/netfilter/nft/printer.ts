@@ -611,6 +611,8 @@ function exprText(
       return 'notrack';
     case 'set-update':
       return `${expr.op} @${expr.set} { ${expr.key.map((value) => valueText(value, ctx)).join(' . ')} }`;
+    case 'ipset-update':
+      return 'xt target SET';
     case 'verdict':
       return verdictText(expr.verdict, ctx.iptables);
   }
