@@ -145,6 +145,9 @@ export class ConntrackMatch implements XtMatch {
           const bad = text.split(',').find((word) => !STATES.some(([name]) => name === word.toUpperCase()));
           return param(option === 'state' ? `Bad state "${bad}"` : `Bad ctstate "${bad}"`);
         }
+        // -m state parses with conntrack's state names, then refuses the virtual SNAT and DNAT ones (whole list).
+        const virtual = text.split(',').some((word) => ['SNAT', 'DNAT'].includes(word.toUpperCase()));
+        if (option === 'state' && virtual) return param(`Bad state "${text}"`);
         this.state = { value: mask, invert };
         return undefined;
       }
@@ -203,7 +206,7 @@ export class ConntrackMatch implements XtMatch {
       return param(
         this.name === 'state'
           ? 'state: option "--state" must be specified\n'
-          : 'You must specify one or more options',
+          : 'conntrack: At least one option is required',
       );
     return undefined;
   }

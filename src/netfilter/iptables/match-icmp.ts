@@ -35,8 +35,7 @@ export class IcmpMatch implements XtMatch {
     return undefined;
   }
 
-  finish(ctx: ParseContext): IptError | undefined {
-    if (ctx.proto !== 1 || ctx.protoInvert) return param("ICMP match requires '-p icmp'");
+  finish(): IptError | undefined {
     return undefined;
   }
 
@@ -108,8 +107,9 @@ export class IcmpMatch implements XtMatch {
     return `icmp type ${this.invert ? '!= ' : ''}${name}`;
   }
 
-  usage(): Usage | undefined {
-    return undefined;
+  /** xt_check_match: the icmp match is only valid for protocol 1 (the kernel says EINVAL). */
+  usage(ctx: ParseContext): Usage | undefined {
+    return ctx.proto !== 1 || ctx.protoInvert ? { never: true } : undefined;
   }
 }
 

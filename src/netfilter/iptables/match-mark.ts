@@ -24,6 +24,26 @@ export function parseMarkMask(text: string): { value: number; mask: number } | u
   return mask === undefined ? undefined : { value, mask };
 }
 
+/**
+ * xtopt_parse_markmask's two errors: a number followed by something other than its `/MASK` is "trailing garbage";
+ * anything else unreadable is a bad value.
+ */
+export function hasTrailingGarbage(text: string): boolean {
+  const number = /^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)/;
+  const slash = text.indexOf('/');
+  const head = slash < 0 ? text : text.slice(0, slash);
+  const headNumber = number.exec(head);
+  if (headNumber !== null && headNumber[0] !== head) return true;
+  if (slash < 0) return false;
+  const mask = text.slice(slash + 1);
+  const maskNumber = number.exec(mask);
+  return maskNumber !== null && maskNumber[0] !== mask;
+}
+
+export function trailingGarbage(ext: string, option: string): string {
+  return `${ext}: trailing garbage after value for option "--${option}".\n`;
+}
+
 function markWords(value: number, mask: number): string {
   return mask === 0xffff_ffff ? hex0x(value) : `${hex0x(value)}/${hex0x(mask)}`;
 }
@@ -39,7 +59,10 @@ abstract class MarkLike implements XtMatch {
 
   parse(_option: string, args: readonly string[], invert: boolean): IptError | undefined {
     const parsed = parseMarkMask(args[0]!);
-    if (parsed === undefined) return param(badValue(this.name, 'mark'));
+    if (parsed === undefined)
+      return param(
+        hasTrailingGarbage(args[0]!) ? trailingGarbage(this.name, 'mark') : badValue(this.name, 'mark'),
+      );
     this.value = parsed.value;
     this.mask = parsed.mask;
     this.invert = invert;

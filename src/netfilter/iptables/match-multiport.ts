@@ -3,7 +3,15 @@
 
 import type { Constant, Expr, PayloadField, XtMatchOptions } from '../ir.ts';
 import { type IptError, param } from './errors.ts';
-import type { Compiled, MatchModule, OptionDef, ParseContext, Usage, XtMatch } from './extension.ts';
+import {
+  type Compiled,
+  cannotCombine,
+  type MatchModule,
+  type OptionDef,
+  type ParseContext,
+  type Usage,
+  type XtMatch,
+} from './extension.ts';
 import { parsePortRange, portName, protocolName } from './names.ts';
 
 /** XT_MULTI_PORTS. */
@@ -48,7 +56,19 @@ export class MultiportMatch implements XtMatch {
   private text = '';
 
   parse(option: string, args: readonly string[], invert: boolean, ctx: ParseContext): IptError | undefined {
-    if (this.side !== undefined) return param('multiport can only have one option');
+    if (this.side !== undefined) {
+      // x6's exclusions, named in definition order: source-ports, destination-ports, ports.
+      const order = ['source', 'destination', 'either'] as const;
+      const side: (typeof order)[number] = option.startsWith('s')
+        ? 'source'
+        : option.startsWith('d')
+          ? 'destination'
+          : 'either';
+      const names = { source: 'source-ports', destination: 'destination-ports', either: 'ports' } as const;
+      const [first, second] =
+        order.indexOf(side) < order.indexOf(this.side) ? [side, this.side] : [this.side, side];
+      return param(cannotCombine('multiport', names[first], names[second]));
+    }
     const proto = protocolName(ctx.proto);
     if (!PORT_PROTOS.includes(ctx.proto) || ctx.protoInvert || proto === undefined)
       return param("multiport needs `-p tcp', `-p udp', `-p udplite', `-p sctp' or `-p dccp'");
@@ -60,6 +80,7 @@ export class MultiportMatch implements XtMatch {
     for (const word of this.text.split(',')) {
       const range = parsePortRange(word, proto);
       if (typeof range === 'string') return param(range);
+      if (range[0] > range[1]) return param('invalid portrange specified');
       count += range[0] === range[1] ? 1 : 2;
       if (count > MAX_PORTS) return param('too many ports specified');
       this.ranges.push(range);

@@ -44,11 +44,13 @@ export class RecentMatch implements XtMatch {
   listName = 'DEFAULT';
   side: 'source' | 'dest' = 'source';
   mask = 0xffff_ffff;
+  /** Every command given: x6 refuses two of them when the options are checked, in definition order. */
+  private readonly given = new Set<Command>();
 
   parse(option: string, args: readonly string[], invert: boolean): IptError | undefined {
     if ((COMMANDS as readonly string[]).includes(option)) {
-      if (this.command !== undefined) return param(cannotCombine('recent', this.command, option));
-      this.command = option as Command;
+      this.given.add(option as Command);
+      this.command ??= option as Command;
       this.invert = invert;
       return undefined;
     }
@@ -88,10 +90,19 @@ export class RecentMatch implements XtMatch {
     return undefined;
   }
 
+  /** x6's option checks in definition order (set, rcheck, update, remove ... rttl), then recent_check. */
   finish(): IptError | undefined {
+    for (const command of COMMANDS) {
+      if (!this.given.has(command)) continue;
+      const other = COMMANDS.find((candidate) => candidate !== command && this.given.has(candidate));
+      if (other !== undefined) return param(cannotCombine('recent', command, other));
+    }
+    if (this.reap && this.seconds === undefined)
+      return param('recent: option "--reap" also requires "--seconds".\n');
+    if (this.rttl && (this.command === 'set' || this.command === 'remove'))
+      return param(cannotCombine('recent', 'rttl', this.command));
     if (this.command === undefined)
       return param("recent: you must specify one of `--set', `--rcheck' `--update' or `--remove'");
-    if (this.reap && this.seconds === undefined) return param('recent: --reap requires --seconds');
     return undefined;
   }
 
@@ -140,8 +151,11 @@ export class RecentMatch implements XtMatch {
     };
   }
 
+  /** recent_mt_check: --set and --remove take no --seconds, --hitcount, --rttl or --reap (EINVAL). */
   usage(): Usage | undefined {
-    return undefined;
+    const modifies = this.command === 'set' || this.command === 'remove';
+    const qualified = this.seconds !== undefined || this.hitcount !== undefined || this.reap || this.rttl;
+    return modifies && qualified ? { never: true } : undefined;
   }
 }
 

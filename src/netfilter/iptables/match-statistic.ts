@@ -5,6 +5,7 @@ import { type IptError, param } from './errors.ts';
 import {
   type Compiled,
   cannotBeInverted,
+  cannotCombine,
   type MatchModule,
   mustBeSpecified,
   type OptionDef,
@@ -51,7 +52,8 @@ export class StatisticMatch implements XtMatch {
       }
       case 'every': {
         const value = parseDecimal(text);
-        if (value === undefined || value === 0) return param(`cannot parse --every \`${text}'`);
+        if (value === undefined || value === 0)
+          return param('statistic: bad value for option "--every", or out of range (1-4294967295).\n');
         this.every = value;
         if (invert) this.invert = true;
         return undefined;
@@ -66,18 +68,26 @@ export class StatisticMatch implements XtMatch {
     return undefined;
   }
 
+  /**
+   * libxt_statistic's checks in the order iptables makes them: x6's exclusions and requirements between options
+   * (--probability against --every/--packet, --every needing --packet), then statistic_check; --mode defaults to
+   * random, but --probability alone asks for it.
+   */
   finish(): IptError | undefined {
-    if (this.mode === undefined) return param(mustBeSpecified('statistic', 'mode'));
+    if (this.threshold !== undefined && (this.every !== undefined || this.packet !== undefined))
+      return param(cannotCombine('statistic', 'probability', this.every !== undefined ? 'every' : 'packet'));
     if (this.every !== undefined && this.packet === undefined)
       return param('statistic: option "--every" also requires "--packet".\n');
-    if (this.mode === 'random' && (this.every !== undefined || this.packet !== undefined))
-      return param('--every and --packet can only be used with --mode nth');
-    if (this.mode === 'nth' && this.threshold !== undefined)
-      return param('--probability can only be used in "random" mode');
-    if (this.mode === 'nth' && this.every === undefined) return param('no --every specified');
-    if (this.mode === 'nth' && (this.packet ?? 0) > (this.every ?? 0) - 1)
+    if (this.threshold !== undefined && this.mode === undefined)
+      return param(mustBeSpecified('statistic', 'mode'));
+    const mode = this.mode ?? 'random';
+    if (mode === 'random' && this.threshold === undefined)
+      return param('--probability must be specified when using random mode');
+    if (mode === 'nth' && this.every === undefined && this.packet === undefined)
+      return param('--every and --packet must be specified when using nth mode');
+    if (mode === 'nth' && (this.packet ?? 0) > (this.every ?? 0) - 1)
       return param('the --packet p must be 0 <= p <= n-1');
-    if (this.mode === 'random' && this.threshold === undefined) return param('no --probability specified');
+    this.mode = mode;
     return undefined;
   }
 

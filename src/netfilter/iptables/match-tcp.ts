@@ -5,7 +5,7 @@
 import type { CmpOp, Expr, PayloadField } from '../ir.ts';
 import { type IptError, param } from './errors.ts';
 import type { Compiled, MatchModule, OptionDef, ParseContext, Usage, XtMatch } from './extension.ts';
-import { parseDecimal, parsePortRange, portName } from './names.ts';
+import { parseDecimal, parsePortRange, parsePortRangeX6, portName } from './names.ts';
 
 /** A port selection: a range, possibly inverted. [0, 65535] not inverted selects everything. */
 export interface PortSel {
@@ -160,15 +160,20 @@ export class TcpUdpMatch implements XtMatch {
     const canonical = option === 'source-port' ? 'sport' : option === 'destination-port' ? 'dport' : option;
     const family = canonical === 'syn' ? 'tcp-flags' : canonical;
     if (this.seen.has(family)) {
-      if (family === 'tcp-flags') return param("Only one of `--syn' or `--tcp-flags' allowed");
-      return param(`Only one \`--${option}' allowed`);
+      // udp is an x6 module (its option names in the message); tcp keeps libxt_tcp's own checks.
+      const long =
+        canonical === 'sport' ? 'source-port' : canonical === 'dport' ? 'destination-port' : canonical;
+      if (this.name === 'udp') return param(`udp: option "--${long}" can only be used once.\n`);
+      if (family === 'tcp-flags') return param("Only one of `--syn' or `--tcp-flags'  allowed");
+      return param(`Only one \`--${long}' allowed`);
     }
     this.seen.add(family);
     switch (canonical) {
       case 'sport':
       case 'dport': {
-        const range = parsePortRange(args[0]!, this.name);
+        const range = this.name === 'udp' ? parsePortRangeX6(args[0]!) : parsePortRange(args[0]!, 'tcp');
         if (typeof range === 'string') return param(range);
+        if (this.name === 'tcp' && range[0] > range[1]) return param('invalid portrange (min > max)');
         const sel = { low: range[0], high: range[1], invert };
         if (canonical === 'sport') this.sport = sel;
         else this.dport = sel;
@@ -191,7 +196,7 @@ export class TcpUdpMatch implements XtMatch {
       }
       case 'tcp-option': {
         const value = parseDecimal(args[0]!, 255);
-        if (value === undefined || value === 0) return param(`Unknown TCP option \`${args[0]}'`);
+        if (value === undefined || value === 0) return param(`Bad TCP option "${args[0]}"`);
         this.option = value;
         this.optionInvert = invert;
         return undefined;

@@ -98,7 +98,10 @@ export function portName(port: number, proto: string | undefined, numeric: boole
   return table.byNumber.get(port) ?? String(port);
 }
 
-/** `A:B`, `A:`, `:B` or `A` (xtables parse_port_range); ports may be service names. */
+/**
+ * `A:B`, `A:`, `:B` or `A` (xtables parse_port_range); ports may be service names. The two ends come back as
+ * given: each caller decides what a reversed range means (tcp refuses it, udp keeps it, multiport swaps it).
+ */
 export function parsePortRange(text: string, proto: string | undefined): [number, number] | string {
   const colon = text.indexOf(':');
   if (colon < 0) {
@@ -111,7 +114,28 @@ export function parsePortRange(text: string, proto: string | undefined): [number
   if (low === undefined) return `invalid port/service \`${lowText}' specified`;
   const high = highText === '' ? 0xffff : parsePort(highText, proto);
   if (high === undefined) return `invalid port/service \`${highText}' specified`;
-  return low > high ? [high, low] : [low, high];
+  return [low, high];
+}
+
+/**
+ * xtopt_parse_mport with xtables_getportbyname, the option parser of x6 modules such as udp: a number is taken
+ * modulo 65536 (getaddrinfo keeps 16 bits), a name is looked up for any protocol, and a reversed range is kept.
+ */
+export function parsePortRangeX6(text: string): [number, number] | string {
+  const parts = text.split(':');
+  if (parts.length > 2) return `Too many ports specified: ${text}`;
+  const one = (word: string, missing: number): number | string => {
+    if (word === '') return missing;
+    if (/^[0-9]+$/.test(word)) return Number(word) % 0x1_0000;
+    const port = parsePort(word, undefined);
+    return port === undefined ? `Port "${word}" does not resolve to anything.\n` : port;
+  };
+  const low = one(parts[0]!, 0);
+  if (typeof low === 'string') return low;
+  if (parts.length === 1) return [low, low];
+  const high = one(parts[1]!, 0xffff);
+  if (typeof high === 'string') return high;
+  return [low, high];
 }
 
 // ---- ICMP types (libipt_icmp.c: icmp_codes) ----------------------------------------------------------

@@ -232,6 +232,7 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
   const loaded: (XtMatch | XtTarget)[] = [];
 
   const setExists = options.setExists;
+  let addressError: IptError | undefined;
   const ctx = (): ParseContext =>
     setExists === undefined ? { proto, protoInvert, table } : { proto, protoInvert, table, setExists };
 
@@ -385,7 +386,11 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
         if (typeof arg !== 'string') return arg;
         if (arg.includes(',')) return param('multiple addresses in one rule are not supported');
         const parsed = parseAddrMask(arg);
-        if (typeof parsed === 'string') return param(parsed);
+        // do_parse resolves addresses after the whole line is read: a word left over is reported first.
+        if (typeof parsed === 'string') {
+          addressError ??= param(parsed);
+          return undefined;
+        }
         const sel = { ...parsed, invert: isInvert };
         if (letter === 's') src = sel;
         else dst = sel;
@@ -543,6 +548,7 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
     if (!legal(option, command)) return param(`Illegal option \`${optionLabel(option)}' with this command`);
   }
   if (lineNumbers && command !== 'list') return param("Illegal option `--line-numbers' with this command");
+  if (addressError !== undefined) return addressError;
 
   let rule: RuleSpec | undefined;
   if (RULE_COMMANDS.includes(command)) {

@@ -60,7 +60,7 @@ export class LogTarget implements XtTarget {
     const text = args[0] ?? '';
     if (option === 'log-level') {
       const level = parseDecimal(text, 7) ?? LEVELS[text];
-      if (level === undefined) return param(`log-level \`${text}' unknown`);
+      if (level === undefined) return param(`log level "${text}" unknown\n`);
       this.level = level;
       return undefined;
     }

@@ -13,18 +13,20 @@ import {
   type Usage,
   type XtTarget,
 } from './extension.ts';
-import { parseDecimal } from './names.ts';
+import { parseDecimal, parsePort } from './names.ts';
 
 /** Protocols with ports NAT can change (tcp, udp, dccp, sctp, udplite, icmp has its id). */
 const PORT_PROTOS = [6, 17, 33, 132, 136];
 
 type Kind = 'DNAT' | 'SNAT' | 'MASQUERADE' | 'REDIRECT';
 
+/** libxt_NAT's parse_ports: `PORT[-PORT]`, each a number or a service name (xtables_getportbyname: any protocol). */
 function parsePorts(text: string): [number, number] | undefined {
   const dash = text.indexOf('-');
-  const low = parseDecimal(dash < 0 ? text : text.slice(0, dash), 0xffff);
-  const high = dash < 0 ? low : parseDecimal(text.slice(dash + 1), 0xffff);
-  if (low === undefined || high === undefined || low === 0 || high < low) return undefined;
+  const port = (word: string) => parseDecimal(word, 0xffff) ?? parsePort(word, undefined);
+  const low = port(dash < 0 ? text : text.slice(0, dash));
+  const high = dash < 0 ? low : port(text.slice(dash + 1));
+  if (low === undefined || high === undefined || high < low) return undefined;
   return [low, high];
 }
 
@@ -89,7 +91,7 @@ export class NatTarget implements XtTarget {
       const dash = addrText.indexOf('-');
       const low = parseIpv4(dash < 0 ? addrText : addrText.slice(0, dash));
       const high = dash < 0 ? low : parseIpv4(addrText.slice(dash + 1));
-      if (low === undefined || high === undefined) return param(`Bad IP address "${addrText}"\n`);
+      if (low === undefined || high === undefined) return param(`Bad IP address "${addrText}"`);
       this.addrLow = low >>> 0;
       this.addrHigh = high >>> 0;
     }

@@ -33,8 +33,9 @@ export class TraceTarget implements XtTarget {
     };
   }
 
+  /** iptables-nft writes TRACE natively (`meta nftrace set 1`), so the kernel's raw-only check never runs. */
   usage(): Usage | undefined {
-    return { tables: ['raw'] };
+    return undefined;
   }
 }
 
