@@ -246,8 +246,8 @@ export const TOUR_CASES: readonly TourCase[] = [
       {
         after: 'conntrack -L -p tcp --sport 40000',
         look: {
-          en: 'two pods, the same source port 40000, the same destination: the node gives one of them another port (the last field, dport= of the reply); the translation is of address and port, and ports are a limited resource.',
-          fr: "deux pods, le même port source 40000, la même destination : le noyau choisit un autre port source côté nœud pour l'un d'eux (dport= de la réponse) ; la traduction concerne adresse et port, et les ports de sortie sont une ressource limitée.",
+          en: "two pods, the same source port 40000, the same destination: on the reply side (dport=) each has its own port of 172.18.0.3. Flannel's MASQUERADE is --random-fully, so every port is drawn, not only on a collision; the translation is of address and port, and ports are a limited resource.",
+          fr: 'deux pods, le même port source 40000, la même destination : côté réponse (dport=), chacun a son propre port de 172.18.0.3. Le MASQUERADE de Flannel est --random-fully : chaque port est tiré, pas seulement en cas de collision ; la traduction concerne adresse et port, et les ports de sortie sont une ressource limitée.',
         },
       },
     ],
