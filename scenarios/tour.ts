@@ -4,7 +4,7 @@
 // French with the lesson's own words. The cases (their commands and checks) are lesson-cluster.ts's; the tour adds
 // only words. Not here: the routed CNI and nftables mode (`packetlab run lesson-case N kindnet nftables`).
 
-import { type Lang, Story, type StoryResult } from '../src/story/story.ts';
+import { type Lang, Story, type StoryCheck, type StoryResult } from '../src/story/story.ts';
 import { formation, type Shell, shell } from './formation-cluster.ts';
 import { type LessonCase, tellCase } from './lesson-cluster.ts';
 
@@ -343,6 +343,20 @@ function say(story: Story, sentence: Sentence): void {
   story.say(sentence.en, { fr: sentence.fr });
 }
 
+/** How a case's checks went, in a sentence (the checks themselves are listed at the end, in English). */
+function tally(story: Story, checks: readonly StoryCheck[]): void {
+  const failed = checks.filter((check) => !check.pass).length;
+  const n = checks.length;
+  if (failed === 0)
+    story.say(`${n} checks for this case: all pass.`, {
+      fr: `${n} vérifications pour ce cas : toutes passent.`,
+    });
+  else
+    story.say(`${n} checks for this case: ${failed} FAIL (see the end).`, {
+      fr: `${n} vérifications pour ce cas : ${failed} en échec (FAIL, voir la fin).`,
+    });
+}
+
 /** The shell, saying what to look at after the first command that matches each hint (background: once stopped). */
 function hinted(sh: Shell, story: Story, hints: readonly Hint[]): Shell {
   const pending = [...hints];
@@ -400,6 +414,7 @@ export function tourStory(options: TourOptions = {}): StoryResult {
   for (const tourCase of TOUR_CASES) {
     story.say(`──── ${tourCase.title.en} ────`, { fr: `──── ${tourCase.title.fr} ────` });
     say(story, tourCase.why);
+    const before = story.checksSoFar.length;
     tellCase(tourCase.which, {
       f,
       story,
@@ -408,6 +423,7 @@ export function tourStory(options: TourOptions = {}): StoryResult {
       kubeProxy: KUBE_PROXY,
     });
     say(story, tourCase.takeaway);
+    tally(story, story.checksSoFar.slice(before));
   }
   story.say(`──── ${RECAP[0]!.en} ────`, { fr: `──── ${RECAP[0]!.fr} ────` });
   for (const sentence of RECAP.slice(1)) say(story, sentence);

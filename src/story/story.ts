@@ -82,6 +82,11 @@ export class Story {
     return this;
   }
 
+  /** The checks declared so far, in order (a story may say how its points went before its end). */
+  get checksSoFar(): readonly StoryCheck[] {
+    return this.checks;
+  }
+
   /** The simulation given to attach(), if any. */
   get sim(): Simulation | undefined {
     return this.simulation;

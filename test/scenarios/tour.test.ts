@@ -39,6 +39,13 @@ describe('the guided tour (packetlab run tour)', () => {
     const ping = lines.indexOf('$ kubectl exec diag -- ping -c 1 10.244.2.7');
     expect(ping).toBeGreaterThan(case2);
     expect(ping).toBeLessThan(case3);
+    // After each case, how its checks went: together they are every check but the cluster's own.
+    const tallies = lines.flatMap((line) => {
+      const match = /^# (\d+) checks for this case: all pass\.$/.exec(line);
+      return match === null ? [] : [Number(match[1])];
+    });
+    expect(tallies).toHaveLength(6);
+    expect(tallies.reduce((a, b) => a + b, 0)).toBe(english.checks.length - 1);
     expect(lines).toContain('$ docker exec formation-worker ip -d link show flannel.1');
     expect(lines.some((line) => / eth0 +Out +IP 172\.18\.0\.3\.\d+ > 172\.18\.0\.4\.8472: /.test(line))).toBe(
       true,

@@ -64,5 +64,8 @@ describe('Story', () => {
     expect(transcript(tell('fr'))).toEqual(['# le pont', '# no translation yet', "journal d'accès :"]);
     expect(checkLines(tell('fr'))).toEqual(checkLines(tell('en')));
     expect(new Story('demo', 1).lang).toBe('en');
+    const story = new Story('demo', 1);
+    story.expectEqual('first', 1, 2);
+    expect(story.checksSoFar.map((check) => `${check.name} ${check.pass}`)).toEqual(['first false']);
   });
 });
