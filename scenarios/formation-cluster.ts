@@ -130,7 +130,9 @@ export function shell(c: Cluster, story: Story, outside: Namespace = c.outside):
     return result;
   };
   run.background = (line) => {
-    story.say(`in another terminal, until stopped: ${line}`);
+    story.say(`in another terminal, until stopped: ${line}`, {
+      fr: `dans un autre terminal, jusqu'à l'arrêt : ${line}`,
+    });
     const started = c.spawn(line);
     if (!('stop' in started)) {
       story.record('$', line, started);

@@ -2,7 +2,7 @@
 // line (src/cli) receives this table from bin/packetlab.mjs, so src/ never imports scenarios/.
 
 import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
-import type { StoryResult } from '../src/story/story.ts';
+import type { Lang, StoryResult } from '../src/story/story.ts';
 import {
   FORMATION_CNIS,
   FORMATION_PROXIES,
@@ -12,6 +12,7 @@ import {
 import { incidentClusterStory } from './incident-cluster.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
 import { LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
+import { tourStory } from './tour.ts';
 import { trafficStory } from './traffic.ts';
 import { runTwoNamespaces } from './two-namespaces.ts';
 
@@ -20,6 +21,8 @@ export interface ScenarioRun {
   readonly seed: string | undefined;
   /** Words after the scenario's name. */
   readonly args: readonly string[];
+  /** The narration's language (--lang); English when left out. Checks stay in English. */
+  readonly lang?: Lang;
 }
 
 export interface ScenarioEntry {
@@ -33,6 +36,15 @@ export interface ScenarioEntry {
 export const SCENARIOS: readonly ScenarioEntry[] = [
   {
     name: 'tour',
+    summary:
+      "the guided tour (npm start): the lesson's six cases in order on the kind cluster formation (--lang fr: in French)",
+    run: ({ seed, args, lang }) => {
+      if (args.length > 0) return { usage: 'usage: packetlab run tour [--lang en|fr]' };
+      return tourStory({ seed: seed ?? 'formation', lang: lang ?? 'en' });
+    },
+  },
+  {
+    name: 'veth',
     summary: 'two namespaces joined by a veth pair, a ping across, every frame decoded',
     run: ({ seed }) => runTwoNamespaces(seed ?? 'packetlab').story,
   },
@@ -56,7 +68,7 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
     name: 'lesson-case',
     summary:
       "the lesson's six cases on the kind cluster formation: lesson-case [1-6] [flannel-vxlan|kindnet] [iptables|nftables]",
-    run: ({ seed, args }) => {
+    run: ({ seed, args, lang }) => {
       const [which = '1', cni = 'kindnet', kubeProxy = 'iptables'] = args;
       const n = Number(which);
       if (
@@ -73,6 +85,7 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
         cni: cni as FormationCni,
         kubeProxy: kubeProxy as FormationProxy,
         seed: seed ?? 'formation',
+        lang: lang ?? 'en',
       });
     },
   },

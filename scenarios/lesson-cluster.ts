@@ -5,7 +5,7 @@
 // Cilium's eBPF paths and Hubble, a cloud load balancer (case 6 calls a NodePort from the Docker host).
 
 import { httpServer } from '../src/app/http/server.ts';
-import { Story, type StoryResult } from '../src/story/story.ts';
+import { type Lang, Story, type StoryResult } from '../src/story/story.ts';
 import {
   crictlId,
   type Formation,
@@ -24,6 +24,8 @@ export interface LessonCaseOptions {
   readonly cni?: FormationCni;
   readonly kubeProxy?: FormationProxy;
   readonly seed?: string | number;
+  /** The narration's language (checks stay in English). */
+  readonly lang?: Lang;
 }
 
 /** One case as a story on its own cluster. */
@@ -32,11 +34,17 @@ export function lessonCaseStory(which: LessonCase, options: LessonCaseOptions = 
   const kubeProxy = options.kubeProxy ?? 'iptables';
   const seed = options.seed ?? 'formation';
   const f = formation({ cni, kubeProxy, seed });
-  const story = new Story(`lesson-case ${which}`, seed);
+  const story = new Story(`lesson-case ${which}`, seed, { lang: options.lang ?? 'en' });
   story.attach(f.c.sim);
-  story.say(`kind cluster formation: ${cni}, kube-proxy in ${kubeProxy} mode`);
-  const sh = shell(f.c, story);
-  const ctx: CaseContext = { f, story, sh, cni, kubeProxy };
+  story.say(`kind cluster formation: ${cni}, kube-proxy in ${kubeProxy} mode`, {
+    fr: `cluster kind formation : ${cni}, kube-proxy en mode ${kubeProxy}`,
+  });
+  tellCase(which, { f, story, sh: shell(f.c, story), cni, kubeProxy });
+  return story.result();
+}
+
+/** Tells one case on a cluster already built and attached to the story (the tour tells all six on one cluster). */
+export function tellCase(which: LessonCase, ctx: CaseContext): void {
   switch (which) {
     case 1:
       samePod(ctx);
@@ -59,10 +67,9 @@ export function lessonCaseStory(which: LessonCase, options: LessonCaseOptions = 
     default:
       which satisfies never;
   }
-  return story.result();
 }
 
-interface CaseContext {
+export interface CaseContext {
   readonly f: Formation;
   readonly story: Story;
   readonly sh: Shell;
@@ -87,12 +94,17 @@ function sameAddresses(list: readonly Hop[], src: string, dst: string): boolean 
 // ---- Case 1: two pods on the same node -------------------------------------------------------------------------
 
 function samePod({ story, sh, cni }: CaseContext): void {
-  story.say('case 1: diag (10.244.1.5) calls 10.244.1.9, both on formation-worker');
+  story.say('case 1: diag (10.244.1.5) calls 10.244.1.9, both on formation-worker', {
+    fr: 'cas 1 : diag (10.244.1.5) appelle 10.244.1.9, tous deux sur formation-worker',
+  });
   const routes = sh('docker exec formation-worker ip route').stdout;
   sh('docker exec formation-worker ip -br link');
   if (cni === 'flannel-vxlan') {
     story.say(
       'a Linux bridge: every pod veth on the node is a port of cni0, the pods share one Ethernet segment',
+      {
+        fr: "un pont Linux : l'extrémité côté nœud de chaque paire veth est branchée sur le pont cni0, les pods du nœud sont sur un même segment Ethernet",
+      },
     );
     story.expectThat(
       'the node reaches its pods through cni0',
@@ -101,7 +113,9 @@ function samePod({ story, sh, cni }: CaseContext): void {
       routes.includes('10.244.1.0/24 dev cni0 proto kernel scope link src 10.244.1.1'),
     );
   } else {
-    story.say('no bridge: the node routes each pod address to its veth (kindnet, ptp)');
+    story.say('no bridge: the node routes each pod address to its veth (kindnet, ptp)', {
+      fr: 'pas de pont : le nœud route par adresse IP, vers la veth de chaque pod (kindnet, ptp)',
+    });
     const perPod = routes
       .split('\n')
       .filter((line) => /^10\.244\.1\.(5|9) dev veth[0-9a-f]{8} scope host/.test(line));
@@ -139,7 +153,9 @@ function samePod({ story, sh, cni }: CaseContext): void {
 // ---- Case 2: two pods on different nodes -----------------------------------------------------------------------
 
 function otherNode({ story, sh, cni }: CaseContext): void {
-  story.say('case 2: diag (10.244.1.5 on formation-worker) calls 10.244.2.7 on formation-worker2');
+  story.say('case 2: diag (10.244.1.5 on formation-worker) calls 10.244.2.7 on formation-worker2', {
+    fr: 'cas 2 : diag (10.244.1.5 sur formation-worker) appelle 10.244.2.7 sur formation-worker2',
+  });
   const pods = sh('kubectl get pods -o wide').stdout;
   story.expectThat(
     'kubectl places 10.244.2.7 on formation-worker2',
@@ -272,7 +288,9 @@ function towardW2(cni: FormationCni): string {
 
 function toService(ctx: CaseContext): void {
   const { story, sh, cni } = ctx;
-  story.say('case 3: diag calls signalements:80, the virtual address 10.96.40.12 that no interface holds');
+  story.say('case 3: diag calls signalements:80, the virtual address 10.96.40.12 that no interface holds', {
+    fr: "cas 3 : diag appelle signalements:80, l'adresse virtuelle 10.96.40.12, qui n'existe sur aucune interface",
+  });
   const call = callService(ctx, true);
   story.expectThat(
     "the lesson's own filter (tcp port 8000) sees the packets after the DNAT only, never the Service address",
@@ -286,7 +304,9 @@ function toService(ctx: CaseContext): void {
           addressOf(hop.dst) !== '10.96.40.12',
       ),
   );
-  story.say("widened to 'host 10.244.1.5 and tcp', the capture shows the veth hop too:");
+  story.say("widened to 'host 10.244.1.5 and tcp', the capture shows the veth hop too:", {
+    fr: "élargie à 'host 10.244.1.5 and tcp', la capture montre aussi le passage sur la veth :",
+  });
   const syns = call.seen.filter(isSyn);
   const first = syns[0];
   story.expectThat(
@@ -312,7 +332,9 @@ function toService(ctx: CaseContext): void {
       `src=10.244.1.5 dst=10.96.40.12 sport=${call.port} dport=80 src=10.244.2.7 dst=10.244.1.5 sport=8000`,
     ),
   );
-  story.say('kube-proxy wrote the rule that did it:');
+  story.say('kube-proxy wrote the rule that did it:', {
+    fr: 'la règle qui a fait le DNAT, écrite par kube-proxy :',
+  });
   if (ctx.kubeProxy === 'iptables') {
     const nat = sh('docker exec formation-worker iptables -t nat -S KUBE-SERVICES').stdout;
     story.expectThat(
@@ -334,7 +356,9 @@ function toService(ctx: CaseContext): void {
 
 function theWayBack(ctx: CaseContext): void {
   const { story, sh, cni, f } = ctx;
-  story.say('case 4: the answer from 10.244.2.7:8000 must look, to diag, as if it came from 10.96.40.12:80');
+  story.say('case 4: the answer from 10.244.2.7:8000 must look, to diag, as if it came from 10.96.40.12:80', {
+    fr: 'cas 4 : pour diag, la réponse de 10.244.2.7:8000 doit paraître venir de 10.96.40.12:80',
+  });
   const call = callService(ctx);
   const synAcks = call.seen.filter(isSynAck);
   const atWire = synAcks.find((hop) => hop.device === towardW2(cni));
@@ -358,7 +382,9 @@ function theWayBack(ctx: CaseContext): void {
     [...new Set(replies.map((hop) => hop.src))].join(', '),
     replies.length > 0 && replies.every((hop) => hop.src === '10.96.40.12.80'),
   );
-  story.say('hairpin: signalements-7d9f-b calls the Service it backs, and the rule may pick itself');
+  story.say('hairpin: signalements-7d9f-b calls the Service it backs, and the rule may pick itself', {
+    fr: "le retour en épingle à cheveux (hairpin) : signalements-7d9f-b appelle le Service dont il est lui-même un point d'accès, et la règle peut tirer son propre pod",
+  });
   const bodies: string[] = [];
   for (let attempt = 0; attempt < 8; attempt++) {
     const body = sh('kubectl exec signalements-7d9f-b -- curl -s http://10.96.40.12/sante').stdout.trim();
@@ -366,7 +392,10 @@ function theWayBack(ctx: CaseContext): void {
     if (body === 'ok signalements-7d9f-b') break;
   }
   const log = f.accessLogs.get('signalements-7d9f-b') ?? [];
-  story.show(`signalements-7d9f-b's access log:\n${log.join('\n')}`);
+  const logTitle = story.tell("signalements-7d9f-b's access log:", {
+    fr: "le journal d'accès de signalements-7d9f-b :",
+  });
+  story.show(`${logTitle}\n${log.join('\n')}`);
   const last = log.at(-1) ?? '';
   // MASQUERADE takes the outgoing device's address: cni0's 10.244.1.1 with flannel, the veth's 10.244.1.1/32 with kindnet.
   const nodeSide = '10.244.1.1';
@@ -381,7 +410,9 @@ function theWayBack(ctx: CaseContext): void {
 // ---- Case 5: a pod calls the Internet ----------------------------------------------------------------------------
 
 function toInternet({ story, sh, f }: CaseContext): void {
-  story.say('case 5: diag calls a server on the Internet (203.0.113.10), through the Docker host');
+  story.say('case 5: diag calls a server on the Internet (203.0.113.10), through the Docker host', {
+    fr: "cas 5 : diag appelle un serveur sur Internet (203.0.113.10), à travers l'hôte Docker",
+  });
   const log: string[] = [];
   const server = httpServer(f.c.internet, {
     port: 80,
@@ -415,14 +446,19 @@ function toInternet({ story, sh, f }: CaseContext): void {
     entry,
     /src=10\.244\.1\.5 dst=203\.0\.113\.10 .* src=203\.0\.113\.10 dst=172\.18\.0\.3 /.test(entry),
   );
-  story.show(`the Internet server's access log:\n${log.join('\n')}`);
+  const logTitle = story.tell("the Internet server's access log:", {
+    fr: "le journal d'accès du serveur Internet :",
+  });
+  story.show(`${logTitle}\n${log.join('\n')}`);
   story.expectThat(
     'the server never sees a pod address (here the Docker host masquerades once more)',
     'not 10.244.x.x',
     log.join('\n'),
     log.length === 1 && !log[0]!.startsWith('10.244.'),
   );
-  story.say('two pods of formation-worker leave from the same source port: the node must tell them apart');
+  story.say('two pods of formation-worker leave from the same source port: the node must tell them apart', {
+    fr: 'deux pods de formation-worker sortent avec le même port source : le nœud doit les distinguer',
+  });
   const request = 'GET / HTTP/1.0\r\n\r\n';
   const answers = ['diag', 'signalements-7d9f-b'].map(
     (pod) => sh(`kubectl exec -i ${pod} -- nc -N -p 40000 203.0.113.10 80`, request).stdout,
@@ -453,6 +489,9 @@ function toInternet({ story, sh, f }: CaseContext): void {
 function fromOutside({ story, sh, f, cni }: CaseContext): void {
   story.say(
     'case 6: a client outside the cluster (the Docker host, 172.18.0.1) calls NodePort 30080 on formation-worker',
+    {
+      fr: "cas 6 : un client hors du cluster (l'hôte Docker, 172.18.0.1) appelle le NodePort 30080 de formation-worker",
+    },
   );
   sh('kubectl get svc signalements');
   const ps = sh('docker exec formation-worker2 crictl ps --name signalements').stdout;
@@ -502,6 +541,9 @@ function fromOutside({ story, sh, f, cni }: CaseContext): void {
   );
   story.say(
     'externalTrafficPolicy: Local (as `kubectl patch svc signalements -p \'{"spec":{"externalTrafficPolicy":"Local"}}\'` sets it)',
+    {
+      fr: 'externalTrafficPolicy: Local (comme le pose `kubectl patch svc signalements -p \'{"spec":{"externalTrafficPolicy":"Local"}}\'`)',
+    },
   );
   const svc = f.c.store.get('Service', 'default', 'signalements');
   if (svc === undefined) throw new Error('no Service signalements');
@@ -519,7 +561,10 @@ function fromOutside({ story, sh, f, cni }: CaseContext): void {
   const before = f.accessLogs.get('signalements-7d9f-a')?.length ?? 0;
   const local = sh.host('curl -s http://172.18.0.4:30080/sante').stdout.trim();
   const log = f.accessLogs.get('signalements-7d9f-a') ?? [];
-  story.show(`signalements-7d9f-a's access log:\n${log.join('\n')}`);
+  const logTitle = story.tell("signalements-7d9f-a's access log:", {
+    fr: "le journal d'accès de signalements-7d9f-a :",
+  });
+  story.show(`${logTitle}\n${log.join('\n')}`);
   story.expectThat(
     'on formation-worker2, which runs a pod, the pod now sees the client itself (172.18.0.1)',
     'ok signalements-7d9f-a, logged from 172.18.0.1',

@@ -1,4 +1,4 @@
-// The first tour: two namespaces joined by a veth pair, a ping across, and every frame on the wire decoded.
+// The scenario veth: two namespaces joined by a veth pair, a ping across, and every frame on the wire decoded.
 
 import { formatLayers } from '../src/capture/layers.ts';
 import { Simulation } from '../src/netns/simulation.ts';
@@ -14,7 +14,7 @@ export interface TourOutput {
 /** Builds the topology, runs `ping -c 2` from a to b, and returns what was printed and captured. */
 export function runTwoNamespaces(seed: string | number = 'packetlab'): TourOutput {
   const sim = new Simulation({ seed });
-  const story = new Story('tour', seed);
+  const story = new Story('veth', seed);
   story.attach(sim);
   const frames: TourOutput['frames'] = [];
   const a = sim.addNamespace('a');

@@ -1,4 +1,4 @@
-// The packetlab command line: `list`, `run NAME [--seed S] [--json] [--pcap FILE] [--trace] [--mermaid]
+// The packetlab command line: `list`, `run NAME [--seed S] [--lang en|fr] [--json] [--pcap FILE] [--trace] [--mermaid]
 // [--metrics FILE] [--debug]`, and `NAME` alone as a shorthand for `run`; the only place allowed Node built-ins
 // (it writes the files the story layer hands back as bytes). The scenario table comes from bin/packetlab.mjs
 // (scenarios/index.ts), so src/ never imports scenarios/. Colour and a progress line only on a TTY, never with
@@ -6,7 +6,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { type RecordOptions, recordStories, type StoryRecording } from '../story/recorder.ts';
-import { checkLines, type StoryResult, transcript } from '../story/story.ts';
+import { checkLines, LANGS, type Lang, type StoryResult, transcript } from '../story/story.ts';
 
 /** A scenario the command can run (scenarios/index.ts's entries have this shape). */
 export interface CommandScenario {
@@ -15,11 +15,12 @@ export interface CommandScenario {
   run(options: {
     readonly seed: string | undefined;
     readonly args: readonly string[];
+    readonly lang: Lang;
   }): StoryResult | { readonly usage: string };
 }
 
 const USAGE =
-  'usage: packetlab list | run NAME [ARGS...] [--seed S] [--json] [--pcap FILE] [--trace] [--mermaid] [--metrics FILE] [--debug] | NAME | help';
+  'usage: packetlab list | run NAME [ARGS...] [--seed S] [--lang en|fr] [--json] [--pcap FILE] [--trace] [--mermaid] [--metrics FILE] [--debug] | NAME | help';
 
 function help(scenarios: readonly CommandScenario[]): string {
   return [
@@ -28,6 +29,7 @@ function help(scenarios: readonly CommandScenario[]): string {
     '  list          the scenarios, one a line',
     '  run NAME      tell the scenario, run its commands, print its checks; exit 0 only when all pass',
     '    --seed S    replay with another seed (same seed, same bytes)',
+    '    --lang L    narrate in English (en, the default) or French (fr); checks stay in English',
     '    --json      one JSON object: {"scenario", "seed", "ok", "steps", "checks"}',
     '    --pcap FILE one capture (Linux cooked v2, as tcpdump -i any) of every interface of every namespace',
     '    --trace     add the path trace and nft monitor trace lines to the transcript',
@@ -48,6 +50,7 @@ interface RunRequest {
   readonly name: string;
   readonly args: readonly string[];
   readonly seed: string | undefined;
+  readonly lang: Lang;
   readonly json: boolean;
   readonly pcap: string | undefined;
   readonly trace: boolean;
@@ -57,7 +60,7 @@ interface RunRequest {
 }
 
 /** Options that take a value, as `--opt VALUE` or `--opt=VALUE`. */
-const VALUED = ['--seed', '--pcap', '--metrics'] as const;
+const VALUED = ['--seed', '--pcap', '--metrics', '--lang'] as const;
 
 /** Parses `NAME [ARGS...] [options]`, or returns the one-line error. */
 function parseRun(words: readonly string[]): RunRequest | { readonly error: string } {
@@ -80,12 +83,16 @@ function parseRun(words: readonly string[]): RunRequest | { readonly error: stri
   const [name, ...args] = positional;
   if (name === undefined)
     return { error: 'packetlab: run needs a scenario name (packetlab list shows them)' };
+  const lang = values.get('--lang') ?? 'en';
+  if (!LANGS.includes(lang as Lang))
+    return { error: `packetlab: option '--lang' takes ${LANGS.join(' or ')}, not '${lang}'` };
   if (flags.has('--json') && flags.has('--mermaid'))
     return { error: "packetlab: options '--json' and '--mermaid' cannot be combined" };
   return {
     name,
     args,
     seed: values.get('--seed'),
+    lang: lang as Lang,
     json: flags.has('--json'),
     pcap: values.get('--pcap'),
     trace: flags.has('--trace'),
@@ -135,7 +142,9 @@ function runScenario(request: RunRequest, scenarios: readonly CommandScenario[])
     readonly recordings: StoryRecording[];
   };
   try {
-    run = recordStories(options, () => entry.run({ seed: request.seed, args: request.args }));
+    run = recordStories(options, () =>
+      entry.run({ seed: request.seed, args: request.args, lang: request.lang }),
+    );
   } catch (error) {
     if (progress) process.stderr.write('\r\x1b[K');
     if (request.debug) process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);

@@ -3,4 +3,15 @@
 export { frameLabel, MermaidRecorder } from './mermaid.ts';
 export { MetricsSampler } from './metrics.ts';
 export { type RecordOptions, recordStories, type StoryRecording } from './recorder.ts';
-export { checkLines, Story, type StoryCheck, type StoryResult, type StoryStep, transcript } from './story.ts';
+export {
+  checkLines,
+  LANGS,
+  type Lang,
+  Story,
+  type StoryCheck,
+  type StoryOptions,
+  type StoryResult,
+  type StoryStep,
+  type Translations,
+  transcript,
+} from './story.ts';

@@ -1,11 +1,27 @@
 // A scenario's story as it runs: what it says, each command with where it ran and what it printed, and the checks
 // that prove its point (name, expected, actual, pass). The `packetlab run` command prints it as a transcript or as
 // one JSON object; tests assert its checks. It records; it runs nothing by itself beyond the commands it is given.
+// Narration is told in the story's language (English, or French with `--lang fr`): `say(en, { fr })`; checks stay in
+// English in every language, so a run's checks compare across languages.
 
 import type { Namespace } from '../netns/namespace.ts';
 import type { Simulation } from '../netns/simulation.ts';
 import { type CommandResult, exec } from '../tools/exec.ts';
 import { type Recorder, type StoryRecording, startRecorder } from './recorder.ts';
+
+/** The languages a story can be told in; every sentence has its English, the others fall back to it. */
+export const LANGS = ['en', 'fr'] as const;
+export type Lang = (typeof LANGS)[number];
+
+/** A sentence in the languages other than English; one left out is told in English. */
+export interface Translations {
+  readonly fr?: string;
+}
+
+export interface StoryOptions {
+  /** The language of the narration (say, tell); English when left out. */
+  readonly lang?: Lang;
+}
 
 export type StoryStep =
   /** Narration: what happens to the packet, in the story's words. */
@@ -42,11 +58,16 @@ export class Story {
   private readonly checks: StoryCheck[] = [];
   private simulation: Simulation | undefined;
   private recorder: Recorder | undefined;
+  /** The language narration is told in. */
+  readonly lang: Lang;
 
   constructor(
     readonly scenario: string,
     readonly seed: string | number,
-  ) {}
+    options: StoryOptions = {},
+  ) {
+    this.lang = options.lang ?? 'en';
+  }
 
   /**
    * Tells the story which simulation it narrates: from here to result(), the recorders `packetlab run` asked for
@@ -61,14 +82,25 @@ export class Story {
     return this;
   }
 
+  /** The checks declared so far, in order (a story may say how its points went before its end). */
+  get checksSoFar(): readonly StoryCheck[] {
+    return this.checks;
+  }
+
   /** The simulation given to attach(), if any. */
   get sim(): Simulation | undefined {
     return this.simulation;
   }
 
-  say(text: string): void {
+  /** Narration, in the story's language: `say('the bridge', { fr: 'le pont' })`. */
+  say(text: string, translations: Translations = {}): void {
     this.flushTrace();
-    this.steps.push({ kind: 'say', text });
+    this.steps.push({ kind: 'say', text: this.tell(text, translations) });
+  }
+
+  /** A sentence in the story's language (its translation, else the English), to compose into a step. */
+  tell(text: string, translations: Translations = {}): string {
+    return this.lang === 'en' ? text : (translations[this.lang] ?? text);
   }
 
   /** Shows text as it is, one step per call. */

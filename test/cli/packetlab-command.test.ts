@@ -24,11 +24,11 @@ describe('the packetlab command', () => {
         .trimEnd()
         .split('\n')
         .map((line) => line.split(/ +/)[0]),
-    ).toEqual(['tour', 'lesson', 'lesson-case', 'incident', 'traffic']);
+    ).toEqual(['tour', 'veth', 'lesson', 'lesson-case', 'incident', 'traffic']);
   });
 
   it('runs a scenario, prints its transcript then one line per check, exit 0 when all pass', () => {
-    const { stdout, status } = packetlab('run', 'tour');
+    const { stdout, status } = packetlab('run', 'veth');
     expect(status).toBe(0);
     const lines = stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('$ ip netns exec a ping -c 2 10.0.0.2');
@@ -53,22 +53,30 @@ describe('the packetlab command', () => {
     expect(other.stdout).not.toBe(first.stdout);
   });
 
-  it.each(['tour', 'traffic'])('prints %s as JSON that its schema accepts', (name) => {
+  it.each(['veth', 'traffic'])('prints %s as JSON that its schema accepts', (name) => {
     const run = packetlab('run', name, '--json');
     expect(run.stdout.trimEnd().split('\n')).toHaveLength(1);
     expect(validateStory(JSON.parse(run.stdout)), JSON.stringify(validateStory.errors)).toBe(true);
   });
 
-  it('runs the tour by default, as npm start does', () => {
+  it('runs the tour by default, as npm start does, in French with --lang fr', () => {
     const { stdout, status } = packetlab();
     expect(status).toBe(0);
-    expect(stdout).toContain('2 packets transmitted, 2 received');
+    expect(stdout).toContain('# ──── Case 1: two pods on the same node ────\n');
+    const french = packetlab('tour', '--lang', 'fr');
+    expect(french.status).toBe(0);
+    expect(french.stdout).toContain('# ──── Cas 1 : deux pods sur le même nœud ────\n');
+    // Checks stay in English: the same PASS lines in both languages.
+    const passes = (out: string) => out.split('\n').filter((line) => line.startsWith('PASS '));
+    expect(passes(french.stdout)).toEqual(passes(stdout));
   });
 
   it.each([
     [['run', 'nope'], "packetlab: unknown scenario 'nope' (packetlab list shows them)"],
-    [['run', 'tour', '--bad'], "packetlab: unknown option '--bad'"],
-    [['run', 'tour', '--seed'], "packetlab: option '--seed' needs a value"],
+    [['run', 'veth', '--bad'], "packetlab: unknown option '--bad'"],
+    [['run', 'veth', '--seed'], "packetlab: option '--seed' needs a value"],
+    [['run', 'tour', '--lang', 'de'], "packetlab: option '--lang' takes en or fr, not 'de'"],
+    [['run', 'tour', 'kindnet'], 'usage: packetlab run tour [--lang en|fr]'],
     [['run'], 'packetlab: run needs a scenario name (packetlab list shows them)'],
     [['lesson', 'bridge', 'satellite'], 'usage: packetlab run lesson [bridge|routed] [vxlan|direct]'],
   ])('refuses %j with one line and exit 2', (args, line) => {

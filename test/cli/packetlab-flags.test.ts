@@ -154,7 +154,7 @@ describe('packetlab run with recording flags', () => {
   );
 
   it('prints a Mermaid sequenceDiagram instead of the transcript with --mermaid', () => {
-    const first = packetlab('run', 'tour', '--mermaid');
+    const first = packetlab('run', 'veth', '--mermaid');
     expect(first.status).toBe(0);
     const lines = first.stdout.trimEnd().split('\n');
     expect(lines.slice(0, 3)).toEqual([
@@ -163,14 +163,14 @@ describe('packetlab run with recording flags', () => {
       '    participant n2 as b',
     ]);
     expect(lines.filter((line) => /^ {4}n\d+->>n\d+: /.test(line))).toHaveLength(6);
-    expect(packetlab('run', 'tour', '--mermaid').stdout).toBe(first.stdout);
+    expect(packetlab('run', 'veth', '--mermaid').stdout).toBe(first.stdout);
   });
 
   it.each([
-    [['run', 'tour', '--pcap'], "packetlab: option '--pcap' needs a value"],
-    [['run', 'tour', '--metrics='], "packetlab: option '--metrics' needs a value"],
+    [['run', 'veth', '--pcap'], "packetlab: option '--pcap' needs a value"],
+    [['run', 'veth', '--metrics='], "packetlab: option '--metrics' needs a value"],
     [
-      ['run', 'tour', '--json', '--mermaid'],
+      ['run', 'veth', '--json', '--mermaid'],
       "packetlab: options '--json' and '--mermaid' cannot be combined",
     ],
   ])('refuses %j with one line and exit 2', (args, line) => {

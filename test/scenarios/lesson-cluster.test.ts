@@ -48,4 +48,18 @@ describe('the lesson on the cluster formation', () => {
     expect(entry.run({ seed: undefined, args: ['7'] })).toHaveProperty('usage');
     expect(entry.run({ seed: undefined, args: ['1', 'cilium'] })).toHaveProperty('usage');
   });
+
+  it('tells a case in French with --lang fr, every sentence translated, the same checks', () => {
+    const entry = SCENARIOS.find((scenario) => scenario.name === 'lesson-case')!;
+    const en = entry.run({ seed: undefined, args: ['1', 'kindnet'] });
+    const fr = entry.run({ seed: undefined, args: ['1', 'kindnet'], lang: 'fr' });
+    if ('usage' in en || 'usage' in fr) throw new Error('usage');
+    const says = (result: typeof en) =>
+      result.steps.flatMap((step) => (step.kind === 'say' ? [step.text] : []));
+    expect(says(fr)).toContain(
+      'pas de pont : le nœud route par adresse IP, vers la veth de chaque pod (kindnet, ptp)',
+    );
+    expect(says(fr).filter((text, index) => text === says(en)[index])).toEqual([]);
+    expect(fr.checks).toEqual(en.checks);
+  });
 });

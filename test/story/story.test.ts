@@ -50,4 +50,22 @@ describe('Story', () => {
       exitCode: 1,
     });
   });
+
+  it('tells narration in its language, English where a sentence has no translation, checks always in English', () => {
+    const tell = (lang: 'en' | 'fr') => {
+      const story = new Story('demo', 1, { lang });
+      story.say('the bridge', { fr: 'le pont' });
+      story.say('no translation yet');
+      story.show(story.tell('access log:', { fr: "journal d'accès :" }));
+      story.expectEqual('one check', 1, 1);
+      return story.result();
+    };
+    expect(transcript(tell('en'))).toEqual(['# the bridge', '# no translation yet', 'access log:']);
+    expect(transcript(tell('fr'))).toEqual(['# le pont', '# no translation yet', "journal d'accès :"]);
+    expect(checkLines(tell('fr'))).toEqual(checkLines(tell('en')));
+    expect(new Story('demo', 1).lang).toBe('en');
+    const story = new Story('demo', 1);
+    story.expectEqual('first', 1, 2);
+    expect(story.checksSoFar.map((check) => `${check.name} ${check.pass}`)).toEqual(['first false']);
+  });
 });
