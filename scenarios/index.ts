@@ -3,6 +3,7 @@
 
 import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { StoryResult } from '../src/story/story.ts';
+import { EXERCISES, type Exercise, exerciseStory } from './exercises.ts';
 import {
   FORMATION_CNIS,
   FORMATION_PROXIES,
@@ -12,6 +13,7 @@ import {
 import { incidentClusterStory } from './incident-cluster.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
 import { LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
+import { SECURITY_POINTS, type SecurityPoint, securityStory } from './security.ts';
 import { trafficStory } from './traffic.ts';
 import { runTwoNamespaces } from './two-namespaces.ts';
 
@@ -100,5 +102,25 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
     name: 'traffic',
     summary: 'an HTTP server, curl over a 10 ms link, and a connection storm that runs out of ports',
     run: ({ seed }) => trafficStory(seed ?? 'traffic'),
+  },
+  {
+    name: 'exercise',
+    summary: "the lesson's four exercises, each answered by running it: exercise [1-4]",
+    run: ({ seed, args }) => {
+      const n = Number(args[0] ?? '1');
+      if (args.length > 1 || !EXERCISES.includes(n as Exercise))
+        return { usage: 'usage: packetlab run exercise [1-4]' };
+      return exerciseStory(n as Exercise, seed ?? 'exercises');
+    },
+  },
+  {
+    name: 'security',
+    summary: "the lesson's security points shown on the cluster: security [1-4]",
+    run: ({ seed, args }) => {
+      const n = Number(args[0] ?? '1');
+      if (args.length > 1 || !SECURITY_POINTS.includes(n as SecurityPoint))
+        return { usage: 'usage: packetlab run security [1-4]' };
+      return securityStory(n as SecurityPoint, seed ?? 'security');
+    },
   },
 ];
