@@ -3,7 +3,12 @@
 // /rapport, a PROXY v2 listener, a per-client quota), each keeping its access log. The cluster is built with
 // `formation({ pods: ['diag'] })` (or none) first; these pods replace formation's default image for signalements.
 
-import { type HttpRoute, type HttpServer, type HttpServerOptions, httpServer } from '../src/app/http/server.ts';
+import {
+  type HttpRoute,
+  type HttpServer,
+  type HttpServerOptions,
+  httpServer,
+} from '../src/app/http/server.ts';
 import { type Formation, LESSON_PODS, SIGNALEMENTS, SIGNALEMENTS_IMAGE } from './formation-cluster.ts';
 
 export type SignalementsPod = Exclude<(typeof LESSON_PODS)[number]['name'], 'diag'>;
