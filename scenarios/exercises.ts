@@ -5,10 +5,20 @@
 // tunnel MTU black hole; 4, the checks, in order, when Local sends one request in three to a node without a pod.
 // Not here: Cilium, a cloud provider's own console (the load balancer's settings are shown as packetlab holds them).
 
+import type { HttpRequestInfo } from '../src/app/http/server.ts';
 import { Story, type StoryResult } from '../src/story/story.ts';
 import { exec } from '../src/tools/exec.ts';
-import { formation, shell } from './formation-cluster.ts';
-import { startSignalements } from './signalements-pods.ts';
+import { formatIpv4 } from '../src/wire/address.ts';
+import { type Formation, formation, shell } from './formation-cluster.ts';
+import {
+  behindLoadBalancer,
+  fromInternet,
+  LB_ADDRESS,
+  patchSignalements,
+  settle,
+  statusLine,
+} from './load-balanced.ts';
+import { reconfigure, startSignalements } from './signalements-pods.ts';
 import { addressOf, type Hop, hops, portOf } from './tcpdump-lines.ts';
 
 export const EXERCISES = [1, 2, 3, 4] as const;
@@ -253,11 +263,196 @@ function innerRest(hop: Hop): string {
   return hop.innerRest ?? '';
 }
 
-// ---- Exercises 2 to 4 --------------------------------------------------------------------------------------------
+// ---- Exercise 2: the source lost ------------------------------------------------------------------------------
+
+/** The API's rule: this many calls per client address per minute; beyond, 429. */
+const QUOTA = 4;
+/** Three Internet clients, three calls each: each under the quota, together over it for any address they share. */
+const CLIENTS = ['203.0.113.10', '203.0.113.11', '203.0.113.12'] as const;
+const CALLS_EACH = 3;
+
+/** signalements' rate limiter, keyed on the client the server sees (its access log's first field). */
+function rateLimiter(now: () => number) {
+  const calls = new Map<string, number[]>();
+  const respond = (request: HttpRequestInfo) => {
+    const recent = (calls.get(request.client) ?? []).filter((at) => now() - at < 60e9);
+    recent.push(now());
+    calls.set(request.client, recent);
+    if (recent.length > QUOTA)
+      return { status: 429, body: `quota exceeded for ${request.client}\n`, headers: {} };
+    return {
+      status: 200,
+      body: `${recent.length}/${QUOTA} this minute for ${request.client}\n`,
+      headers: {},
+    };
+  };
+  return { routes: { '/api/signalements': { respond } } };
+}
+
+/** Every client calls CALLS_EACH times, in turns; the status lines by client. */
+function callsFromClients(f: Formation, story: Story): Map<string, string[]> {
+  const answers = new Map<string, string[]>(CLIENTS.map((client) => [client, []]));
+  for (let round = 0; round < CALLS_EACH; round++)
+    for (const client of CLIENTS)
+      answers.get(client)!.push(statusLine(fromInternet(f, story, client, '/api/signalements').stdout));
+  return answers;
+}
+
+function summary(answers: Map<string, string[]>): string {
+  return [...answers]
+    .map(([client, lines]) => `${client}: ${lines.map((l) => l.split(' ')[1]).join(' ')}`)
+    .join('; ');
+}
+
+/** The distinct first fields (clients) of access-log lines. */
+function loggedClients(lines: readonly string[]): string[] {
+  return [...new Set(lines.map((line) => line.split(' ')[0] ?? ''))];
+}
+
+/** An address of a node: on the node network, or a node's own end of the pod network (10.244.N.0 or .1). */
+function isNodeAddress(addr: string): boolean {
+  return /^172\.18\.0\.\d+$/.test(addr) || /^10\.244\.\d+\.[01]$/.test(addr);
+}
 
 function sourceLost(story: Story, seed: string | number): void {
-  story.say(`exercise 2 (seed ${seed})`);
+  story.say(
+    `exercise 2: the signalements API allows ${QUOTA} calls per client address per minute, but every outside call seems to come from a node; the Service is a LoadBalancer with externalTrafficPolicy Cluster`,
+  );
+  const f = formation({ cni: 'kindnet', kubeProxy: 'iptables', seed, pods: ['diag'] });
+  story.attach(f.c.sim);
+  const limiter = rateLimiter(() => f.c.sim.now);
+  startSignalements(f, ['signalements-7d9f-a'], { routes: limiter.routes });
+  const lb = behindLoadBalancer(f, { mode: 'passthrough' }, 'Cluster');
+  const sh = shell(f.c, story);
+  story.say(
+    `signalements runs one replica, on formation-worker2; a passthrough load balancer (${LB_ADDRESS}) DNATs to the NodePort of both workers, keeping the client's address`,
+  );
+  sh('kubectl get svc signalements');
+  const log = () => f.accessLogs.get('signalements-7d9f-a') ?? [];
+  story.say(
+    `three outside clients (${CLIENTS.join(', ')}) call ${CALLS_EACH} times each, under their quota of ${QUOTA}`,
+  );
+  const cluster = callsFromClients(f, story);
+  story.show(`signalements-7d9f-a's access log:\n${log().join('\n')}`);
+  const seen = loggedClients(log());
+  story.expectThat(
+    'the pod logs node addresses only, never a client: externalTrafficPolicy Cluster SNATs on the node',
+    'every logged client a node address, none 203.0.113.x',
+    seen.join(', '),
+    seen.length > 0 && seen.every(isNodeAddress),
+  );
+  story.expectThat(
+    `so ${CLIENTS.length} clients are counted as at most 2 (one per node), and the quota runs out for all of them`,
+    'some calls answered 429 Too Many Requests',
+    summary(cluster),
+    seen.length <= 2 && [...cluster.values()].flat().some((line) => line.includes(' 429 ')),
+  );
+  const nodePorts = sh('docker exec formation-worker iptables -t nat -S KUBE-NODEPORTS').stdout;
+  const ext = /-j (KUBE-EXT-\w+)/.exec(nodePorts)?.[1] ?? 'KUBE-EXT-missing';
+  const extRules = sh(`docker exec formation-worker iptables -t nat -S ${ext}`).stdout;
+  story.expectThat(
+    `the rule that does it: ${ext} marks every NodePort packet for masquerade`,
+    '-A KUBE-EXT-... "masquerade traffic for default/signalements:http external destinations" -j KUBE-MARK-MASQ',
+    extRules.split('\n').find((line) => line.includes('KUBE-MARK-MASQ')) ?? '',
+    /masquerade traffic for default\/signalements:http external destinations" -j KUBE-MARK-MASQ/.test(
+      extRules,
+    ),
+  );
+
+  story.say(
+    'solution 1: externalTrafficPolicy: Local (kubectl patch svc signalements -p \'{"spec":{"externalTrafficPolicy":"Local"}}\')',
+  );
+  const local = patchSignalements(f, { externalTrafficPolicy: 'Local' });
+  settle(f);
+  f.c.sim.run(60e9); // a new minute for the quota
+  const before = log().length;
+  const kept = callsFromClients(f, story);
+  const keptLog = log().slice(before);
+  story.show(`signalements-7d9f-a's access log since:\n${keptLog.join('\n')}`);
+  story.expectEqual(
+    'evidence: the pod logs each client by its own address, and nobody is over quota',
+    `${CLIENTS.join(', ')}; no 429`,
+    `${loggedClients(keptLog).join(', ')}; ${[...kept.values()].flat().some((line) => line.includes(' 429 ')) ? 'some 429' : 'no 429'}`,
+  );
+  const port = local.spec.healthCheckNodePort;
+  const healthW1 = sh.host(`curl -s -w ' %{http_code}\\n' http://172.18.0.3:${port}/healthz`).stdout;
+  story.expectThat(
+    `risk: formation-worker has no pod; its healthCheckNodePort (${port}) answers 503 with localEndpoints 0`,
+    '"localEndpoints": 0 ... 503',
+    healthW1.replace(/\s+/g, ' ').trim(),
+    healthW1.includes('"localEndpoints": 0') && healthW1.trimEnd().endsWith(' 503'),
+  );
+  story.expectEqual(
+    'so the load balancer keeps formation-worker2 only: one node takes all the traffic (equal weight per node, whatever its pods)',
+    'formation-worker2',
+    lb.views()[0]?.inRotation.join(', ') ?? '',
+  );
+  const atNode = shell(f.c, story, f.c.internet).host(
+    'curl -sS -m 2 http://172.18.0.3:30080/api/signalements',
+  );
+  story.expectEqual(
+    "and a call that reaches formation-worker's NodePort anyway (a stale health check, a client on the node's address) is dropped: curl times out",
+    28,
+    atNode.exitCode,
+  );
+
+  solutionProxyProtocol(story, seed);
+  story.say(
+    'answer: Local keeps the client but needs a pod on every node the balancer uses (and its health check); PROXY v2 keeps the client with any policy but everything that reaches the server must speak it. X-Forwarded-For is the HTTP-only third way',
+  );
 }
+
+/** Solution 2 of exercise 2, on a cluster of its own: the balancer as a TCP proxy sending PROXY v2. */
+function solutionProxyProtocol(story: Story, seed: string | number): void {
+  story.say(
+    "solution 2: the PROXY protocol v2 (Scaleway's proxy-protocol-v2 option): the balancer, a TCP proxy, starts every connection with a header naming the client. Another cluster, the same objects",
+  );
+  const f = formation({ cni: 'kindnet', kubeProxy: 'iptables', seed, pods: ['diag'] });
+  const limiter = rateLimiter(() => f.c.sim.now);
+  const servers = startSignalements(f, ['signalements-7d9f-a'], { routes: limiter.routes });
+  behindLoadBalancer(f, { mode: 'proxy', proxyProtocol: true }, 'Cluster');
+  const sh = shell(f.c, story);
+  const log = () => f.accessLogs.get('signalements-7d9f-a') ?? [];
+  story.say('the balancer is switched on first, before the server reads the header:');
+  const first = statusLine(fromInternet(f, story, CLIENTS[0], '/api/signalements').stdout);
+  story.expectEqual(
+    'risk: a server that does not speak PROXY reads the binary header as a request line and answers 400',
+    'HTTP/1.1 400 Bad Request',
+    first,
+  );
+  story.say(
+    "signalements is reconfigured to require the header (as nginx's `listen 8000 proxy_protocol` does) and restarted",
+  );
+  const server = reconfigure(f, servers, 'signalements-7d9f-a', {
+    routes: limiter.routes,
+    options: { proxyProtocol: true },
+  });
+  const before = log().length;
+  const answers = callsFromClients(f, story);
+  const proxiedLog = log().slice(before);
+  story.show(`signalements-7d9f-a's access log since:\n${proxiedLog.join('\n')}`);
+  story.expectEqual(
+    'evidence: the pod logs every client from the header, with externalTrafficPolicy Cluster; nobody is over quota',
+    `${CLIENTS.join(', ')}; no 429`,
+    `${loggedClients(proxiedLog).join(', ')}; ${[...answers.values()].flat().some((line) => line.includes(' 429 ')) ? 'some 429' : 'no 429'}`,
+  );
+  const peers = [...new Set(server.records.map((record) => formatIpv4(record.peerAddr)))];
+  story.expectThat(
+    'while the TCP peer is still a node (the proxy connects to a NodePort, the node SNATs)',
+    'node addresses only',
+    peers.join(', '),
+    peers.length > 0 && peers.every(isNodeAddress),
+  );
+  const inside = sh('kubectl exec diag -- curl -sS -m 2 http://signalements/api/signalements');
+  story.expectThat(
+    'risk: everything that reaches the server must send the header: diag, inside the cluster, is cut off',
+    'curl fails (no HTTP answer); the server counts a rejected connection',
+    `exit ${inside.exitCode}, ${server.stats.proxyRejected} rejected`,
+    inside.exitCode !== 0 && server.stats.proxyRejected > 0,
+  );
+}
+
+// ---- Exercise 3: where to put the captures -------------------------------------------------------------------
 
 /** One frame of `tcpdump -e -ni eth0`: its length on the wire and the outer `src > dst`. */
 interface WireFrame {
@@ -381,6 +576,103 @@ function whereToCapture(story: Story, seed: string | number): void {
   );
 }
 
+// ---- Exercise 4: the node without a pod ----------------------------------------------------------------------
+
 function nodeWithoutPod(story: Story, seed: string | number): void {
-  story.say(`exercise 4 (seed ${seed})`);
+  story.say(
+    'exercise 4: externalTrafficPolicy Local; the balancer sends 1 request in 3 to a node without a signalements pod, and 1 in 3 fails. What to check, in order?',
+  );
+  const f = formation({ cni: 'kindnet', kubeProxy: 'iptables', seed, pods: ['diag'] });
+  const { c } = f;
+  story.attach(c.sim);
+  c.addNode();
+  startSignalements(f, ['signalements-7d9f-b', 'signalements-7d9f-a']);
+  // The fault: a health check set by hand on kube-proxy's 10256, which answers 200 whatever the Service.
+  const lb = behindLoadBalancer(f, { mode: 'proxy', healthCheck: { port: 10256 } }, 'Local');
+  const sh = shell(c, story);
+  const client = shell(c, story, c.internet);
+  story.say(
+    `three workers behind a round-robin TCP balancer (${LB_ADDRESS}, like Scaleway's); two signalements pods, on formation-worker and formation-worker2`,
+  );
+  const symptom = Array.from({ length: 6 }, () => client.host(`curl -sS -m 2 http://${LB_ADDRESS}/sante`));
+  story.expectEqual(
+    'the symptom: every third request times out (curl exit 28)',
+    '0 0 28 0 0 28',
+    symptom.map((result) => result.exitCode).join(' '),
+  );
+
+  story.say('check 1: where do the pods run? kubectl get pods -o wide');
+  const pods = sh('kubectl get pods -o wide -l app=signalements').stdout;
+  const podNodes = [...pods.matchAll(/ (formation-worker\d*) /g)].map((match) => match[1]).sort();
+  story.expectEqual(
+    'signalements runs on formation-worker and formation-worker2, nothing on formation-worker3',
+    'formation-worker, formation-worker2',
+    podNodes.join(', '),
+  );
+  story.say(
+    'check 2: which endpoints does the Service have, on which node? (the EndpointSlice, nodeName per endpoint)',
+  );
+  const slices = sh('kubectl get endpointslices -l kubernetes.io/service-name=signalements -o yaml').stdout;
+  const sliceNodes = [...slices.matchAll(/nodeName: (\S+)/g)].map((match) => match[1]).sort();
+  story.expectEqual(
+    'two ready endpoints, on formation-worker and formation-worker2',
+    'formation-worker, formation-worker2',
+    sliceNodes.join(', '),
+  );
+  story.say('check 3: the Service: policy Local, and the port the balancer must probe (healthCheckNodePort)');
+  const yaml = sh('kubectl get svc signalements -o yaml').stdout;
+  const port = Number(/healthCheckNodePort: (\d+)/.exec(yaml)?.[1] ?? 0);
+  story.expectThat(
+    'externalTrafficPolicy: Local with a healthCheckNodePort',
+    'externalTrafficPolicy: Local, healthCheckNodePort: 3xxxx',
+    `externalTrafficPolicy: ${/externalTrafficPolicy: (\S+)/.exec(yaml)?.[1]}, healthCheckNodePort: ${port}`,
+    yaml.includes('externalTrafficPolicy: Local') && port >= 30000 && port <= 32767,
+  );
+  story.say(`check 4: what each node answers on it: curl http://NODE:${port}/healthz`);
+  const nodes = [
+    ['formation-worker', '172.18.0.3'],
+    ['formation-worker2', '172.18.0.4'],
+    ['formation-worker3', '172.18.0.5'],
+  ] as const;
+  const health = nodes.map(([, addr]) => {
+    const out = sh.host(`curl -s -w ' %{http_code}\\n' http://${addr}:${port}/healthz`).stdout;
+    return `${/"localEndpoints": (\d+)/.exec(out)?.[1] ?? '?'} ${out.trimEnd().split(' ').at(-1)}`;
+  });
+  story.expectEqual(
+    'kube-proxy says it: localEndpoints 1 and 200 on the two, localEndpoints 0 and 503 on formation-worker3',
+    'formation-worker 1 200, formation-worker2 1 200, formation-worker3 0 503',
+    nodes.map(([name], i) => `${name} ${health[i]}`).join(', '),
+  );
+  story.say("check 5: the balancer's health check: what does it probe?");
+  story.show(
+    `load balancer ${LB_ADDRESS}: TCP proxy, round robin; health check HTTP GET /healthz on port ${lb.healthCheckPort ?? port} every 5 s, timeout 2 s\nin rotation: ${lb.views()[0]?.inRotation.join(', ')}`,
+  );
+  const kubeProxy = sh.host("curl -s -w ' %{http_code}\\n' http://172.18.0.5:10256/healthz").stdout;
+  story.expectThat(
+    "the fault: it probes kube-proxy's 10256, which answers 200 on every node whatever the Service, so formation-worker3 stays in rotation",
+    'port 10256, 200 from formation-worker3, three nodes in rotation',
+    `port ${lb.healthCheckPort}, ${kubeProxy.trimEnd().split(' ').at(-1)} from formation-worker3, ${lb.views()[0]?.inRotation.length} nodes in rotation`,
+    lb.healthCheckPort === 10256 &&
+      kubeProxy.trimEnd().endsWith(' 200') &&
+      lb.views()[0]?.inRotation.includes('formation-worker3') === true,
+  );
+  story.say(
+    `the fix: the health check on healthCheckNodePort ${port} (what the cloud controller sets when it manages the balancer)`,
+  );
+  lb.setHealthCheckPort(undefined);
+  c.sim.run(6e9);
+  story.expectEqual(
+    'after one probe, formation-worker3 is out of rotation',
+    'formation-worker, formation-worker2',
+    lb.views()[0]?.inRotation.join(', ') ?? '',
+  );
+  const fixed = Array.from({ length: 6 }, () => client.host(`curl -sS -m 2 http://${LB_ADDRESS}/sante`));
+  story.expectEqual(
+    'no request fails any more',
+    '0 0 0 0 0 0',
+    fixed.map((result) => result.exitCode).join(' '),
+  );
+  story.say(
+    "answer, in order: the pods and their nodes, the endpoints per node, the Service (Local, healthCheckNodePort), each node's /healthz on that port, then the balancer's health check (port, interval, thresholds). Lasting fix: a pod on every node the balancer uses (a DaemonSet, topologySpreadConstraints) or Cluster",
+  );
 }

@@ -13,7 +13,13 @@ import {
 import { incidentClusterStory } from './incident-cluster.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
 import { LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
-import { SECURITY_POINTS, type SecurityPoint, securityStory } from './security.ts';
+import {
+  FILTER_TOOLS,
+  type FilterTool,
+  SECURITY_POINTS,
+  type SecurityPoint,
+  securityStory,
+} from './security.ts';
 import { trafficStory } from './traffic.ts';
 import { runTwoNamespaces } from './two-namespaces.ts';
 
@@ -105,7 +111,8 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
   },
   {
     name: 'exercise',
-    summary: "the lesson's four exercises, each answered by running it: exercise [1-4]",
+    summary:
+      "the lesson's four exercises answered by running them: the path of GET /sante, the lost source, where to capture, Local's node without a pod: exercise [1-4]",
     run: ({ seed, args }) => {
       const n = Number(args[0] ?? '1');
       if (args.length > 1 || !EXERCISES.includes(n as Exercise))
@@ -115,12 +122,19 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
   },
   {
     name: 'security',
-    summary: "the lesson's security points shown on the cluster: security [1-4]",
+    summary:
+      "the lesson's security points on the cluster: payloads on the wire, NodePorts everywhere, shared egress, policy before or after DNAT: security [1-4] [iptables|nft]",
     run: ({ seed, args }) => {
       const n = Number(args[0] ?? '1');
-      if (args.length > 1 || !SECURITY_POINTS.includes(n as SecurityPoint))
-        return { usage: 'usage: packetlab run security [1-4]' };
-      return securityStory(n as SecurityPoint, seed ?? 'security');
+      const tool = args[1] ?? 'iptables';
+      if (
+        args.length > 2 ||
+        !SECURITY_POINTS.includes(n as SecurityPoint) ||
+        !FILTER_TOOLS.includes(tool as FilterTool) ||
+        (args.length === 2 && n !== 2)
+      )
+        return { usage: 'usage: packetlab run security [1-4] [iptables|nft] (the filter tool, for 2)' };
+      return securityStory(n as SecurityPoint, seed ?? 'security', tool as FilterTool);
     },
   },
 ];

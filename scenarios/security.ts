@@ -9,20 +9,25 @@ import { httpServer } from '../src/app/http/server.ts';
 import { clusterEgressGateway } from '../src/k8s/egress-gateway.ts';
 import { Story, type StoryResult } from '../src/story/story.ts';
 import { formation, shell } from './formation-cluster.ts';
+import { behindLoadBalancer, LB_ADDRESS } from './load-balanced.ts';
 import { startSignalements } from './signalements-pods.ts';
 
 export const SECURITY_POINTS = [1, 2, 3, 4] as const;
 export type SecurityPoint = (typeof SECURITY_POINTS)[number];
 
 /** One security point as a story on its own cluster. */
-export function securityStory(which: SecurityPoint, seed: string | number = 'security'): StoryResult {
+export function securityStory(
+  which: SecurityPoint,
+  seed: string | number = 'security',
+  tool: FilterTool = 'iptables',
+): StoryResult {
   const story = new Story(`security ${which}`, seed);
   switch (which) {
     case 1:
       readableOnTheWire(story, seed);
       break;
     case 2:
-      nodePortEverywhere(story, seed);
+      nodePortEverywhere(story, seed, tool);
       break;
     case 3:
       sharedEgress(story, seed);
@@ -109,8 +114,116 @@ function readableOnTheWire(story: Story, seed: string | number): void {
 
 // ---- 2: a NodePort on every node ----------------------------------------------------------------------------------
 
-function nodePortEverywhere(story: Story, seed: string | number): void {
-  story.say(`security 2 (seed ${seed})`);
+/** The tool the NodePort filter of point 2 is written with. */
+export type FilterTool = 'iptables' | 'nft';
+export const FILTER_TOOLS: readonly FilterTool[] = ['iptables', 'nft'];
+
+/** The nodes, with the address their NodePort answers on. */
+const NODES = [
+  ['formation-control-plane', '172.18.0.2'],
+  ['formation-worker', '172.18.0.3'],
+  ['formation-worker2', '172.18.0.4'],
+] as const;
+
+/** The load balancer's own address on the node network: where its connections to the NodePorts come from. */
+const LB_SOURCE = '172.18.0.1';
+
+/** The filter, per tool: before the DNAT (a NodePort forwarded to a pod never reaches INPUT), every NodePort. */
+function nodePortFilter(tool: FilterTool): { commands: readonly string[]; listing: string } {
+  if (tool === 'iptables')
+    return {
+      commands: [`iptables -t raw -A PREROUTING -p tcp --dport 30000:32767 ! -s ${LB_SOURCE} -j DROP`],
+      listing: 'iptables -t raw -L PREROUTING -v -n -x',
+    };
+  return {
+    commands: [
+      'nft add table inet nodeport-guard',
+      "nft add chain inet nodeport-guard prerouting '{ type filter hook prerouting priority raw; policy accept; }'",
+      `nft add rule inet nodeport-guard prerouting tcp dport 30000-32767 ip saddr != ${LB_SOURCE} counter drop`,
+    ],
+    listing: 'nft list chain inet nodeport-guard prerouting',
+  };
+}
+
+/** The dropped packets a listing counts (iptables -v -x or nft's counter). */
+function droppedPackets(tool: FilterTool, listing: string): number {
+  if (tool === 'iptables') {
+    const rule = listing.split('\n').find((line) => line.includes('DROP'));
+    return Number(rule?.trim().split(/\s+/)[0] ?? 0);
+  }
+  return Number(/counter packets (\d+)/.exec(listing)?.[1] ?? 0);
+}
+
+function nodePortEverywhere(story: Story, seed: string | number, tool: FilterTool): void {
+  const f = formation({ cni: 'kindnet', kubeProxy: 'iptables', seed });
+  const { c } = f;
+  story.attach(c.sim);
+  const lb = behindLoadBalancer(f, { mode: 'proxy' }, 'Cluster');
+  const sh = shell(c, story);
+  const outside = shell(c, story, c.internet);
+  story.say(
+    `security 2: a LoadBalancer Service is also a NodePort (30080), open on every node, the balancer's or not. The balancer (${LB_ADDRESS}, a TCP proxy) connects to the nodes from ${LB_SOURCE}`,
+  );
+  sh('kubectl get svc signalements');
+  story.expectEqual(
+    "the balancer uses the two workers only (kind's control plane is excluded from load balancers)",
+    'formation-worker, formation-worker2',
+    lb.views()[0]?.inRotation.join(', ') ?? '',
+  );
+  const viaLb = outside.host(`curl -sS -m 2 http://${LB_ADDRESS}/sante`);
+  story.expectThat(
+    'through the balancer, from the Internet host (203.0.113.10)',
+    'ok signalements-...',
+    viaLb.stdout.trim(),
+    viaLb.stdout.startsWith('ok signalements-'),
+  );
+  story.say("the same Internet host calls every node's NodePort directly:");
+  const direct = NODES.map(([, addr]) => outside.host(`curl -sS -m 2 http://${addr}:30080/sante`));
+  story.expectThat(
+    'every node answers, the control plane too, which the balancer never uses',
+    'three answers',
+    NODES.map(([name], i) => `${name}: ${direct[i]!.stdout.trim() || `exit ${direct[i]!.exitCode}`}`).join(
+      '; ',
+    ),
+    direct.every((result) => result.exitCode === 0 && result.stdout.startsWith('ok signalements-')),
+  );
+  const table = sh('docker exec formation-worker conntrack -L -p tcp --dport 30080').stdout;
+  const sources = [
+    ...new Set([...table.matchAll(/^tcp .*? src=(\S+) dst=172\.18\.0\.3 /gm)].map((m) => m[1])),
+  ].sort();
+  story.expectEqual(
+    "formation-worker's conntrack: NodePort connections from the balancer and from the Internet host itself",
+    `172.18.0.1, 203.0.113.10`,
+    sources.join(', '),
+  );
+  story.say(
+    `the filter: on every node, NodePorts only from the balancer (${LB_SOURCE}), before PREROUTING's DNAT (in INPUT a NodePort forwarded to a pod is never seen, as security 4 shows), with ${tool}`,
+  );
+  const filter = nodePortFilter(tool);
+  for (const [name] of NODES) for (const command of filter.commands) sh(`docker exec ${name} ${command}`);
+  const refused = NODES.map(([, addr]) => outside.host(`curl -sS -m 2 http://${addr}:30080/sante`));
+  story.expectEqual(
+    'now the direct calls time out on every node (curl exit 28)',
+    '28 28 28',
+    refused.map((result) => result.exitCode).join(' '),
+  );
+  const still = outside.host(`curl -sS -m 2 http://${LB_ADDRESS}/sante`);
+  story.expectThat(
+    'while the balancer still answers: its connections come from the allowed address',
+    'ok signalements-...',
+    still.stdout.trim() || `exit ${still.exitCode}`,
+    still.stdout.startsWith('ok signalements-'),
+  );
+  const listing = sh(`docker exec formation-worker ${filter.listing}`).stdout;
+  story.expectThat(
+    "formation-worker's rule counted the refused SYN and its retransmissions",
+    'more than 0 packets dropped',
+    `${droppedPackets(tool, listing)} packets`,
+    droppedPackets(tool, listing) > 0,
+  );
+  story.say(
+    "with a passthrough balancer the nodes see the clients' own addresses: the filter must then allow the clients (loadBalancerSourceRanges), not the balancer; in a cloud, a security group does this job in front of the nodes",
+  );
 }
 
 // ---- 3: one egress address for every pod of a node ------------------------------------------------------------

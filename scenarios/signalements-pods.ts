@@ -9,6 +9,7 @@ import {
   type HttpServerOptions,
   httpServer,
 } from '../src/app/http/server.ts';
+import type { Namespace } from '../src/netns/namespace.ts';
 import { type Formation, LESSON_PODS, SIGNALEMENTS, SIGNALEMENTS_IMAGE } from './formation-cluster.ts';
 
 export type SignalementsPod = Exclude<(typeof LESSON_PODS)[number]['name'], 'diag'>;
@@ -33,14 +34,9 @@ export function startSignalements(
   f.images.set(SIGNALEMENTS_IMAGE, (ns, pod) => {
     const log: string[] = [];
     f.accessLogs.set(pod.metadata.name, log);
-    const running = httpServer(ns, {
-      ...server.options,
-      port: 8000,
-      routes: { '/sante': { body: `ok ${pod.metadata.name}\n` }, ...server.routes },
-      onLog: (line) => log.push(line),
-    });
+    const running = serve(ns, pod.metadata.name, log, server);
     servers.set(pod.metadata.name, running);
-    return { stop: () => running.close() };
+    return { stop: () => servers.get(pod.metadata.name)?.close() };
   });
   for (const pod of LESSON_PODS) {
     if (!(pods as readonly string[]).includes(pod.name)) continue;
@@ -58,4 +54,32 @@ export function startSignalements(
   // The kubelets start the pods, the EndpointSlice follows, kube-proxy's next sync renders it.
   f.c.sim.run(2e9);
   return servers;
+}
+
+/**
+ * The server of a running pod started again with other settings (a new configuration rolled out, as a restart of
+ * its process would): the old listener closes, the new one keeps the pod's access log. Returns the new server.
+ */
+export function reconfigure(
+  f: Formation,
+  servers: Map<string, HttpServer>,
+  pod: SignalementsPod,
+  server: SignalementsServer,
+): HttpServer {
+  const ns = f.c.podNamespace('default', pod);
+  const log = f.accessLogs.get(pod);
+  if (ns === undefined || log === undefined) throw new Error(`pod ${pod} is not running`);
+  servers.get(pod)?.close();
+  const running = serve(ns, pod, log, server);
+  servers.set(pod, running);
+  return running;
+}
+
+function serve(ns: Namespace, pod: string, log: string[], server: SignalementsServer): HttpServer {
+  return httpServer(ns, {
+    ...server.options,
+    port: 8000,
+    routes: { '/sante': { body: `ok ${pod}\n` }, ...server.routes },
+    onLog: (line) => log.push(line),
+  });
 }
