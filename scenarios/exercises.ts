@@ -508,7 +508,7 @@ function whereToCapture(story: Story, seed: string | number): void {
   const small = sh('kubectl exec diag -- curl -s -m 5 http://10.244.2.7:8000/sante').stdout.trim();
   story.expectEqual('the small answer (/sante) passes', 'ok signalements-7d9f-a', small);
   story.say(
-    "capture 1 on the sending node (formation-worker2, the server's side) inside the tunnel, flannel.1 (the pod's veth shows the same); captures 2 and 3 on eth0 of both nodes, with -e for the frame sizes",
+    "capture 1 on the sending node (formation-worker2, the server's side) inside the tunnel (flannel.1); captures 2 and 3 on eth0 of both nodes, with -e for the frame sizes",
   );
   const inside = sh.background("docker exec formation-worker2 tcpdump -ni flannel.1 'tcp port 8000'");
   const leaving = sh.background("docker exec formation-worker2 tcpdump -e -ni eth0 'udp port 8472 or icmp'");
