@@ -86,8 +86,8 @@ function pathTable(rows: readonly { hop: NodeHop; leg: 'request' | 'reply'; wher
     hop.device,
     hop.direction,
     `${leg}: ${where}`,
-    hop.inner === undefined ? hop.src : (hop.inner.split(' > ')[0] ?? ''),
-    hop.inner === undefined ? hop.dst : (hop.inner.split(' > ')[1] ?? ''),
+    flow(hop).src,
+    flow(hop).dst,
     hop.inner === undefined ? '' : `${hop.src} > ${hop.dst}`,
   ]);
   const widths = header.map((title, col) => Math.max(title.length, ...cells.map((row) => row[col]!.length)));
@@ -103,7 +103,7 @@ function pathTable(rows: readonly { hop: NodeHop; leg: 'request' | 'reply'; wher
 function flow(hop: Hop): { src: string; dst: string } {
   if (hop.inner === undefined) return { src: hop.src, dst: hop.dst };
   const [src = '', dst = ''] = hop.inner.split(' > ');
-  return { src, dst: dst.replace(/:$/, '') };
+  return { src, dst };
 }
 
 function drawThePath(story: Story, seed: string | number): void {
@@ -152,12 +152,10 @@ function drawThePath(story: Story, seed: string | number): void {
   const w2Table = sh('docker exec formation-worker2 conntrack -L -p tcp').stdout;
 
   // The segment carrying GET /sante (the client's first data, seq 1:...) and the one carrying the answer.
-  const request = (hop: NodeHop) =>
-    /^Flags \[P\.\], seq 1:/.test(hop.inner === undefined ? hop.rest : innerRest(hop)) &&
-    addressOf(flow(hop).src) === '10.244.1.5';
-  const reply = (hop: NodeHop) =>
-    /^Flags \[P\.\], seq 1:/.test(hop.inner === undefined ? hop.rest : innerRest(hop)) &&
-    addressOf(flow(hop).dst) === '10.244.1.5';
+  const firstData = (hop: NodeHop) =>
+    /^Flags \[P\.\], seq 1:/.test(hop.inner === undefined ? hop.rest : (hop.innerRest ?? ''));
+  const request = (hop: NodeHop) => firstData(hop) && addressOf(flow(hop).src) === '10.244.1.5';
+  const reply = (hop: NodeHop) => firstData(hop) && addressOf(flow(hop).dst) === '10.244.1.5';
   const requestHops = [...w1.filter(request), ...w2.filter(request)];
   const replyHops = [...w2.filter(reply), ...w1.filter(reply)];
   const rows = [
@@ -172,7 +170,7 @@ function drawThePath(story: Story, seed: string | number): void {
     'the answer, hop by hop, from the two captures (the segment carrying GET /sante, then its answer):',
   );
   story.show(pathTable(rows));
-  const port = portOf(flow(requestHops[0] ?? w1[0]!).src) ?? '';
+  const port = requestHops[0] === undefined ? 'none' : (portOf(flow(requestHops[0]).src) ?? 'none');
   const client = `10.244.1.5.${port}`;
   const route = (list: readonly NodeHop[]) =>
     list
@@ -209,6 +207,20 @@ function drawThePath(story: Story, seed: string | number): void {
           addressOf(hop.src) === '172.18.0.3' &&
           hop.dst === '172.18.0.4.8472' &&
           flow(hop).dst === '10.244.2.7.8000',
+      ),
+  );
+  const outerBack = replyHops.filter((hop) => hop.device === 'eth0');
+  story.expectThat(
+    'and back: outer UDP 172.18.0.4 > 172.18.0.3:8472 around 10.244.2.7:8000 > diag',
+    `172.18.0.4.PORT > 172.18.0.3.8472 [10.244.2.7.8000 > ${client}]`,
+    outerBack.map((hop) => `${hop.node} ${hop.src} > ${hop.dst} [${hop.inner}]`).join('; '),
+    outerBack.length === 2 &&
+      outerBack.every(
+        (hop) =>
+          addressOf(hop.src) === '172.18.0.4' &&
+          hop.dst === '172.18.0.3.8472' &&
+          flow(hop).src === '10.244.2.7.8000' &&
+          flow(hop).dst === client,
       ),
   );
   story.expectEqual(
@@ -256,11 +268,6 @@ function drawThePath(story: Story, seed: string | number): void {
   story.say(
     'answer: one DNAT (PREROUTING on formation-worker, 10.96.40.12:80 → 10.244.2.7:8000), VXLAN between 172.18.0.3 and 172.18.0.4:8472 around an unchanged pod packet, no SNAT; on the way back conntrack on formation-worker restores 10.96.40.12:80 as the source',
   );
-}
-
-/** The inner packet's part after `SRC > DST: ` (on a VXLAN hop). */
-function innerRest(hop: Hop): string {
-  return hop.innerRest ?? '';
 }
 
 // ---- Exercise 2: the source lost ------------------------------------------------------------------------------
