@@ -3,6 +3,7 @@
 
 import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { Lang, StoryResult } from '../src/story/story.ts';
+import { EXERCISES, type Exercise, exerciseStory } from './exercises.ts';
 import {
   FORMATION_CNIS,
   FORMATION_PROXIES,
@@ -12,6 +13,13 @@ import {
 import { incidentClusterStory } from './incident-cluster.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
 import { LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
+import {
+  FILTER_TOOLS,
+  type FilterTool,
+  SECURITY_POINTS,
+  type SecurityPoint,
+  securityStory,
+} from './security.ts';
 import { tourStory } from './tour.ts';
 import { trafficStory } from './traffic.ts';
 import { runTwoNamespaces } from './two-namespaces.ts';
@@ -113,5 +121,33 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
     name: 'traffic',
     summary: 'an HTTP server, curl over a 10 ms link, and a connection storm that runs out of ports',
     run: ({ seed }) => trafficStory(seed ?? 'traffic'),
+  },
+  {
+    name: 'exercise',
+    summary:
+      "the lesson's four exercises answered by running them: the path of GET /sante, the lost source, where to capture, Local's node without a pod: exercise [1-4]",
+    run: ({ seed, args }) => {
+      const n = Number(args[0] ?? '1');
+      if (args.length > 1 || !EXERCISES.includes(n as Exercise))
+        return { usage: 'usage: packetlab run exercise [1-4]' };
+      return exerciseStory(n as Exercise, seed ?? 'exercises');
+    },
+  },
+  {
+    name: 'security',
+    summary:
+      "the lesson's security points on the cluster: payloads on the wire, NodePorts everywhere, shared egress, policy before or after DNAT: security [1-4] [iptables|nft]",
+    run: ({ seed, args }) => {
+      const n = Number(args[0] ?? '1');
+      const tool = args[1] ?? 'iptables';
+      if (
+        args.length > 2 ||
+        !SECURITY_POINTS.includes(n as SecurityPoint) ||
+        !FILTER_TOOLS.includes(tool as FilterTool) ||
+        (args.length === 2 && n !== 2)
+      )
+        return { usage: 'usage: packetlab run security [1-4] [iptables|nft] (the filter tool, for 2)' };
+      return securityStory(n as SecurityPoint, seed ?? 'security', tool as FilterTool);
+    },
   },
 ];

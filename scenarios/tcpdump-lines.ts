@@ -12,10 +12,12 @@ export interface Hop {
   readonly rest: string;
   /** The encapsulated packet's `SRC > DST`, for a VXLAN (OTV) frame. */
   readonly inner: string | undefined;
+  /** What follows the encapsulated packet's `SRC > DST: ` (its flags, sequence, length), for a VXLAN frame. */
+  readonly innerRest: string | undefined;
 }
 
 const LINE = /^\d\d:\d\d:\d\d\.\d{6} (?:(\S+)\s+(In|Out|P|M|B)\s+)?IP (\S+) > (\S+): (.*)$/;
-const INNER = /^IP (\S+ > \S+):/;
+const INNER = /^IP (\S+ > \S+): (.*)$/;
 
 export function hops(output: string): Hop[] {
   const result: Hop[] = [];
@@ -23,13 +25,13 @@ export function hops(output: string): Hop[] {
     const match = LINE.exec(line);
     if (match !== null) {
       const [, device = '', direction = '', src = '', dst = '', rest = ''] = match;
-      result.push({ device, direction, src, dst, rest, inner: undefined });
+      result.push({ device, direction, src, dst, rest, inner: undefined, innerRest: undefined });
       continue;
     }
     const inner = INNER.exec(line);
     const last = result.at(-1);
     if (inner !== null && last !== undefined && last.inner === undefined)
-      result[result.length - 1] = { ...last, inner: inner[1] };
+      result[result.length - 1] = { ...last, inner: inner[1], innerRest: inner[2] };
   }
   return result;
 }

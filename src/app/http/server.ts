@@ -57,7 +57,15 @@ export interface HttpRoute {
    * A handler computed per request (kube-proxy's health servers): its status, body and fields replace the fixed
    * ones; the body is framed as Go frames a single Write.
    */
-  readonly respond?: () => HttpDynamicReply;
+  readonly respond?: (request: HttpRequestInfo) => HttpDynamicReply;
+}
+
+/** What a `respond` handler knows of the request: who asks (as the access log names it) and what. */
+export interface HttpRequestInfo {
+  /** The client as the access log shows it: the PROXY v2 source, X-Forwarded-For when trusted, else the peer. */
+  readonly client: string;
+  readonly method: string;
+  readonly target: string;
 }
 
 /** What a `respond` handler answers. */
@@ -497,7 +505,11 @@ class ServerConnection {
     if (route === undefined) return httpError(404, '404 page not found');
     if (route.health && !this.ctx.healthy()) return httpError(503, 'Service Unavailable');
     if (route.respond !== undefined) {
-      const dynamic = route.respond();
+      const dynamic = route.respond({
+        client: this.clientOf(request),
+        method: request.method,
+        target: request.target,
+      });
       return {
         status: dynamic.status,
         fields: Object.entries(dynamic.headers),
@@ -587,14 +599,17 @@ class ServerConnection {
     return true;
   }
 
+  /** The client the log names: the first X-Forwarded-For address when trusted, else the PROXY v2 source or the peer. */
+  private clientOf(request: Request): string {
+    const firstForwarded = fieldValue(request.fields, 'X-Forwarded-For')?.split(',')[0]?.trim();
+    if (this.ctx.options.trustForwardedFor && firstForwarded !== undefined && firstForwarded !== '')
+      return firstForwarded;
+    return formatIpv4(this.proxiedAddr ?? this.socket.remoteAddr);
+  }
+
   private logRequest(request: Request, status: number, bodyBytes: number): void {
     const forwardedFor = fieldValue(request.fields, 'X-Forwarded-For');
-    const firstForwarded = forwardedFor?.split(',')[0]?.trim();
-    const peer = this.proxiedAddr ?? this.socket.remoteAddr;
-    const client =
-      this.ctx.options.trustForwardedFor && firstForwarded !== undefined && firstForwarded !== ''
-        ? firstForwarded
-        : formatIpv4(peer);
+    const client = this.clientOf(request);
     this.ctx.log({
       timeNs: this.ctx.ns.sim.now,
       peerAddr: this.socket.remoteAddr,

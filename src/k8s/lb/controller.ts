@@ -48,6 +48,14 @@ export interface LoadBalancerController {
   readonly health: HealthChecker;
   /** What each LoadBalancer Service has, in the Store's order. */
   views(): readonly LoadBalancerView[];
+  /** The port every node is probed on, whatever the Service; undefined: the Service's own (see `healthCheck.port`). */
+  readonly healthCheckPort: number | undefined;
+  /**
+   * Changes the health check's port (a load balancer reconfigured by hand): a number probes that port on every
+   * node for every Service; undefined goes back to each Service's healthCheckNodePort or 10256. New targets start
+   * out of rotation until their first probe passes.
+   */
+  setHealthCheckPort(port: number | undefined): void;
   /** The last ruleset loaded (`passthrough`), '' before the first. */
   ruleset(): string;
   /** The proxy serving `address:port` (`proxy` mode). */
@@ -84,10 +92,13 @@ export function loadBalancerController(
     }
     return nodes;
   };
-  const healthPort = (service: Service): number =>
-    service.spec.externalTrafficPolicy === 'Local' && service.spec.healthCheckNodePort !== 0
+  let fixedHealthPort = options.healthCheck?.port;
+  const healthPort = (service: Service): number => {
+    if (fixedHealthPort !== undefined) return fixedHealthPort;
+    return service.spec.externalTrafficPolicy === 'Local' && service.spec.healthCheckNodePort !== 0
       ? service.spec.healthCheckNodePort
       : KUBE_PROXY_HEALTHZ_PORT;
+  };
 
   /** Pool addresses in order: the first one no Service holds. */
   const allocate = (): string | undefined => {
@@ -233,6 +244,13 @@ export function loadBalancerController(
     mode: options.mode,
     health,
     views: () => views,
+    get healthCheckPort() {
+      return fixedHealthPort;
+    },
+    setHealthCheckPort(port) {
+      fixedHealthPort = port;
+      reconcile();
+    },
     ruleset: () => lastRuleset,
     proxy: (address, port) => proxies.get(`${address}:${port}`),
     close() {

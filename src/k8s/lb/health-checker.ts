@@ -20,6 +20,12 @@ export interface HealthCheckOptions {
   readonly healthyThreshold?: number;
   /** The probe's path (default `/healthz`). */
   readonly path?: string;
+  /**
+   * One port probed on every node for every Service, as a health check set by hand (or by a cloud annotation)
+   * would: the Service's healthCheckNodePort is then ignored. Default: the Service's (the load-balancer controller
+   * picks healthCheckNodePort for externalTrafficPolicy Local, kube-proxy's 10256 otherwise).
+   */
+  readonly port?: number;
 }
 
 /** One probe as it ended, for tests and traces. */

@@ -280,6 +280,26 @@ function proxyHeader(src: string, srcPort: number, options: { length?: number } 
   return bytes;
 }
 
+describe('httpServer respond handlers', () => {
+  it('tell the handler who asks, as the log names the client: the peer, or the PROXY v2 source', () => {
+    const seen: string[] = [];
+    const respond = (request: { client: string; method: string; target: string }) => {
+      seen.push(`${request.client} ${request.method} ${request.target}`);
+      return { status: 429, body: `quota ${request.client}\n`, headers: {} };
+    };
+    const plain = twoHosts();
+    httpServer(plain.b, { port: 8000, routes: { '/api': { respond } } });
+    const { state } = rawClient(plain.a, 8000, [GET('/api?x=1')]);
+    plain.sim.run(1e9);
+    expect(state.received).toMatch(/^HTTP\/1\.1 429 Too Many Requests\r\n.*quota 10\.0\.0\.1\n$/s);
+    const proxied = twoHosts();
+    httpServer(proxied.b, { port: 8000, routes: { '/api': { respond } }, proxyProtocol: true });
+    rawClient(proxied.a, 8000, [proxyHeader('203.0.113.7', 51000), GET('/api')]);
+    proxied.sim.run(1e9);
+    expect(seen).toEqual(['10.0.0.1 GET /api?x=1', '203.0.113.7 GET /api']);
+  });
+});
+
 describe('httpServer with PROXY protocol v2', () => {
   it('reads the header, logs the proxied source and serves the stream after it', () => {
     const { sim, a, server } = setup({ proxyProtocol: true });

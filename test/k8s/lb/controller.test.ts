@@ -104,6 +104,33 @@ describe('passthrough: DNAT without SNAT, rewritten on health changes', () => {
   });
 });
 
+describe('a health check set by hand on one port', () => {
+  it('probes that port on every node whatever the policy; set back, Local probes healthCheckNodePort again', () => {
+    const { sim, controller } = lbLab({
+      mode: 'passthrough',
+      device: 'ext',
+      policy: 'Local',
+      healthCheck: { port: 10256 },
+    });
+    sim.run(1e9);
+    expect(controller.healthCheckPort).toBe(10256);
+    expect(controller.health.probes.map((p) => [p.target, p.status])).toEqual([
+      ['172.18.0.3:10256', 200],
+      ['172.18.0.4:10256', 200],
+    ]);
+    // kube-proxy's own health says nothing of the Service: the node without a local endpoint stays in rotation.
+    expect(controller.views()[0]!.inRotation).toEqual(['formation-worker', 'formation-worker2']);
+    controller.setHealthCheckPort(undefined);
+    sim.run(1e9);
+    expect(controller.healthCheckPort).toBeUndefined();
+    expect(controller.health.probes.slice(2).map((p) => [p.target, p.status])).toEqual([
+      ['172.18.0.3:32000', 200],
+      ['172.18.0.4:32000', 503],
+    ]);
+    expect(controller.views()[0]!.inRotation).toEqual(['formation-worker']);
+  });
+});
+
 describe('proxy: a TCP proxy terminating the client connection', () => {
   it('Cluster: round robin over the nodes; the pods see the LB, not the client', () => {
     const { sim, client, pods, controller } = lbLab({ mode: 'proxy', device: 'ext', policy: 'Cluster' });
