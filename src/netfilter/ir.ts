@@ -44,6 +44,8 @@ export type PayloadField =
   | 'ip length'
   | 'ip ttl'
   | 'ip id'
+  /** The 16-bit flags and fragment offset word (`ip frag-off & 8191 != 0` for a non-first fragment). */
+  | 'ip frag-off'
   | 'ip dscp'
   | 'ip ecn'
   | 'tcp sport'

@@ -50,6 +50,8 @@ function payload(
       return buf[ip + 8]!;
     case 'ip id':
       return u16(buf, ip + 4);
+    case 'ip frag-off':
+      return u16(buf, ip + 6);
     case 'ip dscp':
       return buf[ip + 1]! >>> 2;
     case 'ip ecn':

@@ -444,7 +444,11 @@ function runParsed(store: RulesetStore, argv: readonly string[]): CommandOutput 
     const entry = added[0]!;
     stdout = `${ruleLine(entry.spec, entry.rule, 0, { numeric: true, verbose: false, exact: false, lineNumbers: false, notable: true })}\n`;
   }
-  return { stdout, stderr: '', exitCode: 0 };
+  // Warnings the kernel's checkentry prints for a rule it takes (xt_iprange's reversed range).
+  const stderr = (cmd.rule?.matches ?? [])
+    .flatMap((match) => match.warnings?.() ?? [])
+    .map((line) => `${line}\n`);
+  return { stdout, stderr: stderr.join(''), exitCode: 0 };
 }
 
 /** A short usage text (the real help's first lines). */

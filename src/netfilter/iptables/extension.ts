@@ -64,6 +64,8 @@ interface Extension {
 
 export interface XtMatch extends Extension {
   readonly kind: 'match';
+  /** What the kernel warns about a rule it accepts (printed by iptables on standard error). */
+  warnings?(): string[];
 }
 
 export interface XtTarget extends Extension {

@@ -103,7 +103,7 @@ export function ruleLine(spec: RuleSpec, rule: Rule, num: number, format: ListFo
   const showNumber = (format.numeric && !notable) || name === undefined;
   text += fmt(`${pad(showNumber ? String(spec.proto) : name, 4)} `, `${showNumber ? spec.proto : name} `);
   if (notable) text += 'opt ';
-  text += '-- ';
+  text += spec.fragment === undefined ? '-- ' : spec.fragment.invert ? '!f ' : '-f ';
   if (format.verbose || notable) {
     const anyname = format.numeric || notable ? '*' : 'any';
     const iface = (sel: RuleSpec['iif']): string =>

@@ -4,13 +4,19 @@ import type { MatchModule, TargetModule } from './extension.ts';
 import { addrtypeMatch } from './match-addrtype.ts';
 import { commentMatch } from './match-comment.ts';
 import { conntrackMatch, stateMatch } from './match-conntrack.ts';
+import { dscpMatch } from './match-dscp.ts';
 import { icmpMatch } from './match-icmp.ts';
+import { iprangeMatch } from './match-iprange.ts';
+import { lengthMatch } from './match-length.ts';
+import { macMatch } from './match-mac.ts';
 import { connmarkMatch, markMatch } from './match-mark.ts';
 import { multiportMatch } from './match-multiport.ts';
+import { pkttypeMatch } from './match-pkttype.ts';
 import { recentMatch } from './match-recent.ts';
 import { setMatch } from './match-set.ts';
 import { statisticMatch } from './match-statistic.ts';
 import { tcpMatch, udpMatch } from './match-tcp.ts';
+import { ttlMatch } from './match-ttl.ts';
 import { ctTarget, notrackTarget } from './target-ct.ts';
 import { logTarget } from './target-log.ts';
 import { connmarkTarget, markTarget } from './target-mark.ts';
@@ -34,6 +40,12 @@ export const MATCHES: ReadonlyMap<string, MatchModule> = new Map(
     multiportMatch,
     recentMatch,
     setMatch,
+    lengthMatch,
+    pkttypeMatch,
+    iprangeMatch,
+    ttlMatch,
+    dscpMatch,
+    macMatch,
   ].map((module) => [module.name, module]),
 );
 

@@ -33,6 +33,8 @@ export interface RuleSpec {
   /** 0 for none/all. */
   readonly proto: number;
   readonly protoInvert: boolean;
+  /** `-f` (only non-first fragments) or `! -f` (only unfragmented packets and first fragments). */
+  readonly fragment: { readonly invert: boolean } | undefined;
   readonly matches: readonly XtMatch[];
   readonly target: TargetSpec | undefined;
   readonly counters: { readonly packets: number; readonly bytes: number } | undefined;
@@ -233,6 +235,7 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
 
   const setExists = options.setExists;
   let addressError: IptError | undefined;
+  let fragment: { invert: boolean } | undefined;
   const ctx = (): ParseContext =>
     setExists === undefined ? { proto, protoInvert, table } : { proto, protoInvert, table, setExists };
 
@@ -419,8 +422,12 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
         protoInvert = isInvert;
         return undefined;
       }
-      case 'f':
-        return param('-f is not supported');
+      case 'f': {
+        const error = once('f');
+        if (error !== undefined) return error;
+        fragment = { invert: isInvert };
+        return undefined;
+      }
       case 'j':
       case 'g': {
         if (target !== undefined) return param(`multiple -${letter} flags not allowed`);
@@ -567,7 +574,7 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
       if (error !== undefined) return error;
     }
     if (table === 'nat' && target?.kind === 'standard' && target.verdict === 'DROP') return natDrop();
-    rule = { src, dst, iif, oif, proto, protoInvert, matches, target, counters };
+    rule = { src, dst, iif, oif, proto, protoInvert, fragment, matches, target, counters };
   } else if (matches.length > 0 || target !== undefined) {
     return param(`Illegal option \`${target !== undefined ? '-j' : '-m'}' with this command`);
   }

@@ -72,6 +72,14 @@ export function compileRule(spec: RuleSpec, table: string): CompiledRule {
     });
   if (spec.src !== undefined) push(addrExpr('ip saddr', spec.src));
   if (spec.dst !== undefined) push(addrExpr('ip daddr', spec.dst));
+  // nft_ipv4_add: -f as a masked fragment offset, != 0 (a later fragment) or == 0 with `!`.
+  if (spec.fragment !== undefined)
+    push({
+      kind: 'cmp',
+      left: [{ selector: { kind: 'payload', field: 'ip frag-off' }, mask: 0x1fff }],
+      op: spec.fragment.invert ? 'eq' : 'ne',
+      right: { kind: 'number', value: 0 },
+    });
 
   let comment: string | undefined;
   for (const match of spec.matches) {
@@ -143,6 +151,7 @@ export function savedArgs(spec: RuleSpec): string[] {
     if (spec.protoInvert) args.push('!');
     args.push('-p', protocolName(spec.proto) ?? `${spec.proto}`);
   }
+  if (spec.fragment !== undefined) args.push(...(spec.fragment.invert ? ['!', '-f'] : ['-f']));
   // Native tcp/udp comparisons come back as one match per protocol, where the first of them was.
   const entries: { name: string; words: () => string[] }[] = [];
   const merged = new Map<string, TcpUdpMatch>();

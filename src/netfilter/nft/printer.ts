@@ -308,9 +308,31 @@ function flagList(type: NftType, value: number): string {
   return flagNames(type, value).join(',');
 }
 
+/** iptables-nft's pkttype comparisons list with libxt_pkttype's names for 0-2, a number otherwise (nft 1.0.6). */
+const IPTABLES_PKTTYPES = ['unicast', 'broadcast', 'multicast'];
+
 function cmpText(expr: Extract<Expr, { kind: 'cmp' }>, ctx: RuleContext): string {
   const types = expr.left.map((value) => selectorType(value.selector));
   const single = expr.left.length === 1 ? expr.left[0]! : undefined;
+  if (
+    ctx.iptables &&
+    single?.selector.kind === 'meta' &&
+    single.selector.key === 'pkttype' &&
+    single.mask === undefined &&
+    expr.right.kind === 'number' &&
+    (expr.op === 'eq' || expr.op === 'ne')
+  )
+    return `pkttype ${expr.op === 'ne' ? '!= ' : ''}${IPTABLES_PKTTYPES[expr.right.value] ?? expr.right.value}`;
+  // And its DSCP comparisons as two hexadecimal digits, without the class names (libxt_dscp's translation).
+  if (
+    ctx.iptables &&
+    single?.selector.kind === 'payload' &&
+    single.selector.field === 'ip dscp' &&
+    single.mask === undefined &&
+    expr.right.kind === 'number' &&
+    (expr.op === 'eq' || expr.op === 'ne')
+  )
+    return `ip dscp ${expr.op === 'ne' ? '!= ' : ''}0x${expr.right.value.toString(16).padStart(2, '0')}`;
   const type = types[0]!;
   if (single !== undefined && isBitmask(type) && expr.right.kind === 'number') {
     const name = selectorText(single, ctx);
@@ -349,6 +371,9 @@ function cmpText(expr: Extract<Expr, { kind: 'cmp' }>, ctx: RuleContext): string
   const right = keyText(types, expr.right, false);
   const binop = single !== undefined && (single.mask !== undefined || single.xor !== undefined);
   if (expr.op === 'eq' && !binop) return `${left} ${right}`;
+  // nft 1.0.6 lists libxt_ttl's ordered comparisons with words (`ip ttl gt 5`); port ranges keep `>`.
+  const ttl = single?.selector.kind === 'payload' && single.selector.field === 'ip ttl';
+  if (ctx.iptables && ttl && (expr.op === 'lt' || expr.op === 'gt')) return `${left} ${expr.op} ${right}`;
   return `${left} ${cmpOperator(expr.op)} ${right}`;
 }
 

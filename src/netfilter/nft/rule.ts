@@ -484,7 +484,7 @@ class RuleParser {
           key: first.text as 'mark' | 'iifname' | 'oifname' | 'iif' | 'oif' | 'pkttype',
         });
       case 'ip':
-        return field('ip', ['saddr', 'daddr', 'protocol', 'length', 'ttl', 'id', 'dscp', 'ecn']);
+        return field('ip', ['saddr', 'daddr', 'protocol', 'length', 'ttl', 'id', 'frag-off', 'dscp', 'ecn']);
       case 'tcp':
         return field('tcp', ['sport', 'dport', 'flags']);
       case 'udp':

@@ -306,6 +306,7 @@ export function selectorBits(selector: Selector): number {
       switch (selector.field) {
         case 'ip length':
         case 'ip id':
+        case 'ip frag-off':
         case 'icmp id':
         case 'tcp sport':
         case 'tcp dport':

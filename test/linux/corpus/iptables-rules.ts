@@ -239,6 +239,71 @@ function addrtypeStatisticMultiportRecent(): string[] {
   return rules;
 }
 
+function nativeMatches(): string[] {
+  const rules: string[] = [];
+  for (const length of ['100:200', '1500', '! 1500', ':100', '100:', '5:3', 'x', '70000', '1:2:3'])
+    rules.push(`-m length --length ${length}`);
+  rules.push('-m length');
+  for (const type of [
+    'unicast',
+    'broadcast',
+    'multicast',
+    'host',
+    'otherhost',
+    'outgoing',
+    'loopback',
+    'BROADCAST',
+    'foo',
+  ])
+    rules.push(`-m pkttype --pkt-type ${type}`, `-m pkttype ! --pkt-type ${type}`);
+  rules.push('-m pkttype');
+  for (const range of [
+    '10.0.0.1-10.0.0.9',
+    '10.0.0.9-10.0.0.1',
+    '10.0.0.1',
+    'x-y',
+    '10.0.0.1-x',
+    '10.0.0.0/24',
+  ])
+    rules.push(`-m iprange --src-range ${range}`, `-m iprange ! --dst-range ${range}`);
+  rules.push('-m iprange', '-m iprange --src-range 1.1.1.1-1.1.1.2 ! --dst-range 10.0.0.1-10.0.0.9');
+  for (const ttl of [
+    '--ttl-eq 64',
+    '--ttl-gt 5',
+    '--ttl-lt 3',
+    '! --ttl-eq 1',
+    '! --ttl-gt 3',
+    '--ttl-eq 300',
+    '--ttl-eq x',
+    '--ttl-eq 1 --ttl-gt 2',
+    '',
+  ])
+    rules.push(`-m ttl ${ttl}`.trim());
+  for (const dscp of [
+    '--dscp 10',
+    '--dscp 0x2e',
+    '! --dscp 10',
+    '--dscp 64',
+    '--dscp x',
+    '--dscp-class EF',
+    '--dscp-class af21',
+    '--dscp-class FOO',
+    '',
+  ])
+    rules.push(`-m dscp ${dscp}`.trim());
+  for (const mac of [
+    '02:00:00:00:00:01',
+    '02:AB:cd:00:00:01',
+    '! 02:00:00:00:00:01',
+    '02:00',
+    '2:0:0:0:0:1',
+    'zz:00:00:00:00:00',
+  ])
+    rules.push(`-m mac --mac-source ${mac}`);
+  rules.push('-m mac');
+  return rules;
+}
+
 function targets(): { table: CorpusRule['table']; rule: string }[] {
   const out: { table: CorpusRule['table']; rule: string }[] = [];
   const filter = (rule: string) => out.push({ table: 'filter', rule });
@@ -338,6 +403,7 @@ export function iptablesCorpus(): CorpusRule[] {
     ...icmp(),
     ...markAndConntrack(),
     ...addrtypeStatisticMultiportRecent(),
+    ...nativeMatches(),
     ...product(
       ['-p tcp', '-p udp'],
       ['--dport 80', '-m multiport --dports 80,443'],
