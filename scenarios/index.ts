@@ -1,6 +1,7 @@
 // The scenarios the `packetlab` command runs, by name: each tells its story and declares its checks. The command
 // line (src/cli) receives this table from bin/packetlab.mjs, so src/ never imports scenarios/.
 
+import type { KernelPlanResult } from '../src/harness/kernel-plan.ts';
 import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { StoryResult } from '../src/story/story.ts';
 import {
@@ -10,6 +11,7 @@ import {
   type FormationProxy,
 } from './formation-cluster.ts';
 import { incidentClusterStory } from './incident-cluster.ts';
+import { lessonCasePlan, tourPlan } from './kernel-plans.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
 import { LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
 import { trafficStory } from './traffic.ts';
@@ -28,6 +30,8 @@ export interface ScenarioEntry {
   readonly summary: string;
   /** The story with its checks, or a usage error (exit 2). */
   run(options: ScenarioRun): StoryResult | { readonly usage: string };
+  /** The harness scenario of its world for `packetlab verify` (scenarios/kernel-plans.ts), or a usage error. */
+  plan?(options: ScenarioRun): KernelPlanResult;
 }
 
 export const SCENARIOS: readonly ScenarioEntry[] = [
@@ -35,6 +39,7 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
     name: 'tour',
     summary: 'two namespaces joined by a veth pair, a ping across, every frame decoded',
     run: ({ seed }) => runTwoNamespaces(seed ?? 'packetlab').story,
+    plan: ({ args }) => (args.length > 0 ? { usage: 'usage: packetlab verify tour' } : tourPlan()),
   },
   {
     name: 'lesson',
@@ -74,6 +79,18 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
         kubeProxy: kubeProxy as FormationProxy,
         seed: seed ?? 'formation',
       });
+    },
+    plan: ({ args }) => {
+      const [which = '1', cni = 'kindnet', kubeProxy = 'iptables'] = args;
+      if (
+        args.length > 3 ||
+        !FORMATION_CNIS.includes(cni as FormationCni) ||
+        !FORMATION_PROXIES.includes(kubeProxy as FormationProxy)
+      )
+        return {
+          usage: 'usage: packetlab verify lesson-case [1|2|5] [flannel-vxlan|kindnet] [iptables|nftables]',
+        };
+      return lessonCasePlan(Number(which), cni as FormationCni);
     },
   },
   {

@@ -202,19 +202,18 @@ export const sortSsRows: Normaliser = (label, text) => {
   return lines.length + header.length === 0 ? text : `${[...header, ...lines.sort()].join('\n')}\n`;
 };
 
-export function compareRuns(
-  linux: Observed,
-  packetlab: Observed,
-  options: {
-    known?: readonly KnownDifference[];
-    normalise?: readonly Normaliser[];
-    tolerances?: readonly Tolerance[];
-    /** The ports no NAT chose, when one chose some at random: see normaliseNatPorts. */
-    natPorts?: readonly number[];
-    /** Captures compared as TCP byte streams, not frame by frame (streams.ts). */
-    tcpStreams?: readonly string[];
-  } = {},
-): Comparison {
+/** What a case tells the comparator beyond the two runs: known differences, normalisers, tolerances, NAT ports. */
+export interface CompareOptions {
+  readonly known?: readonly KnownDifference[];
+  readonly normalise?: readonly Normaliser[];
+  readonly tolerances?: readonly Tolerance[];
+  /** The ports no NAT chose, when one chose some at random: see normaliseNatPorts. */
+  readonly natPorts?: readonly number[];
+  /** Captures compared as TCP byte streams, not frame by frame (streams.ts). */
+  readonly tcpStreams?: readonly string[];
+}
+
+export function compareRuns(linux: Observed, packetlab: Observed, options: CompareOptions = {}): Comparison {
   const tolerances = [CONNTRACK_TIMEOUT, ...(options.tolerances ?? [])];
   const normalisers = [
     normalisePing,

@@ -579,6 +579,17 @@ export class ScenarioBuilder {
     return this;
   }
 
+  /**
+   * `scenario` with more commands observed after its own, each checked as `observe()` checks it (its namespace, its
+   * program, the sandbox rule): what `packetlab verify --observe` adds to a plan.
+   */
+  static observing(scenario: Scenario, commands: readonly Command[]): Scenario {
+    const checker = new ScenarioBuilder(scenario.name);
+    checker.namespaces.push(...scenario.namespaces);
+    const added = commands.map((command) => checker.checked(command));
+    return deepFreeze({ ...scenario, observe: [...scenario.observe, ...added] });
+  }
+
   build(): Scenario {
     return deepFreeze({
       name: this.name,
