@@ -11,7 +11,7 @@ import {
   type FormationProxy,
 } from './formation-cluster.ts';
 import { incidentClusterStory } from './incident-cluster.ts';
-import { lessonCasePlan, tourPlan } from './kernel-plans.ts';
+import { lessonCasePlan, lessonPlan, tourPlan } from './kernel-plans.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
 import { LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
 import { trafficStory } from './traffic.ts';
@@ -55,6 +55,17 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
         return { usage: 'usage: packetlab run lesson [bridge|routed] [vxlan|direct]' };
       }
       return lessonStory(pods as PodWiring, nodes as NodeWiring, seed ?? 'lesson');
+    },
+    plan: ({ args }) => {
+      const pods = args[0] ?? 'bridge';
+      const nodes = args[1] ?? 'vxlan';
+      if (
+        args.length > 2 ||
+        (pods !== 'bridge' && pods !== 'routed') ||
+        (nodes !== 'vxlan' && nodes !== 'direct')
+      )
+        return { usage: 'usage: packetlab verify lesson [bridge|routed] [vxlan|direct]' };
+      return lessonPlan(pods, nodes);
     },
   },
   {

@@ -1,14 +1,15 @@
 // The kernel plans `packetlab verify` runs for scenarios: each is a harness scenario (src/harness/scenario.ts) of the
 // scenario's world, run on packetlab and in real namespaces and compared. The cluster plan is also what
-// test/linux/k8s-cni.test.ts runs. Not here: plans for the Service cases (3, 4, 6), the incident or the traffic story.
+// test/linux/k8s-cni.test.ts runs, the lesson's plan what test/linux/lesson-cases.test.ts runs. Not here: plans for the Service cases (3, 4, 6), the incident or the traffic story.
 
 import type { KernelPlan, KernelPlanResult } from '../src/harness/kernel-plan.ts';
 import type { PingOptions, Scenario } from '../src/harness/scenario.ts';
-import { kindCluster, twoHosts } from '../src/harness/topologies.ts';
+import { kindCluster, lesson, twoHosts } from '../src/harness/topologies.ts';
 import type { PlanPod } from '../src/k8s/cluster-plan.ts';
 import type { Cni } from '../src/k8s/cni/cni.ts';
 import { FlannelVxlan } from '../src/k8s/cni/flannel.ts';
 import { Kindnet } from '../src/k8s/cni/kindnet.ts';
+import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { FormationCni } from './formation-cluster.ts';
 
 /** The tour: a (10.0.0.1) and b (10.0.0.2) on one veth pair, `ping -c 2` from a, every frame on veth-a. */
@@ -112,5 +113,45 @@ export function lessonCasePlan(which: number, cni: FormationCni): KernelPlanResu
   return {
     scenario,
     covers: `the cluster formation as ${cni}'s plan builds it (no kube-proxy rules), ping ${ping.from} -> ${ping.to}, frames on diag/eth0 and w1/eth0, formation-worker's routes, links, FDB, neighbours and NAT rules`,
+  };
+}
+
+/**
+ * `lesson PODS NODES`: the lesson's hand-wired cluster (src/k8s/lesson.ts) with pods by a bridge or routes and nodes
+ * by direct routes or VXLAN; diag pings the pod next to it (case 1) and the one on w2 (case 2), then a UDP exchange
+ * to w2's pod; frames on every hop, the node's FDB and counters, routes and neighbours.
+ */
+export function lessonPlan(pods: PodWiring, nodes: NodeWiring): KernelPlan {
+  const b = lesson(`lesson-${pods}-${nodes}`, { pods, nodes })
+    .capture('diag', 'eth0')
+    .capture('w1', 'eth0')
+    .capture('remote', 'eth0');
+  if (pods === 'bridge') b.capture('w1', 'cni0');
+  if (nodes === 'vxlan') b.capture('w1', 'flannel.1');
+  if (pods === 'bridge') b.observe('w1', 'bridge', 'fdb', 'show', 'br', 'cni0');
+  if (nodes === 'vxlan') b.observe('w1', 'bridge', 'fdb', 'show', 'dev', 'flannel.1');
+  const nodeDevices = [
+    'eth0',
+    ...(pods === 'bridge' ? ['cni0'] : []),
+    ...(nodes === 'vxlan' ? ['flannel.1'] : []),
+  ];
+  for (const dev of nodeDevices) b.observe('w1', 'ip', '-s', 'link', 'show', 'dev', dev);
+  const scenario = b
+    .ping('diag', '10.244.1.9', { count: 2, interval: 0.2 })
+    .ping('diag', '10.244.2.7', { count: 2, interval: 0.2 })
+    .udp({
+      client: { ns: 'diag', bind: '0.0.0.0', port: 41234 },
+      server: { ns: 'remote', bind: '0.0.0.0', port: 8000 },
+      dst: '10.244.2.7',
+      count: 2,
+      payload: 'GET /sante',
+    })
+    .observe('w1', 'ip', 'route')
+    .observe('w1', 'ip', 'neigh')
+    .observe('diag', 'ip', 'neigh')
+    .build();
+  return {
+    scenario,
+    covers: `the lesson's two nodes, pods by ${pods === 'bridge' ? 'a bridge' : 'routes'}, nodes by ${nodes === 'vxlan' ? 'VXLAN' : 'direct routes'}: diag pings 10.244.1.9 and 10.244.2.7, a UDP exchange to 10.244.2.7:8000, frames on every hop, w1's FDB, counters, routes and neighbours`,
   };
 }
