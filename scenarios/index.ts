@@ -95,13 +95,14 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
       const [which = '1', cni = 'kindnet', kubeProxy = 'iptables'] = args;
       if (
         args.length > 3 ||
+        !LESSON_CASES.includes(Number(which) as LessonCase) ||
         !FORMATION_CNIS.includes(cni as FormationCni) ||
         !FORMATION_PROXIES.includes(kubeProxy as FormationProxy)
       )
         return {
-          usage: 'usage: packetlab verify lesson-case [1|2|5] [flannel-vxlan|kindnet] [iptables|nftables]',
+          usage: 'usage: packetlab verify lesson-case [1-6] [flannel-vxlan|kindnet] [iptables|nftables]',
         };
-      return lessonCasePlan(Number(which), cni as FormationCni);
+      return lessonCasePlan(Number(which), cni as FormationCni, kubeProxy as FormationProxy);
     },
   },
   {

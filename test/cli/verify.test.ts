@@ -54,6 +54,16 @@ describe('packetlab verify on the kernel', () => {
     expect(status).toBe(0);
   }, 120_000);
 
+  it("lesson-case 6 kindnet nftables: the NodePort from the Docker host through kube-proxy's nftables rules", async (ctx) => {
+    if (!requireNetns(ctx)) return;
+    const { stdout, status } = await packetlab('verify', 'lesson-case', '6', 'kindnet', 'nftables');
+    expect(stdout).toContain("kube-proxy's nftables rules on every node");
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(
+      /^packetlab and Linux agree: \d+ observations, 2 captures \(\d+ frames\) after \d+ set-up commands$/,
+    );
+    expect(status).toBe(0);
+  }, 120_000);
+
   it('reports a difference: an --observe of an IPv6 sysctl, which packetlab does not model, exits 1', async (ctx) => {
     if (!requireNetns(ctx)) return;
     const { stdout, stderr, status } = await packetlab(
@@ -176,8 +186,8 @@ describe('verify without the kernel: arguments and plans', () => {
         'packetlab: scenario traffic has no kernel plan (verify runs tour, lesson, lesson-case)\n',
       ],
       [
-        ['lesson-case', '4'],
-        'packetlab: lesson-case 4 has no kernel plan yet (verify runs lesson-case 1, 2, 5)\n',
+        ['lesson-case', '7'],
+        'usage: packetlab verify lesson-case [1-6] [flannel-vxlan|kindnet] [iptables|nftables]\n',
       ],
       [['tour', 'extra'], 'usage: packetlab verify tour\n'],
       [
