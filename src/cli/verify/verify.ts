@@ -47,7 +47,10 @@ function defaultIo(): VerifyIo {
 
 /** The Linux driver, with Ctrl-C turned into an exit so its exit hook deletes the run's namespaces. */
 async function interruptible(scenario: Scenario): Promise<Observed> {
-  const stop = () => process.exit(130);
+  const stop = () => {
+    process.stderr.write('\npacketlab: verify interrupted, deleting its namespaces\n');
+    process.exit(130);
+  };
   process.once('SIGINT', stop);
   try {
     return await runLinux(scenario);
