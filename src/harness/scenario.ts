@@ -172,6 +172,7 @@ export interface Scenario {
 /** The programs a scenario may run; anything else is a programmer error. */
 export const ALLOWED_PROGRAMS = [
   'ip',
+  'ipset',
   'bridge',
   'sysctl',
   'iptables',
