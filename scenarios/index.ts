@@ -1,6 +1,7 @@
 // The scenarios the `packetlab` command runs, by name: each tells its story and declares its checks. The command
 // line (src/cli) receives this table from bin/packetlab.mjs, so src/ never imports scenarios/.
 
+import type { KernelPlanResult } from '../src/harness/kernel-plan.ts';
 import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { Lang, StoryResult } from '../src/story/story.ts';
 import { EXERCISES, type Exercise, exerciseStory } from './exercises.ts';
@@ -11,6 +12,7 @@ import {
   type FormationProxy,
 } from './formation-cluster.ts';
 import { incidentClusterStory } from './incident-cluster.ts';
+import { lessonCasePlan, lessonPlan, tourPlan } from './kernel-plans.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
 import { LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
 import {
@@ -39,6 +41,8 @@ export interface ScenarioEntry {
   readonly summary: string;
   /** The story with its checks, or a usage error (exit 2). */
   run(options: ScenarioRun): StoryResult | { readonly usage: string };
+  /** The harness scenario of its world for `packetlab verify` (scenarios/kernel-plans.ts), or a usage error. */
+  plan?(options: ScenarioRun): KernelPlanResult;
 }
 
 export const SCENARIOS: readonly ScenarioEntry[] = [
@@ -55,6 +59,7 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
     name: 'veth',
     summary: 'two namespaces joined by a veth pair, a ping across, every frame decoded',
     run: ({ seed }) => runTwoNamespaces(seed ?? 'packetlab').story,
+    plan: ({ args }) => (args.length > 0 ? { usage: 'usage: packetlab verify tour' } : tourPlan()),
   },
   {
     name: 'lesson',
@@ -70,6 +75,17 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
         return { usage: 'usage: packetlab run lesson [bridge|routed] [vxlan|direct]' };
       }
       return lessonStory(pods as PodWiring, nodes as NodeWiring, seed ?? 'lesson');
+    },
+    plan: ({ args }) => {
+      const pods = args[0] ?? 'bridge';
+      const nodes = args[1] ?? 'vxlan';
+      if (
+        args.length > 2 ||
+        (pods !== 'bridge' && pods !== 'routed') ||
+        (nodes !== 'vxlan' && nodes !== 'direct')
+      )
+        return { usage: 'usage: packetlab verify lesson [bridge|routed] [vxlan|direct]' };
+      return lessonPlan(pods, nodes);
     },
   },
   {
@@ -95,6 +111,19 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
         seed: seed ?? 'formation',
         lang: lang ?? 'en',
       });
+    },
+    plan: ({ args }) => {
+      const [which = '1', cni = 'kindnet', kubeProxy = 'iptables'] = args;
+      if (
+        args.length > 3 ||
+        !LESSON_CASES.includes(Number(which) as LessonCase) ||
+        !FORMATION_CNIS.includes(cni as FormationCni) ||
+        !FORMATION_PROXIES.includes(kubeProxy as FormationProxy)
+      )
+        return {
+          usage: 'usage: packetlab verify lesson-case [1-6] [flannel-vxlan|kindnet] [iptables|nftables]',
+        };
+      return lessonCasePlan(Number(which), cni as FormationCni, kubeProxy as FormationProxy);
     },
   },
   {

@@ -2,11 +2,12 @@
 // [--metrics FILE] [--debug]`, and `NAME` alone as a shorthand for `run`; the only place allowed Node built-ins
 // (it writes the files the story layer hands back as bytes). The scenario table comes from bin/packetlab.mjs
 // (scenarios/index.ts), so src/ never imports scenarios/. Colour and a progress line only on a TTY, never with
-// NO_COLOR. No `run FILE`, shell or verify yet.
+// NO_COLOR. `verify NAME` is verify/verify.ts. No `run FILE` or shell yet.
 
 import { writeFileSync } from 'node:fs';
 import { type RecordOptions, recordStories, type StoryRecording } from '../story/recorder.ts';
 import { checkLines, LANGS, type Lang, type StoryResult, transcript } from '../story/story.ts';
+import { VERIFY_USAGE, verify } from './verify/verify.ts';
 
 /** A scenario the command can run (scenarios/index.ts's entries have this shape). */
 export interface CommandScenario {
@@ -36,6 +37,8 @@ function help(scenarios: readonly CommandScenario[]): string {
     '    --mermaid   print a Mermaid sequenceDiagram of the packets between namespaces instead of the transcript',
     '    --metrics FILE  the counters over virtual time, Prometheus text format with node_exporter names',
     '    --debug     show the stack when a scenario throws',
+    "  verify NAME   run the scenario's kernel plan on packetlab and in real namespaces (Linux, root); print the differences",
+    `    ${VERIFY_USAGE.slice('usage: '.length)}`,
     `  NAME          the same as run NAME (${scenarios.map((entry) => entry.name).join(', ')})`,
     '',
   ].join('\n');
@@ -195,6 +198,8 @@ export async function main(args: readonly string[], scenarios: readonly CommandS
     case 'list':
       process.stdout.write(list(scenarios));
       return 0;
+    case 'verify':
+      return verify(rest, scenarios);
     default: {
       const request = parseRun(command === 'run' ? rest : words);
       if ('error' in request) {

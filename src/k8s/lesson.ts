@@ -2,7 +2,7 @@
 // Docker-like segment `kind`, pods diag (10.244.1.5) and local (10.244.1.9) on w1 and remote (10.244.2.7) on w2, wired
 // with the commands a CNI plugin and flanneld run. Unlike cluster() it has no control plane, no kube-proxy and no
 // masquerade: a scenario adds its own rules. The wiring is written once against a LessonWriter, which packetlab runs
-// with the command façade (lessonTopology) and the kernel harness turns into its scenario (test/linux/topologies.ts).
+// with the command façade (lessonTopology) and the kernel harness turns into its scenario (src/harness/topologies.ts).
 //
 // Four ways to wire it, as the lesson's cases 1 and 2 describe: pods on a node joined by a bridge (cni0, as the bridge
 // plugin and Flannel do) or by routes to each veth (kindnet's ptp), and nodes joined by direct routes or by a VXLAN

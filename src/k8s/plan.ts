@@ -1,6 +1,7 @@
 // A command plan: the argument vectors that build a network (what a CNI, kubelet and kube-proxy run), each in one
 // namespace, and the underlay segments the nodes plug into. packetlab runs a plan with `exec`; the kernel harness
-// (test/linux/) runs the same plan with `ip netns exec`. Plain data: no functions, no objects beyond the words.
+// (src/harness/, src/cli/verify/linux-driver.ts) runs the same plan with `ip netns exec`. Plain data: no functions,
+// no objects beyond the words.
 //
 // Words that name a namespace (`ip link add ... netns W1`) or a file (`nft -f FILE`) are objects, so each runner can
 // substitute its own name or path; a plain string after `netns` is refused, so no command can reach outside the plan.

@@ -2,6 +2,7 @@
 // Without network namespaces (not root, not Linux) a case skips with a notice locally and fails in CI.
 
 import { expect } from 'vitest';
+import { kernelPrograms } from '../../src/harness/programs.ts';
 import { requireNetns } from '../support/netns.ts';
 import { requireTool, type SkippableTest } from '../support/tools.ts';
 import {
@@ -15,7 +16,7 @@ import {
 import { runLinux } from './linux-driver.ts';
 import type { Observed } from './observed.ts';
 import { type PacketlabRun, runPacketlab } from './packetlab-driver.ts';
-import { ALLOWED_PROGRAMS, type Scenario, type TrafficStep } from './scenario.ts';
+import type { Scenario } from './scenario.ts';
 
 export interface DifferentialOptions {
   readonly known?: readonly KnownDifference[];
@@ -36,33 +37,10 @@ export interface DifferentialResult {
 /** How many times a kernel run that differs runs again before the case fails. */
 const KERNEL_RERUNS = 2;
 
-/** The programs the real side needs, beyond what a scenario's commands name. */
-const BASE_TOOLS = ['ip', 'tcpdump', 'sysctl'];
-/** The programs a traffic step needs on the real side, by step kind. */
-const STEP_TOOLS: Partial<Record<TrafficStep['kind'], readonly string[]>> = {
-  frames: ['tcpreplay'],
-  http: ['go', 'curl'],
-};
-
 /** True when this machine can run the real side; otherwise skips the test (locally) or throws (CI). */
 export function requireKernel(test: SkippableTest, scenario?: Scenario): boolean {
   if (!requireNetns(test)) return false;
-  const programs = new Set(BASE_TOOLS);
-  for (const command of scenario?.setup ?? []) programs.add(String(command.argv[0]));
-  for (const command of [...(scenario?.observe ?? []), ...(scenario?.monitors ?? [])])
-    programs.add(String(command.argv[0]));
-  for (const step of scenario?.traffic ?? [])
-    if (step.kind === 'command') programs.add(String(step.command.argv[0]));
-    else for (const tool of STEP_TOOLS[step.kind] ?? []) programs.add(tool);
-  for (const program of programs) {
-    if (
-      !(ALLOWED_PROGRAMS as readonly string[]).includes(program) &&
-      !BASE_TOOLS.includes(program) &&
-      !Object.values(STEP_TOOLS).some((tools) => tools.includes(program))
-    )
-      continue;
-    if (!requireTool(program, test)) return false;
-  }
+  for (const program of kernelPrograms(scenario)) if (!requireTool(program, test)) return false;
   return true;
 }
 

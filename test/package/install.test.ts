@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireNetns } from '../support/netns.ts';
 
 const REPO = resolve('.');
 let work: string;
@@ -41,6 +42,9 @@ describe('the installed package', () => {
     expect(files).toContain('package/dist/src/index.js');
     expect(files).toContain('package/dist/src/index.d.ts');
     expect(files).toContain('package/bin/packetlab.mjs');
+    // `packetlab verify`'s kernel side runs these with plain node (src/cli/verify/linux-driver.ts).
+    for (const peer of ['udp-peer', 'tcp-peer', 'ports-peer'])
+      expect(files).toContain(`package/dist/src/cli/verify/peers/${peer}.mjs`);
     expect(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
   });
 
@@ -88,4 +92,13 @@ describe('the installed package', () => {
     expect(list.split('\n')[0]).toMatch(/^tour +two namespaces joined by a veth pair/);
     expect(run('npm', ['ls', 'tsx', '--parseable'], app).trim()).toBe('');
   });
+
+  it('verifies a scenario on the kernel from the installed package (root only; CI must)', (ctx) => {
+    if (!requireNetns(ctx)) return;
+    // The plan's UDP exchange runs dist/'s udp-peer.mjs on the kernel side.
+    const verified = run('npx', ['--no-install', 'packetlab', 'verify', 'lesson', 'routed', 'direct'], app);
+    expect(verified.trimEnd().split('\n').at(-1)).toMatch(
+      /^packetlab and Linux agree: 8 observations, 3 captures/,
+    );
+  }, 60_000);
 });
