@@ -3,6 +3,7 @@
 
 import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { StoryResult } from '../src/story/story.ts';
+import { collisionNftStory, collisionPortsStory, collisionTableStory } from './collisions.ts';
 import {
   FORMATION_CNIS,
   FORMATION_PROXIES,
@@ -101,4 +102,34 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
     summary: 'an HTTP server, curl over a 10 ms link, and a connection storm that runs out of ports',
     run: ({ seed }) => trafficStory(seed ?? 'traffic'),
   },
+  ...(
+    [
+      [
+        'collision-table',
+        "two components, one routing table number: a VPN agent's flush erases the egress route",
+        collisionTableStory,
+      ],
+      [
+        'collision-nft',
+        "two components, one nft table name: a firewall reload flushes the blocklist's rule away",
+        collisionNftStory,
+      ],
+      [
+        'collision-ports',
+        "a node agent's source port is a NodePort: once its conntrack entry expires, the NodePort takes its traffic",
+        collisionPortsStory,
+      ],
+    ] as const
+  ).map(
+    ([name, summary, story]): ScenarioEntry => ({
+      name,
+      summary: `${summary}: ${name} [iptables|nftables]`,
+      run: ({ seed, args }) => {
+        const [kubeProxy = 'iptables'] = args;
+        if (args.length > 1 || !FORMATION_PROXIES.includes(kubeProxy as FormationProxy))
+          return { usage: `usage: packetlab run ${name} [iptables|nftables]` };
+        return story({ kubeProxy: kubeProxy as FormationProxy, ...(seed === undefined ? {} : { seed }) });
+      },
+    }),
+  ),
 ];
