@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { SCENARIOS } from '../../scenarios/index.ts';
 
 const validateStory = new Ajv({ allErrors: true }).compile(
   JSON.parse(readFileSync('docs/story.schema.json', 'utf8')),
@@ -24,7 +25,14 @@ describe('the packetlab command', () => {
         .trimEnd()
         .split('\n')
         .map((line) => line.split(/ +/)[0]),
-    ).toEqual(['tour', 'lesson', 'lesson-case', 'incident', 'traffic']);
+    ).toEqual(SCENARIOS.map((scenario) => scenario.name));
+    expect(SCENARIOS.slice(0, 5).map((scenario) => scenario.name)).toEqual([
+      'tour',
+      'lesson',
+      'lesson-case',
+      'incident',
+      'traffic',
+    ]);
   });
 
   it('runs a scenario, prints its transcript then one line per check, exit 0 when all pass', () => {
