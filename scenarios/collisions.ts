@@ -493,6 +493,7 @@ class ConfigServer {
       const peer = `${formatIpv4(socket.remoteAddr)}:${socket.remotePort}`;
       this.subscribers.add(socket);
       this.log.push(`subscriber ${peer} connected`);
+      socket.onEnd = (s) => s.end();
       socket.onClose = (_s, error) => {
         this.subscribers.delete(socket);
         this.log.push(`subscriber ${peer} ${error === undefined ? 'closed' : `lost (${error})`}`);
@@ -540,7 +541,7 @@ class ConfigAgent {
 export function collisionPortsStory(options: CollisionOptions = {}): StoryResult {
   const kubeProxy = options.kubeProxy ?? 'iptables';
   const seed = options.seed ?? 'collision-ports';
-  const f = formation({ cni: 'kindnet', kubeProxy, seed, pods: ['signalements-7d9f-a'] });
+  const f = formation({ cni: 'kindnet', kubeProxy, seed, pods: ['diag', 'signalements-7d9f-a'] });
   const { c } = f;
   const story = new Story('collision-ports', seed);
   story.attach(c.sim);
@@ -655,6 +656,18 @@ export function collisionPortsStory(options: CollisionOptions = {}): StoryResult
   server.push('v3');
   c.sim.run(1e9);
   story.show(`config agent's log:\n${agent.log.join('\n')}`);
+
+  story.say(
+    "what the reservation does not cover: a pod's own connections. diag (on formation-worker) calls the config server from its port 31000; the node masquerades it and NAT keeps the port (NAT does not read ip_local_reserved_ports; the pod's namespace has its own)",
+  );
+  sh('kubectl exec -i diag -- nc -N -p 31000 172.18.0.1 7000', 'hello\n');
+  story.show(`config server's log:\n${server.log.join('\n')}`);
+  story.expectThat(
+    'the config server sees diag as 172.18.0.3:31000, inside the reserved range',
+    'subscriber 172.18.0.3:31000 connected',
+    server.log.find((line) => line.includes(':31000 ')) ?? server.log.at(-1) ?? '',
+    server.log.includes('subscriber 172.18.0.3:31000 connected'),
+  );
   story.expectEqual(
     'v3 arrives after the entry expired: picked up again, but no NodePort rule matches its port, so it reaches the agent',
     'applied config v1; applied config v3',

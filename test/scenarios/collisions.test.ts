@@ -95,6 +95,7 @@ describe.each(FORMATION_PROXIES)('collision-ports, kube-proxy %s', (kubeProxy) =
     const fixed = check(result, "ss: connect()'s own draw now lands outside 30000-32767").actual;
     const port = Number(/172\.18\.0\.3:(\d+)/.exec(fixed)?.[1]);
     expect(port < 30000 || port > 32767).toBe(true);
+    expect(lines).toContain('subscriber 172.18.0.3:31000 connected');
   });
 });
 
