@@ -166,17 +166,21 @@ export const normaliseTrace: Normaliser = (label, text) => {
   let previous = '';
   let runs = 0;
   let dumped = new Set<string>();
-  return text
-    .replace(/\btrace id ([0-9a-f]{8})\b( \S+ \S+ \S+ packet:)?/g, (_m, id: string, packet?: string) => {
-      if (id !== previous || (packet !== undefined && dumped.has(packet))) {
-        runs++;
-        dumped = new Set();
-      }
-      if (packet !== undefined) dumped.add(packet);
-      previous = id;
-      return `trace id T${runs}${packet ?? ''}`;
-    })
-    .replace(/\bip id \d+\b/g, 'ip id N');
+  return (
+    text
+      .replace(/\btrace id ([0-9a-f]{8})\b( \S+ \S+ \S+ packet:)?/g, (_m, id: string, packet?: string) => {
+        if (id !== previous || (packet !== undefined && dumped.has(packet))) {
+          runs++;
+          dumped = new Set();
+        }
+        if (packet !== undefined) dumped.add(packet);
+        previous = id;
+        return `trace id T${runs}${packet ?? ''}`;
+      })
+      .replace(/\bip id \d+\b/g, 'ip id N')
+      // `nft monitor`'s NFT_MSG_NEWGEN names the committing process by its pid (packetlab counts from 1000).
+      .replace(/^(# new generation \d+ by process )\d+ /gm, '$1PID ')
+  );
 };
 
 /** Lines whose order is a hash table's (`ip neigh`, `bridge fdb`, `conntrack -L`): compared sorted. */

@@ -3,7 +3,8 @@
 // bans host a; a's ping is dropped. The firewall then reloads the way many tools do (`flush table inet filter`, then
 // its table): the kernel empties every chain of the table, the blocklist's included, but keeps the chains and the
 // set with its element (nft's flush table deletes rules only), so a's ping passes again while the blocklist's set
-// still lists it. A reload that deletes the table instead takes the set and the chain with it.
+// still lists it. A reload that deletes the table instead takes the set and the chain with it. `nft monitor` shows
+// each event as the kernel notifies it.
 
 import { describe, expect, it } from 'vitest';
 import { differential, outputOf } from './harness.ts';
@@ -41,6 +42,7 @@ describe('differential: two components in one nft table', () => {
     const scenario = twoHosts('nft-shared-table')
       .nft('b', FIREWALL, 'firewall.nft')
       .nft('b', BLOCKLIST, 'blocklist.nft')
+      .monitor('b', 'nft', 'monitor')
       .ping('a', '10.0.0.2', { count: 1, wait: 1 })
       .actCommand('b', ['nft', '-f', { file: 'reload.nft', text: FIREWALL_RELOAD }])
       .act('b', 'nft', '-a', 'list', 'table', 'inet', 'filter')
@@ -64,6 +66,10 @@ describe('differential: two components in one nft table', () => {
       expect(afterFlush, side.side).toContain('elements = { 10.0.0.1 }');
       expect(outputOf(side, 'b: nft list set inet filter blocked'), side.side).toContain(
         'Error: No such file or directory',
+      );
+      // nft monitor: the firewall's reload deletes the blocklist's rule by its handle.
+      expect(outputOf(side, 'b: nft monitor'), side.side).toMatch(
+        /^delete rule inet filter input handle 2\ndelete rule inet filter blocklist handle 5\nadd chain inet filter input \{ type filter hook input priority filter; policy accept; \}\n/m,
       );
     }
   });
