@@ -3,7 +3,7 @@
 // `table inet filter` (collision-nft), and a node's own connection whose source port is a NodePort
 // (collision-ports). Each component is a hostNetwork DaemonSet whose pods run the commands a real agent would; each
 // story shows both components healthy, what breaks, the command that diagnoses it and the fix. Not here: the
-// components' control planes (the VPN's tunnel, the blocklist's decision feed), `nft monitor` of ruleset events.
+// components' control planes (the VPN's tunnel, the blocklist's decision feed).
 
 import { daemonSet } from '../src/k8s/api/builders.ts';
 import type { Cluster } from '../src/k8s/cluster.ts';
@@ -395,12 +395,26 @@ export function collisionNftStory(options: CollisionOptions = {}): StoryResult {
   story.say(
     "the firewall's configuration changes (1.1: ssh from the node network only); its pods reload the table: flush table inet filter, then its rules, in one nft -f",
   );
-  rollImage(c, 'security', 'node-firewall', NODE_FIREWALL_NEXT, 31e9);
+  const monitor = sh.background('docker exec formation-worker nft monitor');
+  rollImage(c, 'security', 'node-firewall', NODE_FIREWALL_NEXT, 2e9);
+  const events = monitor.stop().stdout;
+  story.expectThat(
+    "nft monitor: the firewall's one batch deletes the blocklist's rule along with its own, then adds its own back",
+    'delete rule inet filter input handle 2; delete rule inet filter blocklist handle 5; add chain inet filter input ...; add rule inet filter input ...',
+    events
+      .split('\n')
+      .filter((line) => line.startsWith('delete') || line.startsWith('add rule'))
+      .join('; '),
+    /^delete rule inet filter input handle \d+\ndelete rule inet filter blocklist handle \d+\nadd chain inet filter input \{[^\n]*\}\nadd rule inet filter input tcp dport 10250 [^\n]*\nadd rule inet filter input tcp dport 22 [^\n]*\n# new generation \d+ by process \d+ \(nft\)\n/m.test(
+      events,
+    ),
+  );
+  c.sim.run(29e9);
   podsRunning(story, sh, 'security', 6, 'after the reload');
   abuserReaches(story, fromInternet, 'after the firewall reload', true);
 
   story.say(
-    "diagnosis: the table still holds the blocklist's chain and its set, banned address included, but the chain is empty: flush table deletes every chain's rules, whoever wrote them",
+    "diagnosis: the table still holds the blocklist's chain and its set, banned address included, but the chain is empty: flush table deletes every chain's rules, whoever wrote them (nft monitor above caught the very batch)",
   );
   const listing = sh('docker exec formation-worker nft -a list table inet filter').stdout;
   const chain = /\tchain blocklist \{[^\n]*\n([^}]*)\}/.exec(listing)?.[1] ?? '';

@@ -63,6 +63,9 @@ describe.each(FORMATION_PROXIES)('collision-nft, kube-proxy %s', (kubeProxy) => 
       /\tchain blocklist \{ # handle \d+\n\t\ttype filter hook prerouting priority mangle; policy accept;\n\t\}/,
     );
     expect(listing).toContain('elements = { 203.0.113.10 }');
+    expect(outputOf(result, 'docker exec formation-worker nft monitor')).toMatch(
+      /^delete rule inet filter input handle 2\ndelete rule inet filter blocklist handle 5\n/,
+    );
     expect(check(result, 'with the ban: 203.0.113.10 is dropped at formation-worker:30080').actual).toBe(
       'curl exit 28',
     );
