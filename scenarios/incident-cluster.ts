@@ -155,6 +155,10 @@ export function incidentClusterStory(options: IncidentOptions = {}): StoryResult
   c.sim.run(1e9);
   looksHealthy(story, sh, ['netbird'], 3);
   agentUp(story, sh, ['formation-control-plane', 'formation-worker', 'formation-worker2']);
+  story.say("first rule: what changed? The upgrade's DaemonSet, nothing else");
+  const changed = sh('kubectl get ds -n netbird -o wide').stdout;
+  const images = changed.split('\n')[1]?.split(/ +/)[9] ?? '';
+  story.expectEqual("kubectl get ds -o wide: the agent's new image", NETBIRD_BROKEN, images);
   if (cni === 'flannel-vxlan') {
     flannelHidesIt(story, sh);
     return story.result();

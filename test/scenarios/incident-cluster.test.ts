@@ -32,6 +32,9 @@ describe.each(FORMATION_PROXIES)('the incident with kindnet and kube-proxy %s', 
     ).toBe(true);
     // Healthy before the upgrade, after it, and with the workaround.
     expect(result.checks.filter((c) => c.name === 'kubectl get pods: every pod 1/1 Running')).toHaveLength(3);
+    expect(check(result, "kubectl get ds -o wide: the agent's new image").actual).toBe(
+      'netbirdio/netbird:0.30.0',
+    );
     for (const node of ['formation-control-plane', 'formation-worker', 'formation-worker2'])
       expect(check(result, `${node}: the agent is up, its table loaded`).actual).toBe('table inet netbird {');
     expect(
