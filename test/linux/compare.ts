@@ -159,28 +159,26 @@ function natPortFields(fields: Field[], fixed: readonly number[] | undefined): F
  * just before it. A packet's lines come in one run (the hooks run synchronously) and dump its headers once per
  * base chain, so a run ends where the id changes or where a base chain of the run dumps a packet again (the next
  * packet, in a reused skb); each run is renamed in order (`trace id T1`, `T2`, ...). The IP identification of a
- * traced packet is not compared, as in frames.
+ * traced packet is not compared, as in frames. `nft monitor`'s `# new generation N by process PID (nft)` names the
+ * committing process by its pid (packetlab counts from 1000): compared as `PID`.
  */
 export const normaliseTrace: Normaliser = (label, text) => {
   if (!/: nft monitor/.test(label)) return text;
   let previous = '';
   let runs = 0;
   let dumped = new Set<string>();
-  return (
-    text
-      .replace(/\btrace id ([0-9a-f]{8})\b( \S+ \S+ \S+ packet:)?/g, (_m, id: string, packet?: string) => {
-        if (id !== previous || (packet !== undefined && dumped.has(packet))) {
-          runs++;
-          dumped = new Set();
-        }
-        if (packet !== undefined) dumped.add(packet);
-        previous = id;
-        return `trace id T${runs}${packet ?? ''}`;
-      })
-      .replace(/\bip id \d+\b/g, 'ip id N')
-      // `nft monitor`'s NFT_MSG_NEWGEN names the committing process by its pid (packetlab counts from 1000).
-      .replace(/^(# new generation \d+ by process )\d+ /gm, '$1PID ')
-  );
+  return text
+    .replace(/\btrace id ([0-9a-f]{8})\b( \S+ \S+ \S+ packet:)?/g, (_m, id: string, packet?: string) => {
+      if (id !== previous || (packet !== undefined && dumped.has(packet))) {
+        runs++;
+        dumped = new Set();
+      }
+      if (packet !== undefined) dumped.add(packet);
+      previous = id;
+      return `trace id T${runs}${packet ?? ''}`;
+    })
+    .replace(/\bip id \d+\b/g, 'ip id N')
+    .replace(/^(# new generation \d+ by process )\d+ /gm, '$1PID ');
 };
 
 /** Lines whose order is a hash table's (`ip neigh`, `bridge fdb`, `conntrack -L`): compared sorted. */
