@@ -52,6 +52,13 @@ export const TRACE_COMMANDS = [
   'nft add rule inet debug trace tcp dport 30080 meta nftrace set 1',
 ];
 
+/**
+ * One more chain in the debug table, empty, in forward just before the agent's (priority -151 < mangle): its policy
+ * line prints the mark the packet carries into the agent's chain (nft prints the mark on policy lines).
+ */
+export const BEFORE_AGENT_COMMAND =
+  "nft add chain inet debug before-netbird '{ type filter hook forward priority -151; policy accept; }'";
+
 /** How often the workaround's pod looks at the agent's rule again (the agent may reload it). */
 const MARK_FIX_PERIOD_NS = 10e9;
 
@@ -137,6 +144,7 @@ export function incidentClusterStory(options: IncidentOptions = {}): StoryResult
 
   // 1. Healthy.
   sh('kubectl get pods -o wide');
+  looksHealthy(story, sh, [], 3);
   nodePortAnswers(story, sh, 'healthy', ['172.18.0.2', '172.18.0.3', '172.18.0.4'], true);
 
   // 2. The upgrade: the agent's DaemonSet on every node.
@@ -146,6 +154,11 @@ export function incidentClusterStory(options: IncidentOptions = {}): StoryResult
   createDaemonSet(c, 'netbird', NETBIRD_BROKEN);
   c.sim.run(1e9);
   looksHealthy(story, sh, ['netbird'], 3);
+  agentUp(story, sh, ['formation-control-plane', 'formation-worker', 'formation-worker2']);
+  story.say("first rule: what changed? The upgrade's DaemonSet, nothing else");
+  const changed = sh('kubectl get ds -n netbird -o wide').stdout;
+  const images = changed.split('\n')[1]?.split(/ +/)[9] ?? '';
+  story.expectEqual("kubectl get ds -o wide: the agent's new image", NETBIRD_BROKEN, images);
   if (cni === 'flannel-vxlan') {
     flannelHidesIt(story, sh);
     return story.result();
@@ -204,6 +217,16 @@ export function incidentClusterStory(options: IncidentOptions = {}): StoryResult
     traceLines(fixed, /netbird|masquerade/).join('\n'),
     fixed.includes(`inet netbird forward-mark rule ${MASKED_LISTING} (verdict continue)`) &&
       /masquerade.*\(verdict accept\)/.test(fixed),
+  );
+  story.expectThat(
+    "the trace: the packet keeps kube-proxy's bit through Netbird's chain (0x00004000 in, 0x00014000 out)",
+    'before-netbird ... meta mark 0x00004000; forward-mark ... meta mark 0x00014000',
+    traceLines(fixed, /policy accept meta mark/)
+      .slice(0, 2)
+      .map((line) => line.replace(/^trace id \S+ /, '').trim())
+      .join('; '),
+    fixed.includes('inet debug before-netbird policy accept meta mark 0x00004000') &&
+      fixed.includes('inet netbird forward-mark policy accept meta mark 0x00014000'),
   );
 
   // 6. A node added afterwards.
@@ -308,6 +331,49 @@ export function incidentClusterStory(options: IncidentOptions = {}): StoryResult
     c.nodeList().map((node) => node.network.address),
     true,
   );
+  const agentRule = sh('docker exec formation-worker nft list chain inet netbird forward-mark').stdout;
+  const kubeProxyRule = sh(
+    kubeProxy === 'iptables'
+      ? 'docker exec formation-worker nft list chain ip nat KUBE-MARK-MASQ'
+      : 'docker exec formation-worker nft list chain ip kube-proxy mark-for-masquerade',
+  ).stdout;
+  const agentBits = bitsSet(agentRule);
+  const kubeProxyBits = bitsSet(kubeProxyRule);
+  story.expectThat(
+    'the root cause is gone: each component sets only its own bit, and the bits are disjoint',
+    'netbird 0x10000 & kube-proxy 0x4000 = 0',
+    `netbird ${agentBits === undefined ? '?' : `0x${agentBits.toString(16)}`} & kube-proxy ${kubeProxyBits === undefined ? '?' : `0x${kubeProxyBits.toString(16)}`} = ${agentBits === undefined || kubeProxyBits === undefined ? '?' : agentBits & kubeProxyBits}`,
+    agentBits === 0x10000 && kubeProxyBits === 0x4000 && (agentBits & kubeProxyBits) === 0,
+  );
+  const upstreamTrace = sh.background('docker exec formation-worker nft monitor trace');
+  sh.host('curl -s -m 2 http://172.18.0.3:30080/sante');
+  const upstream = upstreamTrace.stop().stdout;
+  story.expectThat(
+    "the trace with the upstream fix alone: both bits through Netbird's chain, then kube-proxy's masquerade",
+    'forward-mark ... meta mark 0x00014000, then masquerade (verdict accept)',
+    traceLines(upstream, /forward-mark policy|masquerade/)
+      .slice(0, 3)
+      .map((line) => line.replace(/^trace id \S+ /, '').trim())
+      .join('; '),
+    upstream.includes('inet netbird forward-mark policy accept meta mark 0x00014000') &&
+      /masquerade.*\(verdict accept\)/.test(upstream),
+  );
+  story.say(
+    'the agent restarts on formation-worker3, with no workaround left: the fixed rule comes back, and so does the NodePort',
+  );
+  const onAdded = c.store
+    .list('Pod', 'netbird')
+    .find((pod) => pod.metadata.labels['app'] === 'netbird' && pod.spec.nodeName === added.name);
+  if (onAdded !== undefined) c.controlPlane?.deletePod('netbird', onAdded.metadata.name);
+  c.sim.run(31e9);
+  rulesRead(story, sh, [added.name], MASKED_LISTING);
+  nodePortAnswers(
+    story,
+    sh,
+    `after ${added.name}'s agent restarted, no workaround`,
+    [added.network.address],
+    true,
+  );
   return story.result();
 }
 
@@ -367,6 +433,7 @@ function looksHealthy(story: Story, sh: Shell, daemonSets: readonly string[], no
     nodeRows.map((line) => line.split(/ +/).slice(0, 2).join(' ')).join('; '),
     nodeRows.length === nodes && nodeRows.every((line) => / Ready /.test(line)),
   );
+  if (daemonSets.length === 0) return;
   const dsRows = sh('kubectl get ds -n netbird')
     .stdout.split('\n')
     .slice(1)
@@ -380,6 +447,25 @@ function looksHealthy(story: Story, sh: Shell, daemonSets: readonly string[], no
       row.split(/ +/).slice(1, 4).join(' ') === `${nodes} ${nodes} ${nodes}`,
     );
   }
+}
+
+/** The agent is up: on each node, it loaded its table (`nft list table inet netbird` answers). */
+function agentUp(story: Story, sh: Shell, nodes: readonly string[]): void {
+  for (const node of nodes) {
+    const listed = sh(`docker exec ${node} nft list table inet netbird`);
+    story.expectThat(
+      `${node}: the agent is up, its table loaded`,
+      'table inet netbird { chain forward-mark ... }',
+      listed.exitCode === 0 ? (listed.stdout.split('\n')[0] ?? '') : listed.stderr.trim(),
+      listed.exitCode === 0 && listed.stdout.includes('chain forward-mark'),
+    );
+  }
+}
+
+/** The bits a rule listing sets: `meta mark set mark or 0x4000` (iptables-nft) or `meta mark set meta mark | 0x...`. */
+function bitsSet(listing: string): number | undefined {
+  const match = /meta mark set (?:meta )?mark (?:or|\|) (0x[0-9a-f]+)/.exec(listing);
+  return match === null ? undefined : Number(match[1]);
 }
 
 /** `nft list chain inet netbird forward-mark` on each node shows `rule`. */
@@ -398,6 +484,7 @@ function rulesRead(story: Story, sh: Shell, nodes: readonly string[], rule: stri
 /** The trace commands on formation-worker, `nft monitor trace` and tcpdump on formation-worker2 around one curl. */
 function tracedCall(sh: Shell): { readonly trace: string; readonly podSide: readonly Hop[] } {
   for (const line of TRACE_COMMANDS) sh(`docker exec formation-worker ${line}`);
+  sh(`docker exec formation-worker ${BEFORE_AGENT_COMMAND}`);
   const trace = sh.background('docker exec formation-worker nft monitor trace');
   const atPod = sh.background("docker exec formation-worker2 tcpdump -ni any 'tcp port 8000'");
   sh.host('curl -s -m 2 http://172.18.0.3:30080/sante');
@@ -464,6 +551,16 @@ function checkTraceBroken(story: Story, trace: string, kubeProxy: FormationProxy
     `inet netbird forward-mark rule ${BROKEN_RULE} (verdict continue); policy accept meta mark 0x00010000`,
     traceLines(trace, /inet netbird/).join('\n'),
     trace.includes(`inet netbird forward-mark rule ${BROKEN_RULE} (verdict continue)`) &&
+      trace.includes('inet netbird forward-mark policy accept meta mark 0x00010000'),
+  );
+  story.expectThat(
+    "the trace: the packet enters Netbird's chain with 0x00004000 and leaves it with 0x00010000: bit 0x4000 is lost there",
+    'inet debug before-netbird policy accept meta mark 0x00004000; inet netbird forward-mark policy accept meta mark 0x00010000',
+    traceLines(trace, /policy accept meta mark/)
+      .slice(0, 2)
+      .map((line) => line.replace(/^trace id \S+ /, '').trim())
+      .join('; '),
+    trace.includes('inet debug before-netbird policy accept meta mark 0x00004000') &&
       trace.includes('inet netbird forward-mark policy accept meta mark 0x00010000'),
   );
   story.expectThat(

@@ -4,6 +4,7 @@
 import type { KernelPlanResult } from '../src/harness/kernel-plan.ts';
 import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { Lang, StoryResult } from '../src/story/story.ts';
+import { collisionNftStory, collisionPortsStory, collisionTableStory } from './collisions.ts';
 import { EXERCISES, type Exercise, exerciseStory } from './exercises.ts';
 import {
   FORMATION_CNIS,
@@ -179,4 +180,34 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
       return securityStory(n as SecurityPoint, seed ?? 'security', tool as FilterTool);
     },
   },
+  ...(
+    [
+      [
+        'collision-table',
+        "two components, one routing table number: a VPN agent's flush erases the egress route",
+        collisionTableStory,
+      ],
+      [
+        'collision-nft',
+        "two components, one nft table name: a firewall reload flushes the blocklist's rule away",
+        collisionNftStory,
+      ],
+      [
+        'collision-ports',
+        "a node agent's source port is a NodePort: once its conntrack entry expires, the NodePort takes its traffic",
+        collisionPortsStory,
+      ],
+    ] as const
+  ).map(
+    ([name, summary, story]): ScenarioEntry => ({
+      name,
+      summary: `${summary}: ${name} [iptables|nftables]`,
+      run: ({ seed, args }) => {
+        const [kubeProxy = 'iptables'] = args;
+        if (args.length > 1 || !FORMATION_PROXIES.includes(kubeProxy as FormationProxy))
+          return { usage: `usage: packetlab run ${name} [iptables|nftables]` };
+        return story({ kubeProxy: kubeProxy as FormationProxy, ...(seed === undefined ? {} : { seed }) });
+      },
+    }),
+  ),
 ];

@@ -159,7 +159,8 @@ function natPortFields(fields: Field[], fixed: readonly number[] | undefined): F
  * just before it. A packet's lines come in one run (the hooks run synchronously) and dump its headers once per
  * base chain, so a run ends where the id changes or where a base chain of the run dumps a packet again (the next
  * packet, in a reused skb); each run is renamed in order (`trace id T1`, `T2`, ...). The IP identification of a
- * traced packet is not compared, as in frames.
+ * traced packet is not compared, as in frames. `nft monitor`'s `# new generation N by process PID (nft)` names the
+ * committing process by its pid (packetlab counts from 1000): compared as `PID`.
  */
 export const normaliseTrace: Normaliser = (label, text) => {
   if (!/: nft monitor/.test(label)) return text;
@@ -176,7 +177,8 @@ export const normaliseTrace: Normaliser = (label, text) => {
       previous = id;
       return `trace id T${runs}${packet ?? ''}`;
     })
-    .replace(/\bip id \d+\b/g, 'ip id N');
+    .replace(/\bip id \d+\b/g, 'ip id N')
+    .replace(/^(# new generation \d+ by process )\d+ /gm, '$1PID ');
 };
 
 /** Lines whose order is a hash table's (`ip neigh`, `bridge fdb`, `conntrack -L`): compared sorted. */

@@ -9,6 +9,7 @@ import {
   type NamedSet,
   type Rule,
   type Ruleset,
+  type SetElement,
   type Table,
 } from './ir.ts';
 
@@ -20,12 +21,53 @@ export type RulesetError =
   | { readonly errno: 'EINVAL'; readonly what: string }
   | { readonly errno: 'ELOOP'; readonly what: string };
 
+/**
+ * One change a committed transaction made, in the order the kernel notifies it (nf_tables_commit walks the
+ * transaction list: each object as the batch created or deleted it; a table or chain deleted with its contents
+ * first deletes their rules, then the table's sets, then its chains, as nft_flush_table does).
+ */
+export type RulesetEvent =
+  | { readonly op: 'add' | 'delete'; readonly kind: 'table'; readonly table: Table }
+  | { readonly op: 'add' | 'delete'; readonly kind: 'chain'; readonly table: Table; readonly chain: Chain }
+  | { readonly op: 'add' | 'delete'; readonly kind: 'set'; readonly table: Table; readonly set: NamedSet }
+  | {
+      readonly op: 'add';
+      readonly kind: 'element';
+      readonly table: Table;
+      readonly set: NamedSet;
+      readonly element: SetElement;
+    }
+  | {
+      readonly op: 'add' | 'delete';
+      readonly kind: 'rule';
+      readonly table: Table;
+      readonly chain: Chain;
+      readonly rule: Rule;
+    };
+
+/** What a commit tells ruleset watchers (`nft monitor`): its changes and the NFT_MSG_NEWGEN that closes them. */
+export interface RulesetCommit {
+  readonly events: readonly RulesetEvent[];
+  /** The namespace's generation after the commit (1 before the first). */
+  readonly generation: number;
+  /** The committing process: its pid (a counter here) and its name (`nft`, `iptables`...). */
+  readonly pid: number;
+  readonly process: string;
+}
+
+/** The first simulated pid of a process that commits (the harness compares pids as `PID`). */
+const FIRST_PID = 1000;
+
 export class RulesetStore {
   private current: Ruleset = { tables: [], nextHandle: 1 };
+  private generation = 1;
+  private nextPid = FIRST_PID;
   /** Called after every committed change, so the engine re-sorts its hook registrations. */
   onCommit: (ruleset: Ruleset) => void = () => {};
   /** Whether an ipset of that name exists, as libxt_set asks the kernel when a rule names one (set by Netfilter). */
   setExists: ((name: string) => boolean) | undefined = undefined;
+  /** `nft monitor`s: told of every commit. */
+  readonly watchers = new Set<(commit: RulesetCommit) => void>();
 
   get ruleset(): Ruleset {
     return this.current;
@@ -36,14 +78,34 @@ export class RulesetStore {
    * Rules and sets are shared with the copy (their counters keep counting); tables, chain
    * maps and rule lists are copied, so a failed transaction leaves the live ruleset as it was.
    */
-  transaction(change: (draft: RulesetDraft) => RulesetError | undefined): RulesetError | undefined {
-    const draft = new RulesetDraft(copyRuleset(this.current));
+  transaction(
+    change: (draft: RulesetDraft) => RulesetError | undefined,
+    options: {
+      /** The committing process's name, for `nft monitor` (default `nft`). */
+      readonly process?: string;
+      /** Listings only: nft sends no batch, so the generation stays and no monitor hears of it. */
+      readonly readOnly?: boolean;
+    } = {},
+  ): RulesetError | undefined {
+    const draft = new RulesetDraft(copyRuleset(this.current), this.watchers.size > 0);
     const error = change(draft);
     if (error !== undefined) return error;
     const loop = draft.findLoop();
     if (loop !== undefined) return loop;
     this.current = draft.ruleset;
     this.onCommit(this.current);
+    if (options.readOnly === true) return undefined;
+    this.generation++;
+    const pid = this.nextPid++;
+    if (this.watchers.size > 0) {
+      const commit: RulesetCommit = {
+        events: draft.events,
+        generation: this.generation,
+        pid,
+        process: options.process ?? 'nft',
+      };
+      for (const watcher of this.watchers) watcher(commit);
+    }
     return undefined;
   }
 }
@@ -63,7 +125,37 @@ function copyRuleset(ruleset: Ruleset): Ruleset {
 
 /** The operations a transaction may perform, each returning an error instead of throwing. */
 export class RulesetDraft {
-  constructor(readonly ruleset: Ruleset) {}
+  /** The changes so far, for `nft monitor` (see RulesetEvent); kept only while a monitor watches. */
+  readonly events: RulesetEvent[] = [];
+
+  constructor(
+    readonly ruleset: Ruleset,
+    private readonly recording = false,
+  ) {}
+
+  private note(event: RulesetEvent): void {
+    if (this.recording) this.events.push(event);
+  }
+
+  /** Elements a front end added to a set of this draft. */
+  elementsAdded(table: Table, set: NamedSet, elements: readonly SetElement[]): void {
+    for (const element of elements) this.note({ op: 'add', kind: 'element', table, set, element });
+  }
+
+  /** nft_flush_table's notifications: every chain's rules, then the sets, then the chains. */
+  private contentsDeleted(table: Table): void {
+    for (const chain of table.chains.values()) this.rulesDeleted(table, chain);
+    for (const set of table.sets.values()) this.note({ op: 'delete', kind: 'set', table, set });
+    for (const chain of table.chains.values()) this.note({ op: 'delete', kind: 'chain', table, chain });
+  }
+
+  private rulesDeleted(table: Table, chain: Chain): void {
+    for (const rule of chain.rules) this.note({ op: 'delete', kind: 'rule', table, chain, rule });
+  }
+
+  private tableOf(chain: Chain): Table | undefined {
+    return this.ruleset.tables.find((table) => table.chains.get(chain.name) === chain);
+  }
 
   /** nf_tables_alloc_handle: the next handle of the table (chains, rules and sets share it). */
   allocateHandle(table: Table): number {
@@ -93,13 +185,18 @@ export class RulesetDraft {
       nextHandle: 1,
     };
     this.ruleset.tables.push(table);
+    this.note({ op: 'add', kind: 'table', table });
     return table;
   }
 
   deleteTable(family: Family, name: string): RulesetError | undefined {
     const index = this.ruleset.tables.findIndex((table) => table.family === family && table.name === name);
     if (index < 0) return { errno: 'ENOENT', what: `table ${family} ${name}` };
-    this.ruleset.tables.splice(index, 1);
+    const [table] = this.ruleset.tables.splice(index, 1);
+    if (table !== undefined) {
+      this.contentsDeleted(table);
+      this.note({ op: 'delete', kind: 'table', table });
+    }
     return undefined;
   }
 
@@ -122,6 +219,8 @@ export class RulesetDraft {
           return { errno: 'EBUSY', what: `chain ${name}` };
         existing.base = { ...existing.base, policy: base.policy };
       }
+      // nf_tables_updchain: an `add chain` of an existing chain is an update, notified like a creation.
+      this.note({ op: 'add', kind: 'chain', table, chain: existing });
       return existing;
     }
     const chain: Chain = {
@@ -136,6 +235,7 @@ export class RulesetDraft {
       ...(options.comment !== undefined ? { comment: options.comment } : {}),
     };
     table.chains.set(name, chain);
+    this.note({ op: 'add', kind: 'chain', table, chain });
     return chain;
   }
 
@@ -150,7 +250,9 @@ export class RulesetDraft {
     if (chain === undefined) return { errno: 'ENOENT', what: `chain ${name}` };
     if ((chain.rules.length > 0 && options.recursive !== true) || this.referenced(table, name))
       return { errno: 'EBUSY', what: `chain ${name}` };
+    this.rulesDeleted(table, chain);
     table.chains.delete(name);
+    this.note({ op: 'delete', kind: 'chain', table, chain });
     return undefined;
   }
 
@@ -180,17 +282,23 @@ export class RulesetDraft {
     );
     if (position === undefined || position >= chain.rules.length) chain.rules.push(added);
     else chain.rules.splice(Math.max(0, position), 0, added);
+    this.note({ op: 'add', kind: 'rule', table, chain, rule: added });
     return added;
   }
 
   deleteRule(chain: Chain, handle: number): RulesetError | undefined {
     const index = chain.rules.findIndex((rule) => rule.handle === handle);
     if (index < 0) return { errno: 'ENOENT', what: `rule handle ${handle}` };
-    chain.rules.splice(index, 1);
+    const [rule] = chain.rules.splice(index, 1);
+    const table = this.tableOf(chain);
+    if (rule !== undefined && table !== undefined)
+      this.note({ op: 'delete', kind: 'rule', table, chain, rule });
     return undefined;
   }
 
   flushChain(chain: Chain): void {
+    const table = this.tableOf(chain);
+    if (table !== undefined) this.rulesDeleted(table, chain);
     chain.rules = [];
   }
 
@@ -199,11 +307,14 @@ export class RulesetDraft {
     if (existing !== undefined)
       return options.exclusive ? { errno: 'EEXIST', what: `set ${set.name}` } : existing;
     table.sets.set(set.name, set);
+    this.note({ op: 'add', kind: 'set', table, set });
     return set;
   }
 
   deleteSet(table: Table, name: string): RulesetError | undefined {
-    if (!table.sets.delete(name)) return { errno: 'ENOENT', what: `set ${name}` };
+    const set = table.sets.get(name);
+    if (set === undefined || !table.sets.delete(name)) return { errno: 'ENOENT', what: `set ${name}` };
+    this.note({ op: 'delete', kind: 'set', table, set });
     return undefined;
   }
 

@@ -2,7 +2,7 @@
 // (joined by spaces, as nft does), `-c` check only, `-a` handles, `-v`; `nft monitor trace` runs in the
 // background through spawn(). Accepted and ignored: -n -N -S -u -p -T -e -t. Not supported: -j, -i, -s, -y, -I, -d.
 
-import { runNft, TraceMonitor } from '../netfilter/nft/index.ts';
+import { RulesetMonitor, runNft, TraceMonitor } from '../netfilter/nft/index.ts';
 import type { Namespace } from '../netns/namespace.ts';
 import { type CommandResult, fail, unsupported } from './result.ts';
 
@@ -134,7 +134,9 @@ export function nft(ns: Namespace, args: string[], stdin = ''): CommandResult {
   }
   if (options.words.length === 0) return fail('nft: no command specified\n');
   if (isMonitor(options.words))
-    return fail('packetlab: nft monitor runs until stopped: start it with spawn(ns, "nft monitor trace")\n');
+    return fail(
+      'packetlab: nft monitor runs until stopped: start it with spawn(ns, "nft monitor [trace]")\n',
+    );
   return runNft(ns.netfilter, options.words.join(' '), {
     check: options.check,
     handles: options.handles,
@@ -142,13 +144,17 @@ export function nft(ns: Namespace, args: string[], stdin = ''): CommandResult {
   });
 }
 
-/** `nft monitor trace &`: a TraceMonitor collecting lines until stop(); other commands run at once. */
-export function startNft(ns: Namespace, args: string[]): TraceMonitor | CommandResult {
+/**
+ * `nft monitor trace &` (a TraceMonitor) or `nft monitor &` (a RulesetMonitor: every ruleset change), collecting
+ * lines until stop(); other commands run at once.
+ */
+export function startNft(ns: Namespace, args: string[]): TraceMonitor | RulesetMonitor | CommandResult {
   const options = parseOptions(args);
   if (!('words' in options)) return options;
   if (options.file === undefined && isMonitor(options.words)) {
+    if (options.words.length === 1) return new RulesetMonitor(ns.netfilter.store);
     if (options.words.length !== 2 || options.words[1] !== 'trace')
-      return fail(`packetlab: only "nft monitor trace" is supported\n`);
+      return fail(`packetlab: only "nft monitor" and "nft monitor trace" are supported\n`);
     return new TraceMonitor(ns.netfilter);
   }
   return nft(ns, args);

@@ -46,7 +46,27 @@ const VIEW: ProxierView = {
   ],
 };
 
-function incident(name: string, cni: FlannelVxlan | Kindnet, call: { timeoutMs?: number; payload?: string }) {
+/**
+ * The incident's trace table (prerouting priority -301, nftrace for the NodePort) and an empty forward chain just
+ * before Netbird's (priority -151 < mangle): its policy line shows the mark the packet carries into Netbird's chain.
+ */
+const DEBUG = `table inet debug {
+	chain trace {
+		type filter hook prerouting priority -301; policy accept;
+		tcp dport 30080 meta nftrace set 1
+	}
+	chain before-netbird {
+		type filter hook forward priority -151; policy accept;
+	}
+}
+`;
+
+function incident(
+  name: string,
+  cni: FlannelVxlan | Kindnet,
+  call: { timeoutMs?: number; payload?: string },
+  trace = false,
+) {
   const cluster = kindCluster(name, {
     cni,
     pods: [{ name: 'remote', node: 'formation-worker2', address: '10.244.2.7' }],
@@ -54,6 +74,7 @@ function incident(name: string, cni: FlannelVxlan | Kindnet, call: { timeoutMs?:
   let builder = cluster.builder.nft('w1', NETBIRD, 'netbird.nft');
   for (const command of new IptablesProxier().sync('w1', VIEW, true))
     builder = builder.actCommand(command.ns, command.argv, command.stdin);
+  if (trace) builder = builder.nft('w1', DEBUG, 'debug.nft').monitor('w1', 'nft', 'monitor', 'trace');
   builder
     .capture('remote', 'eth0')
     .tcp({
@@ -90,6 +111,17 @@ describe('differential: the incident on the kind cluster plan', () => {
       expect(outputOf(side, 'w1: conntrack -L'), side.side).toMatch(
         /src=172\.18\.0\.1 dst=172\.18\.0\.3 sport=41234 dport=30080 src=10\.244\.2\.7 dst=10\.244\.1\.0 sport=8000/,
       );
+    }
+  }, 60_000);
+
+  it("kindnet, traced: the packet enters the forward hook with 0x00004000 and leaves Netbird's chain with 0x00010000", async (ctx) => {
+    const scenario = incident('incident-trace', new Kindnet(), { timeoutMs: 800 }, true);
+    const result = await differential(ctx, scenario, { natPorts: [41234, 30080, 8000] });
+    if (result === undefined) return;
+    for (const side of [result.linux, result.packetlab]) {
+      const trace = outputOf(side, 'w1: nft monitor trace');
+      expect(trace, side.side).toMatch(/inet debug before-netbird policy accept meta mark 0x00004000 \n/);
+      expect(trace, side.side).toMatch(/inet netbird forward-mark policy accept meta mark 0x00010000 \n/);
     }
   }, 60_000);
 });

@@ -28,4 +28,22 @@ describe('differential: policy routing', () => {
       .build();
     await differential(ctx, scenario);
   });
+
+  it("two components, one table (scenarios/collisions.ts): a flush of table 100 erases the other's route", async (ctx) => {
+    const scenario = twoHosts('shared-table')
+      .rule('a', 'add', 'fwmark', '0x200/0x200', 'lookup', '100', 'priority', '100')
+      // The first component's flush before the table exists (its error text), then its routes; the second's.
+      .act('a', 'ip', 'route', 'flush', 'table', '100')
+      .act('a', 'ip', 'route', 'show', 'table', '100')
+      .act('a', 'ip', 'route', 'replace', 'default', 'via', '10.0.0.2', 'dev', 'veth-a', 'table', '100')
+      .act('a', 'ip', 'route', 'get', '192.0.2.1', 'mark', '0x200')
+      .act('a', 'ip', 'rule', 'add', 'to', '192.168.100.0/24', 'lookup', '100', 'priority', '110')
+      .act('a', 'ip', 'route', 'flush', 'table', '100')
+      .act('a', 'ip', 'route', 'add', '192.168.100.0/24', 'via', '10.0.0.2', 'dev', 'veth-a', 'table', '100')
+      .act('a', 'ip', 'route', 'get', '192.0.2.1', 'mark', '0x200')
+      .observe('a', 'ip', 'rule')
+      .observe('a', 'ip', 'route', 'show', 'table', '100')
+      .build();
+    await differential(ctx, scenario);
+  });
 });

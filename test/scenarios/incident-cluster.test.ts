@@ -5,9 +5,9 @@
 
 import { describe, expect, it } from 'vitest';
 import { FORMATION_PROXIES } from '../../scenarios/formation-cluster.ts';
-import { incidentClusterStory } from '../../scenarios/incident-cluster.ts';
+import { incidentClusterStory, TRACE_COMMANDS } from '../../scenarios/incident-cluster.ts';
 import { SCENARIOS } from '../../scenarios/index.ts';
-import type { StoryResult } from '../../src/story/story.ts';
+import { type StoryResult, transcript } from '../../src/story/story.ts';
 
 function check(result: StoryResult, name: string) {
   const found = result.checks.filter((c) => c.name === name);
@@ -30,7 +30,13 @@ describe.each(FORMATION_PROXIES)('the incident with kindnet and kube-proxy %s', 
     expect(
       check(result, 'after the upgrade, on the node that runs the pod: 172.18.0.4:30080 answers').pass,
     ).toBe(true);
-    expect(result.checks.filter((c) => c.name === 'kubectl get pods: every pod 1/1 Running')).toHaveLength(2);
+    // Healthy before the upgrade, after it, and with the workaround.
+    expect(result.checks.filter((c) => c.name === 'kubectl get pods: every pod 1/1 Running')).toHaveLength(3);
+    expect(check(result, "kubectl get ds -o wide: the agent's new image").actual).toBe(
+      'netbirdio/netbird:0.30.0',
+    );
+    for (const node of ['formation-control-plane', 'formation-worker', 'formation-worker2'])
+      expect(check(result, `${node}: the agent is up, its table loaded`).actual).toBe('table inet netbird {');
     expect(
       result.checks.filter((c) => c.name.startsWith('kubectl get ds netbird:')).every((c) => c.pass),
     ).toBe(true);
@@ -47,6 +53,17 @@ describe.each(FORMATION_PROXIES)('the incident with kindnet and kube-proxy %s', 
     expect(
       check(result, 'the trace: kube-proxy marks the NodePort packet for masquerade (bit 0x4000)').actual,
     ).toMatch(/0x0*4000/);
+    expect(
+      check(
+        result,
+        "the trace: the packet enters Netbird's chain with 0x00004000 and leaves it with 0x00010000: bit 0x4000 is lost there",
+      ).actual,
+    ).toBe(
+      'inet debug before-netbird policy accept meta mark 0x00004000; inet netbird forward-mark policy accept meta mark 0x00010000',
+    );
+    const lines = transcript(result).join('\n');
+    for (const command of TRACE_COMMANDS)
+      expect(lines).toContain(`$ docker exec formation-worker ${command}\n`);
   });
 
   it('fixes every node with the DaemonSet, the added node and a restarted agent included, and then without it', () => {
@@ -59,6 +76,23 @@ describe.each(FORMATION_PROXIES)('the incident with kindnet and kube-proxy %s', 
     expect(check(result, 'four netbird pods, one per node, and no workaround left').pass).toBe(true);
     for (const address of ['172.18.0.2', '172.18.0.3', '172.18.0.4', '172.18.0.5'])
       expect(check(result, `with the upstream fix alone: ${address}:30080 answers`).pass).toBe(true);
+  });
+
+  it('shows the root-cause fix: disjoint bits, both kept through the trace, and no workaround needed after a restart', () => {
+    expect(
+      check(result, 'the root cause is gone: each component sets only its own bit, and the bits are disjoint')
+        .actual,
+    ).toBe('netbird 0x10000 & kube-proxy 0x4000 = 0');
+    expect(
+      check(
+        result,
+        "the trace with the upstream fix alone: both bits through Netbird's chain, then kube-proxy's masquerade",
+      ).actual,
+    ).toContain('inet netbird forward-mark policy accept meta mark 0x00014000');
+    expect(
+      check(result, "after formation-worker3's agent restarted, no workaround: 172.18.0.5:30080 answers")
+        .actual,
+    ).toBe('ok signalements-7d9f-a');
   });
 });
 
@@ -73,6 +107,14 @@ describe('the incident with flannel', () => {
       );
     },
   );
+});
+
+describe('the incident replayed', () => {
+  it('gives the same transcript twice from one seed', () => {
+    expect(transcript(incidentClusterStory({ seed: 'twice' }))).toEqual(
+      transcript(incidentClusterStory({ seed: 'twice' })),
+    );
+  });
 });
 
 describe('the scenario table', () => {

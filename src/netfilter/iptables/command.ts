@@ -402,7 +402,9 @@ export function listCommand(store: RulesetStore, cmd: ParsedCommand): CommandOut
   const stdout = listChains(cmd.table, table, cmd.chain, cmd.ruleNum, format);
   if (cmd.zero) {
     const zero: ParsedCommand = { ...cmd, command: 'zero' };
-    store.transaction((draft) => (applyCommand(draft, zero, 0, []) === undefined ? undefined : ABORT));
+    store.transaction((draft) => (applyCommand(draft, zero, 0, []) === undefined ? undefined : ABORT), {
+      process: 'iptables',
+    });
   }
   return { stdout, stderr: '', exitCode: 0 };
 }
@@ -433,11 +435,14 @@ function runParsed(store: RulesetStore, argv: readonly string[]): CommandOutput 
   }
   let result: IptError | undefined;
   const added: AddedRule[] = [];
-  store.transaction((draft) => {
-    result = applyCommand(draft, cmd, 0, added);
-    if (result === undefined) result = checkBatch(draft, cmd.table, added)?.error;
-    return result === undefined ? undefined : ABORT;
-  });
+  store.transaction(
+    (draft) => {
+      result = applyCommand(draft, cmd, 0, added);
+      if (result === undefined) result = checkBatch(draft, cmd.table, added)?.error;
+      return result === undefined ? undefined : ABORT;
+    },
+    { process: 'iptables' },
+  );
   if (result !== undefined) return failure(result);
   let stdout = '';
   if (cmd.verbose && cmd.rule !== undefined && added.length > 0) {

@@ -81,20 +81,23 @@ export function restoreRuleset(store: RulesetStore, input: string, options: Rest
       if (options.test) continue;
       if (options.onlyTable !== undefined && options.onlyTable !== current.table) continue;
       let failed: { error: IptError; line: number } | undefined;
-      store.transaction((draft) => {
-        if (!options.noflush) draft.deleteTable('ip', current.table);
-        const added: AddedRule[] = [];
-        for (const step of current.steps) {
-          const error = step.run(draft, added);
-          if (error !== undefined) {
-            // Jump targets are looked up when the batch is built, at COMMIT (so the error names that line).
-            failed = { error, line: error.kind === 'param' ? lineNo : step.line };
-            return ABORT;
+      store.transaction(
+        (draft) => {
+          if (!options.noflush) draft.deleteTable('ip', current.table);
+          const added: AddedRule[] = [];
+          for (const step of current.steps) {
+            const error = step.run(draft, added);
+            if (error !== undefined) {
+              // Jump targets are looked up when the batch is built, at COMMIT (so the error names that line).
+              failed = { error, line: error.kind === 'param' ? lineNo : step.line };
+              return ABORT;
+            }
           }
-        }
-        failed = checkBatch(draft, current.table, added);
-        return failed === undefined ? undefined : ABORT;
-      });
+          failed = checkBatch(draft, current.table, added);
+          return failed === undefined ? undefined : ABORT;
+        },
+        { process: 'iptables-restor' },
+      );
       if (failed !== undefined) return fail(failed.error, failed.line);
       continue;
     }

@@ -55,22 +55,25 @@ export function applyCommands(
 ): ApplyResult {
   const runner = new Runner(options, store.ruleset);
   let lastLoc: Location | undefined;
-  const result = store.transaction((draft) => {
-    for (const command of commands) {
-      lastLoc = command.loc;
-      const error = runner.run(draft, command);
-      if (error !== undefined) {
-        runner.failure = error;
+  const result = store.transaction(
+    (draft) => {
+      for (const command of commands) {
+        lastLoc = command.loc;
+        const error = runner.run(draft, command);
+        if (error !== undefined) {
+          runner.failure = error;
+          return CHECKED;
+        }
+      }
+      if (options.check) {
+        const loop = draft.findLoop();
+        if (loop !== undefined && lastLoc !== undefined) runner.failure = kernelError(lastLoc, 'ELOOP');
         return CHECKED;
       }
-    }
-    if (options.check) {
-      const loop = draft.findLoop();
-      if (loop !== undefined && lastLoc !== undefined) runner.failure = kernelError(lastLoc, 'ELOOP');
-      return CHECKED;
-    }
-    return undefined;
-  });
+      return undefined;
+    },
+    { readOnly: commands.every((command) => command.kind.startsWith('list-')) },
+  );
   if (runner.failure !== undefined) return { stdout: '', warnings: '', error: runner.failure };
   if (result !== undefined && result !== CHECKED && lastLoc !== undefined)
     return {
@@ -451,7 +454,7 @@ class Runner {
     if (table.sets.has(def.name.name)) {
       if (exclusive) return kernelError(def.name.loc, 'EEXIST');
       const existing = table.sets.get(def.name.name)!;
-      return this.addElements(table, existing, def.elements, { exclusive: false });
+      return this.addElements(draft, table, existing, def.elements, { exclusive: false });
     }
     const set: NamedSet = {
       name: def.name.name,
@@ -466,10 +469,11 @@ class Runner {
     };
     const added = draft.addSet(table, set);
     if ('errno' in added) return kernelError(def.name.loc, 'EEXIST');
-    return this.addElements(table, added, def.elements, { exclusive: false });
+    return this.addElements(draft, table, added, def.elements, { exclusive: false });
   }
 
   private addElements(
+    draft: RulesetDraft,
     table: Table,
     set: NamedSet,
     elements: readonly RawElement[],
@@ -486,6 +490,7 @@ class Runner {
       }
       keys.add(key);
       set.elements.push(element);
+      draft.elementsAdded(table, set, [element]);
     }
     return undefined;
   }
@@ -568,7 +573,7 @@ class Runner {
     const set = table.sets.get(command.set.name);
     if (set === undefined) return this.setNotFound(draft, command.set);
     if (command.kind !== 'delete-element')
-      return this.addElements(table, set, command.elements, {
+      return this.addElements(draft, table, set, command.elements, {
         exclusive: command.kind === 'create-element',
       });
     for (const raw of command.elements) {

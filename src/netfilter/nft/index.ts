@@ -4,6 +4,7 @@ export { type ApplyOptions, type ApplyResult, applyCommands } from './apply.ts';
 export type { Command, ParsedRule } from './ast.ts';
 export { type ErrorRecord, formatError, type Location, Source } from './location.ts';
 export { formatTraceEvent, packetFields, TraceMonitor } from './monitor.ts';
+export { formatRulesetCommit, formatRulesetEvent, RulesetMonitor } from './monitor-ruleset.ts';
 export { type ParseResult, parseNft } from './parser.ts';
 export {
   formatPriority,

@@ -688,6 +688,22 @@ function elementOptionsText(set: NamedSet, element: SetElement, now: number | un
   return text;
 }
 
+/** One element as `nft monitor` prints it in `add element ... { E }`: its key, options and data. */
+export function formatElement(set: NamedSet, element: SetElement): string {
+  const keyTypes = set.keyType.map(fromDataType);
+  const dataType = set.dataType === undefined ? 'integer' : fromDataType(set.dataType);
+  let text = keyText(keyTypes, element.key, true) + elementOptionsText(set, element, undefined);
+  if (element.data !== undefined) text += ` : ${dataText(element.data, dataType)}`;
+  return text;
+}
+
+/** A set's declaration on one line, as `nft monitor` prints it: `type T; flags F;` (size and timeout not shown). */
+export function formatSetDeclaration(set: NamedSet): string {
+  const isMap = set.dataType !== undefined;
+  const flags = setFlagsText(set);
+  return `type ${set.keyType.join(' . ')}${isMap ? ` : ${set.dataType}` : ''};${flags === undefined ? '' : ` flags ${flags};`}`;
+}
+
 function setText(set: NamedSet, options: PrintOptions): string {
   const isMap = set.dataType !== undefined;
   const keyTypes = set.keyType.map(fromDataType);

@@ -667,7 +667,13 @@ function list(
     tables = fib.tablesInDumpOrder();
   } else {
     const table = fib.table(filter.table);
-    if (table === undefined) return fail('Error: ipv4: FIB table does not exist.\nDump terminated\n', 2);
+    // The kernel refuses the dump of a table that does not exist; iproute2 says which dump ended (iproute_flush:
+    // "Flush terminated", iproute_list_flush_or_save: "Dump terminated").
+    if (table === undefined)
+      return fail(
+        `Error: ipv4: FIB table does not exist.\n${action === 'flush' ? 'Flush' : 'Dump'} terminated\n`,
+        2,
+      );
     tables = [table];
   }
   const selected = tables.flatMap((table) => table.routes().filter((route) => keep(route, filter)));
