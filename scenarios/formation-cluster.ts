@@ -12,9 +12,9 @@ import type { Namespace } from '../src/netns/namespace.ts';
 import type { Story } from '../src/story/story.ts';
 import type { CommandResult } from '../src/tools/result.ts';
 
-export type FormationCni = 'flannel-vxlan' | 'kindnet';
+export type FormationCni = 'flannel-vxlan' | 'flannel-host-gw' | 'kindnet';
 export type FormationProxy = 'iptables' | 'nftables';
-export const FORMATION_CNIS: readonly FormationCni[] = ['flannel-vxlan', 'kindnet'];
+export const FORMATION_CNIS: readonly FormationCni[] = ['flannel-vxlan', 'flannel-host-gw', 'kindnet'];
 export const FORMATION_PROXIES: readonly FormationProxy[] = ['iptables', 'nftables'];
 
 /** signalements' image: an HTTP server on 8000 answering /sante with the pod's name. */
