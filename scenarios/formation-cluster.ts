@@ -4,7 +4,7 @@
 // with NodePort 30080, and the shell of the machine running kind: `docker exec`, `kubectl` and the host's own tools,
 // each command recorded in a Story. Not here: Cilium, a load balancer in front of the nodes.
 
-import { httpServer } from '../src/app/http/server.ts';
+import { type HttpServerOptions, httpServer } from '../src/app/http/server.ts';
 import { service } from '../src/k8s/api/builders.ts';
 import { type Cluster, cluster } from '../src/k8s/cluster.ts';
 import type { ImageRunner } from '../src/k8s/kubelet/kubelet.ts';
@@ -42,6 +42,8 @@ export interface FormationOptions {
   readonly seed: string | number;
   /** The lesson's pods to create (default all three). */
   readonly pods?: readonly (typeof LESSON_PODS)[number]['name'][];
+  /** How signalements' server reads its clients: PROXY v2 required, X-Forwarded-For trusted, a rate limit per client. */
+  readonly server?: Pick<HttpServerOptions, 'proxyProtocol' | 'trustForwardedFor' | 'rateLimit'>;
 }
 
 /** The cluster with its pods and the Service, settled (pods Running, every kube-proxy synced). */
@@ -55,6 +57,7 @@ export function formation(options: FormationOptions): Formation {
       port: 8000,
       routes: { '/sante': { body: `ok ${pod.metadata.name}\n` } },
       onLog: (line) => log.push(line),
+      ...options.server,
     });
     return { stop: () => server.close() };
   });

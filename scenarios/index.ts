@@ -11,7 +11,7 @@ import {
 } from './formation-cluster.ts';
 import { incidentClusterStory } from './incident-cluster.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
-import { LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
+import { ENTRIES, type Entry, LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
 import { trafficStory } from './traffic.ts';
 import { runTwoNamespaces } from './two-namespaces.ts';
 
@@ -55,24 +55,27 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
   {
     name: 'lesson-case',
     summary:
-      "the lesson's six cases on the kind cluster formation: lesson-case [1-6] [flannel-vxlan|kindnet] [iptables|nftables]",
+      "the lesson's six cases on the kind cluster formation: lesson-case [1-6] [flannel-vxlan|flannel-host-gw|kindnet] [iptables|nftables] [nodeport|cluster|local|proxy]",
     run: ({ seed, args }) => {
-      const [which = '1', cni = 'kindnet', kubeProxy = 'iptables'] = args;
+      const [which = '1', cni = 'kindnet', kubeProxy = 'iptables', entry] = args;
       const n = Number(which);
       if (
-        args.length > 3 ||
+        args.length > 4 ||
         !LESSON_CASES.includes(n as LessonCase) ||
         !FORMATION_CNIS.includes(cni as FormationCni) ||
-        !FORMATION_PROXIES.includes(kubeProxy as FormationProxy)
+        !FORMATION_PROXIES.includes(kubeProxy as FormationProxy) ||
+        (entry !== undefined && (n !== 6 || !ENTRIES.includes(entry as Entry)))
       ) {
         return {
-          usage: 'usage: packetlab run lesson-case [1-6] [flannel-vxlan|kindnet] [iptables|nftables]',
+          usage:
+            'usage: packetlab run lesson-case [1-6] [flannel-vxlan|flannel-host-gw|kindnet] [iptables|nftables] [nodeport|cluster|local|proxy (case 6)]',
         };
       }
       return lessonCaseStory(n as LessonCase, {
         cni: cni as FormationCni,
         kubeProxy: kubeProxy as FormationProxy,
         seed: seed ?? 'formation',
+        ...(entry === undefined ? {} : { entry: entry as Entry }),
       });
     },
   },
@@ -84,7 +87,7 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
       const [cni = 'kindnet', kubeProxy = 'iptables'] = args;
       if (
         args.length > 2 ||
-        !FORMATION_CNIS.includes(cni as FormationCni) ||
+        (cni !== 'kindnet' && cni !== 'flannel-vxlan') ||
         !FORMATION_PROXIES.includes(kubeProxy as FormationProxy)
       ) {
         return { usage: 'usage: packetlab run incident [kindnet|flannel-vxlan] [iptables|nftables]' };
