@@ -374,7 +374,7 @@ function toService(ctx: CaseContext): void {
 }
 
 function theWayBack(ctx: CaseContext): void {
-  const { story, sh, cni, f } = ctx;
+  const { story, cni } = ctx;
   story.say('case 4: the answer from 10.244.2.7:8000 must look, to diag, as if it came from 10.96.40.12:80');
   const call = callService(ctx);
   const synAcks = call.seen.filter(isSynAck);
