@@ -12,6 +12,8 @@ import {
 import { incidentClusterStory } from './incident-cluster.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
 import { ENTRIES, type Entry, LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
+import { pitfallLocalStory } from './pitfall-local.ts';
+import { pitfallSourceStory } from './pitfall-source.ts';
 import { trafficStory } from './traffic.ts';
 import { runTwoNamespaces } from './two-namespaces.ts';
 
@@ -104,4 +106,36 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
     summary: 'an HTTP server, curl over a 10 ms link, and a connection storm that runs out of ports',
     run: ({ seed }) => trafficStory(seed ?? 'traffic'),
   },
+  // The load-balancer pitfalls (3 and 4).
+  {
+    name: 'pitfall-source',
+    summary:
+      'the pod sees a node address: a per-client rate limit defeated by eTP Cluster, then Local, PROXY v2 and X-Forwarded-For: pitfall-source [kindnet|flannel-vxlan|flannel-host-gw] [iptables|nftables]',
+    run: ({ seed, args }) => formationRun('pitfall-source', seed, args, pitfallSourceStory),
+  },
+  {
+    name: 'pitfall-local',
+    summary:
+      'Local and a node with no pod: one request in three lost, then the healthCheckNodePort and a DaemonSet: pitfall-local [kindnet|flannel-vxlan|flannel-host-gw] [iptables|nftables]',
+    run: ({ seed, args }) => formationRun('pitfall-local', seed, args, pitfallLocalStory),
+  },
 ];
+
+/** A story on the cluster formation taking `[CNI] [MODE]`, kindnet and iptables by default. */
+function formationRun(
+  name: string,
+  seed: string | undefined,
+  args: readonly string[],
+  story: (options: { cni: FormationCni; kubeProxy: FormationProxy; seed: string }) => StoryResult,
+): StoryResult | { readonly usage: string } {
+  const [cni = 'kindnet', kubeProxy = 'iptables'] = args;
+  if (
+    args.length > 2 ||
+    !FORMATION_CNIS.includes(cni as FormationCni) ||
+    !FORMATION_PROXIES.includes(kubeProxy as FormationProxy)
+  )
+    return {
+      usage: `usage: packetlab run ${name} [kindnet|flannel-vxlan|flannel-host-gw] [iptables|nftables]`,
+    };
+  return story({ cni: cni as FormationCni, kubeProxy: kubeProxy as FormationProxy, seed: seed ?? name });
+}
