@@ -166,7 +166,7 @@ function phase(f: Formation, story: Story, clients: readonly Client[]): PhaseRes
   const limited = { scraper: 0, alice: 0, bob: 0 };
   for (const [client, load] of loads) {
     story.show(
-      `${client.name} (${client.addr}), ${client.rate} requests a second for 3 s:\n${load.table().trimEnd()}`,
+      `${client.name} (${client.addr}), ${client.rate} request${client.rate === 1 ? '' : 's'} a second for 3 s:\n${load.table().trimEnd()}`,
     );
     limited[client.name] = load.report().statuses['429'] ?? 0;
   }
