@@ -65,7 +65,8 @@ export function exposeThroughLb(
     ...(options.proxyProtocol ? { proxyProtocol: true } : {}),
     ...(options.healthCheck === undefined ? {} : { healthCheck: options.healthCheck }),
   });
-  f.c.sim.run(12e9);
+  // A new target is probed at once: kube-proxy's sync (1 s) and the first round of checks are done well within 3 s.
+  f.c.sim.run(3e9);
 }
 
 /** Changes the Service's type and externalTrafficPolicy through the Store (what `kubectl patch` would do). */

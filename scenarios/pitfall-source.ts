@@ -1,6 +1,6 @@
 // The lesson's pitfall "the pod sees a node address instead of the client": signalements (one replica, on
 // formation-worker2) limits each client to 2 requests a second (Traefik's RateLimit, 429 beyond), three clients on
-// the Internet call it through the load balancer — a scraper at 12 requests a second and two people at 1 — and under
+// the Internet call it through the load balancer — a scraper at 10 requests a second and two people at 1 — and under
 // externalTrafficPolicy Cluster the limit counts node addresses, so the people are refused along with the scraper. Then the lesson's three remedies,
 // each shown working: Local, PROXY protocol v2 (a proxy LB and an entry point that reads it), X-Forwarded-For (an
 // HTTP LB that sets it and an entry point that trusts it). Not here: a limit keyed on anything but the address.
@@ -29,7 +29,7 @@ const LIMIT = { average: 2, burst: 2 } as const;
 
 /** The Internet's clients: who, from where, how many requests a second. */
 const CLIENTS = [
-  { name: 'scraper', addr: '203.0.113.10', rate: 12 },
+  { name: 'scraper', addr: '203.0.113.10', rate: 10 },
   { name: 'alice', addr: '198.51.100.21', rate: 1, gateway: '198.51.100.1', device: 'eth2' },
   { name: 'bob', addr: '192.0.2.31', rate: 1, gateway: '192.0.2.1', device: 'eth3' },
 ] as const;
@@ -89,7 +89,7 @@ export function pitfallSourceStory(options: PitfallSourceOptions = {}): StoryRes
     'remedy 1, externalTrafficPolicy Local (as `kubectl patch svc signalements -p \'{"spec":{"externalTrafficPolicy":"Local"}}\'` sets it): no SNAT, the LB checks healthCheckNodePort',
   );
   setPolicy(f, 'Local');
-  f.c.sim.run(12e9);
+  f.c.sim.run(3e9);
   sh('kubectl get svc signalements');
   remedy(story, 'Local', phase(f, story, clients));
 
@@ -100,7 +100,7 @@ export function pitfallSourceStory(options: PitfallSourceOptions = {}): StoryRes
   setTargetPort(f, PORT_PROXY_V2);
   f.c.removeLoadBalancer();
   f.c.addLoadBalancer({ mode: 'proxy', proxyProtocol: true });
-  f.c.sim.run(12e9);
+  f.c.sim.run(3e9);
   remedy(story, 'PROXY protocol v2', phase(f, story, clients));
 
   story.say(
@@ -109,7 +109,7 @@ export function pitfallSourceStory(options: PitfallSourceOptions = {}): StoryRes
   setTargetPort(f, PORT_FORWARDED);
   f.c.removeLoadBalancer();
   f.c.addLoadBalancer({ mode: 'http' });
-  f.c.sim.run(12e9);
+  f.c.sim.run(3e9);
   remedy(story, 'X-Forwarded-For', phase(f, story, clients));
   return story.result();
 }
@@ -148,7 +148,7 @@ interface PhaseResult {
   readonly seen: readonly string[];
 }
 
-/** Three seconds of every client's load at once; shows each report and the addresses the pods logged. */
+/** Two seconds of every client's load at once; shows each report and the addresses the pods logged. */
 function phase(f: Formation, story: Story, clients: readonly Client[]): PhaseResult {
   const marks = new Map([...f.accessLogs.entries()].map(([pod, log]) => [pod, log.length]));
   const loads: [Client, LoadGenerator][] = clients.map((client) => [
@@ -158,15 +158,15 @@ function phase(f: Formation, story: Story, clients: readonly Client[]): PhaseRes
       path: '/sante',
       rate: client.rate,
       arrivals: 'uniform',
-      durationMs: 3000,
+      durationMs: 2000,
       timeoutMs: 2000,
     }),
   ]);
-  f.c.sim.run(5e9);
+  f.c.sim.run(4e9);
   const limited = { scraper: 0, alice: 0, bob: 0 };
   for (const [client, load] of loads) {
     story.show(
-      `${client.name} (${client.addr}), ${client.rate} request${client.rate === 1 ? '' : 's'} a second for 3 s:\n${load.table().trimEnd()}`,
+      `${client.name} (${client.addr}), ${client.rate} request${client.rate === 1 ? '' : 's'} a second for 2 s:\n${load.table().trimEnd()}`,
     );
     limited[client.name] = load.report().statuses['429'] ?? 0;
   }
