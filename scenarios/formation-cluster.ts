@@ -2,9 +2,10 @@
 // either kube-proxy mode, the pods pinned at the lesson's addresses (diag 10.244.1.5 and signalements 10.244.1.9 on
 // formation-worker, signalements 10.244.2.7 on formation-worker2), the Service signalements 10.96.40.12:80 → 8000
 // with NodePort 30080, and the shell of the machine running kind: `docker exec`, `kubectl` and the host's own tools,
-// each command recorded in a Story. Not here: Cilium, a load balancer in front of the nodes.
+// each command recorded in a Story. The load balancer in front of the nodes is the cluster's (lesson-entry.ts puts it
+// there). Not here: Cilium.
 
-import { httpServer } from '../src/app/http/server.ts';
+import { type HttpServerOptions, httpServer } from '../src/app/http/server.ts';
 import { service } from '../src/k8s/api/builders.ts';
 import { type Cluster, cluster } from '../src/k8s/cluster.ts';
 import type { ImageRunner } from '../src/k8s/kubelet/kubelet.ts';
@@ -12,9 +13,9 @@ import type { Namespace } from '../src/netns/namespace.ts';
 import type { Story } from '../src/story/story.ts';
 import type { CommandResult } from '../src/tools/result.ts';
 
-export type FormationCni = 'flannel-vxlan' | 'kindnet';
+export type FormationCni = 'flannel-vxlan' | 'flannel-host-gw' | 'kindnet';
 export type FormationProxy = 'iptables' | 'nftables';
-export const FORMATION_CNIS: readonly FormationCni[] = ['flannel-vxlan', 'kindnet'];
+export const FORMATION_CNIS: readonly FormationCni[] = ['flannel-vxlan', 'flannel-host-gw', 'kindnet'];
 export const FORMATION_PROXIES: readonly FormationProxy[] = ['iptables', 'nftables'];
 
 /** signalements' image: an HTTP server on 8000 answering /sante with the pod's name. */
@@ -42,7 +43,16 @@ export interface FormationOptions {
   readonly seed: string | number;
   /** The lesson's pods to create (default all three). */
   readonly pods?: readonly (typeof LESSON_PODS)[number]['name'][];
+  /** How signalements' server reads its clients: PROXY v2 required, X-Forwarded-For trusted, a rate limit per client. */
+  readonly server?: SignalementsServer;
+  /**
+   * More listeners in each signalements pod, one per port, sharing the pod's access log (as Traefik's entry points:
+   * one reading PROXY v2, one trusting X-Forwarded-For), so a Service may switch targetPort without a restart.
+   */
+  readonly extraServers?: readonly (SignalementsServer & { readonly port: number })[];
 }
+
+export type SignalementsServer = Pick<HttpServerOptions, 'proxyProtocol' | 'trustForwardedFor' | 'rateLimit'>;
 
 /** The cluster with its pods and the Service, settled (pods Running, every kube-proxy synced). */
 export function formation(options: FormationOptions): Formation {
@@ -51,12 +61,17 @@ export function formation(options: FormationOptions): Formation {
   images.set(SIGNALEMENTS_IMAGE, (ns, pod) => {
     const log: string[] = [];
     accessLogs.set(pod.metadata.name, log);
-    const server = httpServer(ns, {
-      port: 8000,
-      routes: { '/sante': { body: `ok ${pod.metadata.name}\n` } },
-      onLog: (line) => log.push(line),
-    });
-    return { stop: () => server.close() };
+    const routes = { '/sante': { body: `ok ${pod.metadata.name}\n` } };
+    const onLog = (line: string) => log.push(line);
+    const servers = [
+      httpServer(ns, { port: 8000, routes, onLog, ...options.server }),
+      ...(options.extraServers ?? []).map((extra) => httpServer(ns, { routes, onLog, ...extra })),
+    ];
+    return {
+      stop: () => {
+        for (const server of servers) server.close();
+      },
+    };
   });
   const c = cluster({
     name: 'formation',

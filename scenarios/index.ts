@@ -15,7 +15,9 @@ import {
 import { incidentClusterStory } from './incident-cluster.ts';
 import { lessonCasePlan, lessonPlan, tourPlan } from './kernel-plans.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
-import { LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
+import { ENTRIES, type Entry, LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
+import { pitfallLocalStory } from './pitfall-local.ts';
+import { pitfallSourceStory } from './pitfall-source.ts';
 import {
   FILTER_TOOLS,
   type FilterTool,
@@ -92,18 +94,20 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
   {
     name: 'lesson-case',
     summary:
-      "the lesson's six cases on the kind cluster formation: lesson-case [1-6] [flannel-vxlan|kindnet] [iptables|nftables]",
+      "the lesson's six cases on the kind cluster formation: lesson-case [1-6] [flannel-vxlan|flannel-host-gw|kindnet] [iptables|nftables] [nodeport|cluster|local|proxy]",
     run: ({ seed, args, lang }) => {
-      const [which = '1', cni = 'kindnet', kubeProxy = 'iptables'] = args;
+      const [which = '1', cni = 'kindnet', kubeProxy = 'iptables', entry] = args;
       const n = Number(which);
       if (
-        args.length > 3 ||
+        args.length > 4 ||
         !LESSON_CASES.includes(n as LessonCase) ||
         !FORMATION_CNIS.includes(cni as FormationCni) ||
-        !FORMATION_PROXIES.includes(kubeProxy as FormationProxy)
+        !FORMATION_PROXIES.includes(kubeProxy as FormationProxy) ||
+        (entry !== undefined && (n !== 6 || !ENTRIES.includes(entry as Entry)))
       ) {
         return {
-          usage: 'usage: packetlab run lesson-case [1-6] [flannel-vxlan|kindnet] [iptables|nftables]',
+          usage:
+            'usage: packetlab run lesson-case [1-6] [flannel-vxlan|flannel-host-gw|kindnet] [iptables|nftables] [nodeport|cluster|local|proxy (case 6)]',
         };
       }
       return lessonCaseStory(n as LessonCase, {
@@ -111,6 +115,7 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
         kubeProxy: kubeProxy as FormationProxy,
         seed: seed ?? 'formation',
         lang: lang ?? 'en',
+        ...(entry === undefined ? {} : { entry: entry as Entry }),
       });
     },
     plan: ({ args }) => {
@@ -135,7 +140,7 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
       const [cni = 'kindnet', kubeProxy = 'iptables'] = args;
       if (
         args.length > 2 ||
-        !FORMATION_CNIS.includes(cni as FormationCni) ||
+        (cni !== 'kindnet' && cni !== 'flannel-vxlan') ||
         !FORMATION_PROXIES.includes(kubeProxy as FormationProxy)
       ) {
         return { usage: 'usage: packetlab run incident [kindnet|flannel-vxlan] [iptables|nftables]' };
@@ -210,4 +215,36 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
       },
     }),
   ),
+  // The load-balancer pitfalls (3 and 4).
+  {
+    name: 'pitfall-source',
+    summary:
+      'the pod sees a node address: a per-client rate limit defeated by eTP Cluster, then Local, PROXY v2 and X-Forwarded-For: pitfall-source [kindnet|flannel-vxlan|flannel-host-gw] [iptables|nftables]',
+    run: ({ seed, args }) => formationRun('pitfall-source', seed, args, pitfallSourceStory),
+  },
+  {
+    name: 'pitfall-local',
+    summary:
+      'Local and a node with no pod: one request in three lost, then the healthCheckNodePort and a DaemonSet: pitfall-local [kindnet|flannel-vxlan|flannel-host-gw] [iptables|nftables]',
+    run: ({ seed, args }) => formationRun('pitfall-local', seed, args, pitfallLocalStory),
+  },
 ];
+
+/** A story on the cluster formation taking `[CNI] [MODE]`, kindnet and iptables by default. */
+function formationRun(
+  name: string,
+  seed: string | undefined,
+  args: readonly string[],
+  story: (options: { cni: FormationCni; kubeProxy: FormationProxy; seed: string }) => StoryResult,
+): StoryResult | { readonly usage: string } {
+  const [cni = 'kindnet', kubeProxy = 'iptables'] = args;
+  if (
+    args.length > 2 ||
+    !FORMATION_CNIS.includes(cni as FormationCni) ||
+    !FORMATION_PROXIES.includes(kubeProxy as FormationProxy)
+  )
+    return {
+      usage: `usage: packetlab run ${name} [kindnet|flannel-vxlan|flannel-host-gw] [iptables|nftables]`,
+    };
+  return story({ cni: cni as FormationCni, kubeProxy: kubeProxy as FormationProxy, seed: seed ?? name });
+}

@@ -9,7 +9,7 @@ import { service } from '../src/k8s/api/builders.ts';
 import { cluster } from '../src/k8s/cluster.ts';
 import { clusterPlan, type PlanPod } from '../src/k8s/cluster-plan.ts';
 import type { Cni } from '../src/k8s/cni/cni.ts';
-import { FlannelVxlan } from '../src/k8s/cni/flannel.ts';
+import { FlannelHostGw, FlannelVxlan } from '../src/k8s/cni/flannel.ts';
 import { Kindnet } from '../src/k8s/cni/kindnet.ts';
 import { IptablesProxier } from '../src/k8s/kube-proxy/iptables/proxier.ts';
 import { NftablesProxier } from '../src/k8s/kube-proxy/nftables/proxier.ts';
@@ -86,6 +86,7 @@ const REMOTE: PlanPod = { name: 'remote', node: 'formation-worker2', address: '1
 const CNI_OF: Record<FormationCni, () => Cni> = {
   kindnet: () => new Kindnet(),
   'flannel-vxlan': () => new FlannelVxlan(),
+  'flannel-host-gw': () => new FlannelHostGw(),
 };
 
 /** The lesson cases a kernel plan exists for: the pod-to-pod and egress paths, the Service from a pod and from outside. */

@@ -1,8 +1,9 @@
-// The lesson "Le chemin d'un paquet", its six cases (Cilium aside) on the cluster `formation`, for either CNI
-// (flannel-vxlan: a bridge and a VXLAN tunnel; kindnet: routes to each veth and direct routes between nodes) and
-// either kube-proxy mode: each case runs the lesson's own commands (docker exec NODE ip route, kubectl exec diag --
-// ping, crictl ps / inspect / nsenter, tcpdump -ni any, conntrack -L) and checks what proves its point. Not here:
-// Cilium's eBPF paths and Hubble, a cloud load balancer (case 6 calls a NodePort from the Docker host).
+// The lesson "Le chemin d'un paquet", its six cases (Cilium aside) on the cluster `formation`, for each CNI
+// (flannel-vxlan: a bridge and a VXLAN tunnel; flannel-host-gw: a bridge and direct routes; kindnet: routes to each
+// veth and direct routes between nodes) and either kube-proxy mode: each case runs the lesson's own commands (docker
+// exec NODE ip route, kubectl exec diag -- ping, crictl ps / inspect / nsenter, tcpdump -ni any, conntrack -L) and
+// checks what proves its point. Case 6 comes from outside by the NodePort or through a load balancer
+// (lesson-entry.ts). Not here: Cilium's eBPF paths and Hubble.
 
 import { httpServer } from '../src/app/http/server.ts';
 import { type Lang, Story, type StoryResult } from '../src/story/story.ts';
@@ -15,10 +16,15 @@ import {
   type Shell,
   shell,
 } from './formation-cluster.ts';
+import { entryServer, type LbEntry, throughLoadBalancer } from './lesson-entry.ts';
 import { addressOf, type Hop, hopLines, hops, portOf } from './tcpdump-lines.ts';
 
 export const LESSON_CASES = [1, 2, 3, 4, 5, 6] as const;
 export type LessonCase = (typeof LESSON_CASES)[number];
+
+/** How case 6 comes in: straight to a NodePort, or through the load balancer (eTP Cluster, Local, PROXY v2). */
+export const ENTRIES = ['nodeport', 'cluster', 'local', 'proxy'] as const;
+export type Entry = 'nodeport' | LbEntry;
 
 export interface LessonCaseOptions {
   readonly cni?: FormationCni;
@@ -26,6 +32,8 @@ export interface LessonCaseOptions {
   readonly seed?: string | number;
   /** The narration's language (checks stay in English). */
   readonly lang?: Lang;
+  /** Case 6 only (default `nodeport`). */
+  readonly entry?: Entry;
 }
 
 /** One case as a story on its own cluster. */
@@ -33,18 +41,26 @@ export function lessonCaseStory(which: LessonCase, options: LessonCaseOptions = 
   const cni = options.cni ?? 'kindnet';
   const kubeProxy = options.kubeProxy ?? 'iptables';
   const seed = options.seed ?? 'formation';
-  const f = formation({ cni, kubeProxy, seed });
-  const story = new Story(`lesson-case ${which}`, seed, { lang: options.lang ?? 'en' });
+  const entry = options.entry ?? 'nodeport';
+  const f = formation({ cni, kubeProxy, seed, ...(which === 6 ? entryServer(entry) : {}) });
+  const story = new Story(
+    which === 6 && entry !== 'nodeport' ? `lesson-case 6 ${entry}` : `lesson-case ${which}`,
+    seed,
+    { lang: options.lang ?? 'en' },
+  );
   story.attach(f.c.sim);
   story.say(`kind cluster formation: ${cni}, kube-proxy in ${kubeProxy} mode`, {
     fr: `cluster kind formation : ${cni}, kube-proxy en mode ${kubeProxy}`,
   });
-  tellCase(which, { f, story, sh: shell(f.c, story), cni, kubeProxy });
+  tellCase(which, { f, story, sh: shell(f.c, story), cni, kubeProxy }, entry);
   return story.result();
 }
 
-/** Tells one case on a cluster already built and attached to the story (the tour tells all six on one cluster). */
-export function tellCase(which: LessonCase, ctx: CaseContext): void {
+/**
+ * Tells one case on a cluster already built and attached to the story (the tour tells all six on one cluster);
+ * case 6 comes in by `entry`.
+ */
+export function tellCase(which: LessonCase, ctx: CaseContext, entry: Entry = 'nodeport'): void {
   switch (which) {
     case 1:
       samePod(ctx);
@@ -62,7 +78,8 @@ export function tellCase(which: LessonCase, ctx: CaseContext): void {
       toInternet(ctx);
       break;
     case 6:
-      fromOutside(ctx);
+      if (entry === 'nodeport') fromOutside(ctx);
+      else throughLoadBalancer(ctx, entry);
       break;
     default:
       which satisfies never;
@@ -75,6 +92,16 @@ export interface CaseContext {
   readonly sh: Shell;
   readonly cni: FormationCni;
   readonly kubeProxy: FormationProxy;
+}
+
+/** A bridge on each node (flannel's bridge plugin), or routes to each veth (kindnet's ptp). */
+function bridged(cni: FormationCni): boolean {
+  return cni !== 'kindnet';
+}
+
+/** Nodes joined by a VXLAN tunnel, or by direct routes via each other's address. */
+function tunnelled(cni: FormationCni): boolean {
+  return cni === 'flannel-vxlan';
 }
 
 function answered(story: Story, name: string, output: string): boolean {
@@ -99,7 +126,7 @@ function samePod({ story, sh, cni }: CaseContext): void {
   });
   const routes = sh('docker exec formation-worker ip route').stdout;
   sh('docker exec formation-worker ip -br link');
-  if (cni === 'flannel-vxlan') {
+  if (bridged(cni)) {
     story.say(
       'a Linux bridge: every pod veth on the node is a port of cni0, the pods share one Ethernet segment',
       {
@@ -140,13 +167,12 @@ function samePod({ story, sh, cni }: CaseContext): void {
       requests[0]!.device !== requests[1]!.device,
   );
   story.expectThat(
-    cni === 'flannel-vxlan'
+    bridged(cni)
       ? 'bridged: the frame goes port to port (P, for the bridge), not through cni0'
       : 'routed: In on one veth, Out on the other',
-    cni === 'flannel-vxlan' ? 'P then Out' : 'In then Out',
+    bridged(cni) ? 'P then Out' : 'In then Out',
     requests.map((hop) => hop.direction).join(' then '),
-    requests.map((hop) => hop.direction).join(' then ') ===
-      (cni === 'flannel-vxlan' ? 'P then Out' : 'In then Out'),
+    requests.map((hop) => hop.direction).join(' then ') === (bridged(cni) ? 'P then Out' : 'In then Out'),
   );
 }
 
@@ -164,12 +190,31 @@ function otherNode({ story, sh, cni }: CaseContext): void {
     /10\.244\.2\.7 +formation-worker2 /.test(pods),
   );
   const routes = sh('docker exec formation-worker ip route').stdout;
-  const viaPeer =
-    cni === 'flannel-vxlan'
-      ? '10.244.2.0/24 via 10.244.2.0 dev flannel.1 onlink'
-      : '10.244.2.0/24 via 172.18.0.4 dev eth0';
-  story.expectThat("a route to formation-worker2's pod subnet", viaPeer, routes, routes.includes(viaPeer));
-  if (cni === 'flannel-vxlan') {
+  const viaPeer = tunnelled(cni)
+    ? '10.244.2.0/24 via 10.244.2.0 dev flannel.1 onlink'
+    : '10.244.2.0/24 via 172.18.0.4 dev eth0';
+  if (cni === 'flannel-host-gw')
+    story.say(
+      "flannel's host-gw backend: the same bridge as VXLAN on each node, but no tunnel: one route per peer node, via its address on eth0 (the nodes must share a link)",
+    );
+  story.expectThat(
+    tunnelled(cni)
+      ? "a route to formation-worker2's pod subnet through the tunnel device"
+      : "a route to formation-worker2's pod subnet via formation-worker2 itself (direct routing)",
+    viaPeer,
+    routes.split('\n').find((line) => line.startsWith('10.244.2.0/24')) ?? '',
+    routes.includes(viaPeer),
+  );
+  if (!tunnelled(cni)) {
+    const links = sh('docker exec formation-worker ip -br link').stdout;
+    story.expectThat(
+      'no tunnel device on the node',
+      'no flannel.1, no vxlan',
+      links.split('\n').find((line) => line.startsWith('flannel.1')) ?? 'none',
+      !links.includes('flannel.1'),
+    );
+  }
+  if (tunnelled(cni)) {
     const link = sh('docker exec formation-worker ip -d link show flannel.1').stdout;
     story.expectThat(
       'flannel.1 is a VXLAN device to UDP 8472',
@@ -200,7 +245,7 @@ function otherNode({ story, sh, cni }: CaseContext): void {
         hop.device === 'eth0' &&
         (hop.rest.startsWith('ICMP echo request') || hop.inner?.includes('10.244.1.5 > 10.244.2.7')),
     );
-    if (cni === 'flannel-vxlan') {
+    if (tunnelled(cni)) {
       story.expectThat(
         `on ${node}'s eth0 it travels inside UDP from 172.18.0.3 to 172.18.0.4:8472`,
         '172.18.0.3 > 172.18.0.4.8472 [10.244.1.5 > 10.244.2.7]',
@@ -283,7 +328,7 @@ function isSynAck(hop: Hop): boolean {
 
 /** The wire's device on formation-worker toward formation-worker2: the tunnel or eth0. */
 function towardW2(cni: FormationCni): string {
-  return cni === 'flannel-vxlan' ? 'flannel.1' : 'eth0';
+  return tunnelled(cni) ? 'flannel.1' : 'eth0';
 }
 
 function toService(ctx: CaseContext): void {
@@ -355,7 +400,7 @@ function toService(ctx: CaseContext): void {
 }
 
 function theWayBack(ctx: CaseContext): void {
-  const { story, sh, cni, f } = ctx;
+  const { story, cni } = ctx;
   story.say('case 4: the answer from 10.244.2.7:8000 must look, to diag, as if it came from 10.96.40.12:80', {
     fr: 'cas 4 : pour diag, la réponse de 10.244.2.7:8000 doit paraître venir de 10.96.40.12:80',
   });
@@ -382,28 +427,196 @@ function theWayBack(ctx: CaseContext): void {
     [...new Set(replies.map((hop) => hop.src))].join(', '),
     replies.length > 0 && replies.every((hop) => hop.src === '10.96.40.12.80'),
   );
-  story.say('hairpin: signalements-7d9f-b calls the Service it backs, and the rule may pick itself', {
-    fr: "le retour en épingle à cheveux (hairpin) : signalements-7d9f-b appelle le Service dont il est lui-même un point d'accès, et la règle peut tirer son propre pod",
-  });
+  hairpin(ctx);
+}
+
+/** signalements-7d9f-b calls until the Service picks itself; returns every answer, the last one its own. */
+function callSelf(sh: Shell, curl: string, attempts = 8): string[] {
   const bodies: string[] = [];
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const body = sh('kubectl exec signalements-7d9f-b -- curl -s http://10.96.40.12/sante').stdout.trim();
-    bodies.push(body);
-    if (body === 'ok signalements-7d9f-b') break;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const result = sh(`kubectl exec signalements-7d9f-b -- ${curl}`);
+    bodies.push(result.exitCode === 0 ? result.stdout.trim() : `exit ${result.exitCode}`);
+    if (bodies.at(-1) === 'ok signalements-7d9f-b' || result.exitCode !== 0) break;
   }
+  return bodies;
+}
+
+/**
+ * Hairpin: a pod calls the Service it backs and the rule picks itself. kube-proxy marks the call (0x4000) in the
+ * endpoint's chain when the source is the endpoint itself, and POSTROUTING masquerades what carries the mark: the pod
+ * sees the call come from the node's address on its link (10.244.1.1), so its answer goes back through the node's
+ * conntrack. Through flannel's bridge the DNATed frame goes back out the port it came in by: hairpin mode on that port.
+ */
+function hairpin({ story, sh, f, cni, kubeProxy }: CaseContext): void {
+  story.say(
+    'hairpin: signalements-7d9f-b (10.244.1.9) calls signalements:80, the Service it backs, until the rule picks itself',
+  );
+  const capture = sh.background(
+    "docker exec formation-worker tcpdump -ni any 'host 10.244.1.9 and tcp[tcpflags] & tcp-syn != 0'",
+  );
+  const bodies = callSelf(sh, 'curl -s http://10.96.40.12/sante');
+  const seen = hops(capture.stop().stdout);
+  story.expectThat(
+    'it lands on itself',
+    'ok signalements-7d9f-b, last',
+    bodies.join(', '),
+    bodies.at(-1) === 'ok signalements-7d9f-b',
+  );
+  // The connection to itself: the SYN that came back to 10.244.1.9:8000, and by its sequence number (NAT keeps it)
+  // the SYN the pod sent to the Service; the SYN-ACKs by the acknowledgement.
+  const selfSyn = seen
+    .filter((hop) => isSyn(hop) && hop.dst === '10.244.1.9.8000' && hop.device.startsWith('veth'))
+    .at(-1);
+  const seq = selfSyn === undefined ? undefined : /seq (\d+)/.exec(selfSyn.rest)?.[1];
+  const masqPort = selfSyn === undefined ? undefined : portOf(selfSyn.src);
+  const out = seen.find(
+    (hop) => isSyn(hop) && hop.dst === '10.96.40.12.80' && /seq (\d+)/.exec(hop.rest)?.[1] === seq,
+  );
+  const selfPort = out === undefined ? undefined : portOf(out.src);
+  const ofSelf = seen.filter(
+    (hop) =>
+      hop.src === `10.244.1.9.${selfPort}` ||
+      hop.dst === `10.244.1.9.${selfPort}` ||
+      hop.src === `10.244.1.1.${masqPort}` ||
+      hop.dst === `10.244.1.1.${masqPort}`,
+  );
+  story.show(`that connection's SYN and SYN-ACK on formation-worker:\n${hopLines(ofSelf).join('\n')}`);
+  const veth = out?.device ?? 'none';
+  story.expectThat(
+    "the SYN leaves the pod's veth for the Service address, and comes back on the same veth from the node's 10.244.1.1",
+    `${veth} 10.244.1.9.${selfPort} > 10.96.40.12.80, then ${veth} Out 10.244.1.1.PORT > 10.244.1.9.8000`,
+    hopLines(ofSelf.filter(isSyn)).join('; '),
+    out !== undefined &&
+      selfSyn !== undefined &&
+      selfSyn.device === out.device &&
+      selfSyn.direction === 'Out' &&
+      addressOf(selfSyn.src) === '10.244.1.1',
+  );
+  const synAcks = ofSelf.filter(isSynAck);
+  story.expectThat(
+    'the SYN-ACK leaves the pod for 10.244.1.1 and reaches it from 10.96.40.12:80: both rewrites undone',
+    `10.244.1.9.8000 > 10.244.1.1.${masqPort}, then 10.96.40.12.80 > 10.244.1.9.${selfPort}`,
+    hopLines(synAcks).join('; '),
+    synAcks.some((hop) => hop.src === '10.244.1.9.8000' && hop.dst === `10.244.1.1.${masqPort}`) &&
+      synAcks.some((hop) => hop.src === '10.96.40.12.80' && hop.dst === `10.244.1.9.${selfPort}`),
+  );
+  const table = sh('docker exec formation-worker conntrack -L -p tcp --dport 80').stdout;
+  const entry = table.split('\n').find((line) => line.includes(`sport=${selfPort} `)) ?? '';
+  story.expectThat(
+    'conntrack holds both translations in one entry: DNAT to the pod itself, SNAT to 10.244.1.1',
+    `src=10.244.1.9 dst=10.96.40.12 sport=${selfPort} dport=80 src=10.244.1.9 dst=10.244.1.1 sport=8000 dport=${masqPort}`,
+    entry,
+    entry.includes(
+      `src=10.244.1.9 dst=10.96.40.12 sport=${selfPort} dport=80 src=10.244.1.9 dst=10.244.1.1 sport=8000 dport=${masqPort} `,
+    ),
+  );
   const log = f.accessLogs.get('signalements-7d9f-b') ?? [];
   const logTitle = story.tell("signalements-7d9f-b's access log:", {
     fr: "le journal d'accès de signalements-7d9f-b :",
   });
   story.show(`${logTitle}\n${log.join('\n')}`);
-  const last = log.at(-1) ?? '';
-  // MASQUERADE takes the outgoing device's address: cni0's 10.244.1.1 with flannel, the veth's 10.244.1.1/32 with kindnet.
-  const nodeSide = '10.244.1.1';
   story.expectThat(
-    'picked itself, it sees the call come from the node (KUBE-MARK-MASQ then MASQUERADE), not from 10.244.1.9',
-    `${nodeSide} - - ...`,
-    last,
-    bodies.at(-1) === 'ok signalements-7d9f-b' && last.startsWith(`${nodeSide} `),
+    'its access log shows the call from the node (10.244.1.1), not from 10.244.1.9',
+    '10.244.1.1 - - ...',
+    log.at(-1) ?? '',
+    log.at(-1)?.startsWith('10.244.1.1 ') === true,
+  );
+  story.say(
+    'the rules that did it: the endpoint chain marks a call from the endpoint itself, POSTROUTING masquerades the mark',
+  );
+  if (kubeProxy === 'iptables') hairpinRulesIptables(story, sh);
+  else hairpinRulesNft(story, sh);
+  if (!bridged(cni)) {
+    story.say(
+      'kindnet has no bridge: the node routes the DNATed packet back out the veth it came in by, nothing more to allow',
+    );
+    return;
+  }
+  story.say(
+    `through cni0 the DNATed frame is bridged back out the port it came in by (${veth}): the port needs hairpin mode`,
+  );
+  const port = sh(`docker exec formation-worker bridge -d link show dev ${veth}`).stdout;
+  story.expectThat(
+    "flannel's bridge plugin (hairpinMode: true) set hairpin on the pod's port",
+    'hairpin on',
+    /hairpin (on|off)/.exec(port)?.[0] ?? port,
+    /hairpin on /.test(port),
+  );
+  sh(`docker exec formation-worker bridge link set dev ${veth} hairpin off`);
+  const without = callSelf(sh, 'curl -s -m 2 http://10.96.40.12/sante', 16);
+  story.expectThat(
+    'hairpin off: a call that picks itself is dropped by the bridge (curl times out, exit 28), the others still answer',
+    'exit 28',
+    without.join(', '),
+    without.at(-1) === 'exit 28',
+  );
+  sh(`docker exec formation-worker bridge link set dev ${veth} hairpin on`);
+}
+
+function hairpinRulesIptables(story: Story, sh: Shell): void {
+  const services = sh('docker exec formation-worker iptables -t nat -S KUBE-SERVICES').stdout;
+  const svcChain = /-d 10\.96\.40\.12\/32 .* -j (KUBE-SVC-\w+)/.exec(services)?.[1] ?? 'KUBE-SVC-missing';
+  const svc = sh(`docker exec formation-worker iptables -t nat -S ${svcChain}`).stdout;
+  const sepChain = /10\.244\.1\.9:8000".* -j (KUBE-SEP-\w+)/.exec(svc)?.[1] ?? 'KUBE-SEP-missing';
+  const sep = sh(`docker exec formation-worker iptables -t nat -S ${sepChain}`).stdout;
+  story.expectThat(
+    `${sepChain} (10.244.1.9:8000) marks what comes from 10.244.1.9 itself before its DNAT`,
+    `-A ${sepChain} -s 10.244.1.9/32 ... -j KUBE-MARK-MASQ`,
+    sep.split('\n').find((line) => line.includes('KUBE-MARK-MASQ')) ?? '',
+    new RegExp(`-A ${sepChain} -s 10\\.244\\.1\\.9/32 .*-j KUBE-MARK-MASQ`).test(sep),
+  );
+  const mark = sh('docker exec formation-worker iptables -t nat -S KUBE-MARK-MASQ').stdout;
+  story.expectThat(
+    'KUBE-MARK-MASQ sets bit 0x4000 of the packet mark',
+    '-A KUBE-MARK-MASQ -j MARK --set-xmark 0x4000/0x4000',
+    mark.trim().split('\n').at(-1) ?? '',
+    mark.includes('-A KUBE-MARK-MASQ -j MARK --set-xmark 0x4000/0x4000'),
+  );
+  const post = sh('docker exec formation-worker iptables -t nat -S KUBE-POSTROUTING').stdout;
+  story.expectThat(
+    'KUBE-POSTROUTING masquerades only what carries the bit',
+    '! --mark 0x4000/0x4000 -j RETURN ... -j MASQUERADE --random-fully',
+    post.trim().split('\n').slice(1).join('; '),
+    post.includes('-m mark ! --mark 0x4000/0x4000 -j RETURN') &&
+      post.includes('-j MASQUERADE --random-fully'),
+  );
+}
+
+function hairpinRulesNft(story: Story, sh: Shell): void {
+  const map = sh('docker exec formation-worker nft list map ip kube-proxy service-ips').stdout;
+  const svcChain = /10\.96\.40\.12 \. tcp \. 80 : goto (service-[^\s,]+)/.exec(map)?.[1] ?? 'service-missing';
+  const svc = sh(`docker exec formation-worker nft list chain ip kube-proxy ${svcChain}`).stdout;
+  const epChain = /goto (endpoint-[^\s,]+__10\.244\.1\.9\/8000)/.exec(svc)?.[1] ?? 'endpoint-missing';
+  const ep = sh(`docker exec formation-worker nft list chain ip kube-proxy ${epChain}`).stdout;
+  story.expectThat(
+    `${epChain} marks what comes from 10.244.1.9 itself before its DNAT`,
+    'ip saddr 10.244.1.9 jump mark-for-masquerade',
+    ep
+      .split('\n')
+      .find((line) => line.includes('mark-for-masquerade'))
+      ?.trim() ?? '',
+    ep.includes('ip saddr 10.244.1.9 jump mark-for-masquerade'),
+  );
+  const mark = sh('docker exec formation-worker nft list chain ip kube-proxy mark-for-masquerade').stdout;
+  story.expectThat(
+    'mark-for-masquerade sets bit 0x4000 of the packet mark',
+    'meta mark set meta mark | 0x00004000',
+    mark
+      .split('\n')
+      .find((line) => line.includes('meta mark set'))
+      ?.trim() ?? '',
+    mark.includes('meta mark set meta mark | 0x00004000'),
+  );
+  const masq = sh('docker exec formation-worker nft list chain ip kube-proxy masquerading').stdout;
+  story.expectThat(
+    'masquerading masquerades only what carries the bit',
+    'meta mark & 0x00004000 == 0x00000000 return ... masquerade fully-random',
+    masq
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line.startsWith('meta') || line.startsWith('masquerade'))
+      .join('; '),
+    masq.includes('meta mark & 0x00004000 == 0x00000000 return') && masq.includes('masquerade fully-random'),
   );
 }
 
@@ -522,7 +735,7 @@ function fromOutside({ story, sh, f, cni }: CaseContext): void {
     bodies.at(-1) === 'ok signalements-7d9f-a',
   );
   const seen = hops(atPod.stop().stdout).filter(isSyn);
-  const snat = cni === 'flannel-vxlan' ? '10.244.1.0' : '172.18.0.3';
+  const snat = tunnelled(cni) ? '10.244.1.0' : '172.18.0.3';
   story.expectThat(
     "externalTrafficPolicy Cluster: the pod sees formation-worker's address, not the client's (SNAT)",
     `${snat}.PORT > 10.244.2.7.8000`,

@@ -380,6 +380,16 @@ export class Cluster implements ClusterRuntime {
     return this.externalLb;
   }
 
+  /**
+   * Takes the external load balancer away (its addresses and rules with it), so that `addLoadBalancer` can put one
+   * configured otherwise in its place: what changing a cloud LB's mode or health check amounts to. Services keep
+   * their ingress address, which the next controller takes again.
+   */
+  removeLoadBalancer(): void {
+    this.externalLb?.close();
+    this.externalLb = undefined;
+  }
+
   /** The external load balancer, once `addLoadBalancer` (or the `loadBalancer` option) made it. */
   get loadBalancer(): LoadBalancerController | undefined {
     return this.externalLb;

@@ -21,6 +21,8 @@ function packetlab(...args: string[]) {
   const run = spawnSync(process.execPath, ['bin/packetlab.mjs', ...args], {
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '' },
+    // A scenario with a load generator traces megabytes (spawnSync's default 1 MiB would kill it).
+    maxBuffer: 64 << 20,
   });
   return { stdout: run.stdout, stderr: run.stderr, status: run.status };
 }

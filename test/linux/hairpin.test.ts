@@ -5,7 +5,9 @@
 // Both run br_netfilter (bridge-nf-call-iptables=1, as on a Kubernetes node): the call's PREROUTING runs at bridge
 // level, and a DNAT to an address behind the same bridge is bridged back out, not routed
 // (br_nf_pre_routing_finish_bridge): without hairpin mode on the pod's port the bridge drops it (should_deliver),
-// and with it the frame keeps its TTL and the pod's own source MAC.
+// and with it the frame keeps its TTL and the pod's own source MAC. Captured on the pod's bridge port (the node's
+// view, what lesson-case 4's `tcpdump -ni any` reads), each call comes in for the Service and goes back out the same
+// port from cni0's address, frame for frame on both sides.
 
 import { describe, expect, it } from 'vitest';
 import { kubeProxyNatRules, type ServiceSpec } from '../../scenarios/kube-proxy-iptables.ts';
@@ -30,12 +32,14 @@ const SERVICE: ServiceSpec = {
 const FIXED_PORTS = [41234, 80, 8000];
 
 /** w1 with kube-proxy's and ip-masq-agent's rules; `local` calls the Service twice. */
-function hairpin(name: string, hairpinMode: boolean): ScenarioBuilder {
+function hairpin(name: string, hairpinMode: boolean, atPort = false): ScenarioBuilder {
   const b = lesson(name, { pods: 'bridge', nodes: 'direct' })
     .iptablesRestore('w1', kubeProxyNatRules([SERVICE]))
     .command('w1', ['iptables-restore', '--noflush'], MASQ_AGENT_RULES);
   // kubelet's hairpinMode=hairpin-veth: the pod's bridge port may send a frame back where it came from.
   if (hairpinMode) b.run('w1', 'bridge', 'link', 'set', 'dev', 'veth-local', 'hairpin', 'on');
+  // The node's view (what `tcpdump -ni any` shows on it): the pod's bridge port, both ways.
+  if (atPort) b.capture('w1', 'veth-local');
   return b
     .capture('local', 'eth0')
     .udp({
@@ -68,6 +72,23 @@ describe('differential: hairpin masquerade', () => {
       const port = hairpinPort(side);
       expect(port, side.side).toBeGreaterThanOrEqual(1024);
       expect(port, side.side).toBeLessThanOrEqual(65535);
+    }
+  });
+
+  it("on the pod's bridge port: the call comes in for the Service and goes back out from 10.244.1.1, never routed", async (ctx) => {
+    const result = await differential(ctx, hairpin('hairpin-port', true, true).build(), {
+      natPorts: FIXED_PORTS,
+    });
+    if (result === undefined) return;
+    for (const side of [result.linux, result.packetlab]) {
+      expect(outputOf(side, 'local: udp send'), side.side).toContain('reply from 10.96.40.13:80 "hairpin 2"');
+      // Per call on the port: in to the Service, out from cni0's address, the reply in, out from the Service (the
+      // other frames are the neighbour resolution toward the pod, equal on both sides too).
+      const port = side.captures.find((capture) => capture.label.includes('veth-local'));
+      const ipv4 = (port?.frames ?? []).filter((frame) => frame[12] === 0x08 && frame[13] === 0x00);
+      expect(ipv4.length, side.side).toBe(8);
+      // The second frame of a call: IPv4 source 10.244.1.1 (bytes 26-29), destination the pod, back out its port.
+      expect([...ipv4[1]!.subarray(26, 34)].join('.'), side.side).toBe('10.244.1.1.10.244.1.9');
     }
   });
 

@@ -2,7 +2,8 @@
 // conn.serve, readRequest, chunkWriter.writeHeader): fixed routes of chosen status and size, keep-alive,
 // Content-Length or chunked bodies, Go's exact error answers (400, 431, 501, 505), a PROXY v2 header when asked
 // for (then required, as nginx's `listen ... proxy_protocol` reads it), X-Forwarded-For, a Common Log Format
-// access log, and a health route that answers 503 on demand. Not supported: request trailers (read and dropped),
+// access log, a health route that answers 503 on demand, and a per-client rate limit answering 429 (rate-limit.ts:
+// the client as the log shows it). Not supported: request trailers (read and dropped),
 // Expect: 100-continue, upgrades, TLS, HTTP/2, handlers other than fixed routes and `respond` callbacks.
 
 import type { Namespace } from '../../netns/namespace.ts';
@@ -27,6 +28,7 @@ import {
   parseContentLength,
   splitHead,
 } from './message.ts';
+import { ClientRateLimiter, goDuration, type RateLimitOptions } from './rate-limit.ts';
 import { reasonPhrase } from './status.ts';
 
 /** One route's fixed answer. */
@@ -87,6 +89,11 @@ export interface HttpServerOptions {
   readonly proxyProtocol?: boolean;
   /** Log the first X-Forwarded-For address as the client (a backend behind a trusted proxy). */
   readonly trustForwardedFor?: boolean;
+  /**
+   * A rate limit per client (Traefik's RateLimit middleware), the client being what the access log shows: the TCP
+   * peer, the PROXY header's source, or X-Forwarded-For when trusted. Refused requests are answered 429.
+   */
+  readonly rateLimit?: RateLimitOptions;
   /** Go's Server.MaxHeaderBytes: default 1 MiB; Go reads 4096 bytes beyond it before answering 431. */
   readonly maxHeaderBytes?: number;
   /** The wall-clock time (ms since 1970) at virtual time 0, for the Date field and the log. Default 0. */
@@ -132,6 +139,8 @@ export interface HttpServerStats {
   badChunk: number;
   proxyHeaders: number;
   proxyRejected: number;
+  /** Requests answered 429 by the rate limit. */
+  rateLimited: number;
   resets: number;
 }
 
@@ -188,6 +197,25 @@ function httpError(status: number, text: string): Reply {
   };
 }
 
+/**
+ * Traefik's serveDelayError: Retry-After in whole seconds (rounded up), X-Retry-In as Go prints the wait, then
+ * WriteHeader(429) and the status text written without a newline (so Go sniffs text/plain).
+ */
+function tooManyRequests(delayNs: number): Reply {
+  return {
+    status: 429,
+    fields: [
+      ['Retry-After', String(Math.ceil(delayNs / 1e9))],
+      // Go writes the string's UTF-8 bytes (µs): fields here are latin1 text, one character a byte.
+      ['X-Retry-In', latin1(new TextEncoder().encode(goDuration(delayNs)))],
+    ],
+    body: latin1Bytes(reasonPhrase(429)),
+    framing: 'auto',
+    chunkBytes: 0,
+    close: false,
+  };
+}
+
 /** The errors Go's chunked reader (internal.chunkedReader) returns, by the decoder's defect. */
 const CHUNK_ERROR_TEXT: Readonly<Record<ChunkError, string>> = {
   'bad-size': 'invalid byte in chunk length',
@@ -236,6 +264,7 @@ export function httpServer(ns: Namespace, options: HttpServerOptions): HttpServe
     badChunk: 0,
     proxyHeaders: 0,
     proxyRejected: 0,
+    rateLimited: 0,
     resets: 0,
   };
   const accessLog: string[] = [];
@@ -254,6 +283,7 @@ export function httpServer(ns: Namespace, options: HttpServerOptions): HttpServe
     options,
     stats,
     bodies,
+    limiter: options.rateLimit === undefined ? undefined : new ClientRateLimiter(options.rateLimit),
     healthy: () => healthy,
     log(record) {
       const line = formatAccessLine(record, options.epochMs ?? 0);
@@ -298,6 +328,7 @@ interface ServerContext {
   readonly options: HttpServerOptions;
   readonly stats: HttpServerStats;
   readonly bodies: ReadonlyMap<string, Uint8Array>;
+  readonly limiter: ClientRateLimiter | undefined;
   healthy(): boolean;
   log(record: AccessRecord): void;
 }
@@ -491,9 +522,15 @@ class ServerConnection {
     this.state = 'answering';
     const request = this.request!;
     const route = this.ctx.options.routes[request.target.split('?')[0]!] ?? this.ctx.options.defaultRoute;
-    const delayMs = route?.delayMs ?? 0;
-    if (delayMs <= 0) return this.answer(request, this.reply(request, route));
-    this.timer = this.ctx.ns.sim.scheduler.schedule(Math.round(delayMs * MS), () => {
+    // The rate limit runs before the handler (a middleware): a refusal is answered at once.
+    const limit = this.ctx.limiter?.take(this.clientOf(request), this.ctx.ns.sim.now);
+    if (limit?.kind === 'reject') {
+      this.ctx.stats.rateLimited++;
+      return this.answer(request, tooManyRequests(limit.delayNs));
+    }
+    const delayNs = Math.round((route?.delayMs ?? 0) * MS) + (limit?.delayNs ?? 0);
+    if (delayNs <= 0) return this.answer(request, this.reply(request, route));
+    this.timer = this.ctx.ns.sim.scheduler.schedule(delayNs, () => {
       this.timer = -1;
       if (this.answer(request, this.reply(request, route))) this.process();
     });

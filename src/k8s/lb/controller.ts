@@ -3,7 +3,8 @@
 // through the Store, holds it in the LB's namespace, health-checks the nodes (the Service's healthCheckNodePort for
 // externalTrafficPolicy Local, kube-proxy's 10256/healthz for Cluster, as KEP-3458 has cloud providers do) and spreads
 // new connections over the NodePorts of the nodes in rotation with equal weight — by nft DNAT rules it rewrites on
-// every change (`passthrough`, client address kept) or by a TCP proxy (`proxy`, optional PROXY v2). Nodes labelled
+// every change (`passthrough`, client address kept), by a TCP proxy (`proxy`, optional PROXY v2) or by an HTTP proxy
+// that appends X-Forwarded-For (`http`, HAProxy's `option forwardfor`). Nodes labelled
 // node.kubernetes.io/exclude-from-external-load-balancers (kind's control plane) are left out. No IPv6, no
 // loadBalancerSourceRanges, no UDP in proxy mode, no spec.loadBalancerIP requests.
 
@@ -13,10 +14,10 @@ import { exec } from '../../tools/exec.ts';
 import type { Node, Service } from '../objects.ts';
 import type { Store } from '../store.ts';
 import { HealthChecker, type HealthCheckOptions } from './health-checker.ts';
-import { type PassthroughFrontend, renderPassthrough } from './passthrough-rules.ts';
+import { PASSTHROUGH_TABLE, type PassthroughFrontend, renderPassthrough } from './passthrough-rules.ts';
 import { TcpProxy } from './tcp-proxy.ts';
 
-export type LoadBalancerMode = 'passthrough' | 'proxy';
+export type LoadBalancerMode = 'passthrough' | 'proxy' | 'http';
 
 export interface LoadBalancerOptions {
   readonly mode: LoadBalancerMode;
@@ -26,7 +27,15 @@ export interface LoadBalancerOptions {
   readonly pool?: string;
   /** `proxy` mode: a PROXY protocol v2 header on every connection toward the nodes. */
   readonly proxyProtocol?: boolean;
-  readonly healthCheck?: HealthCheckOptions;
+  readonly healthCheck?: LoadBalancerHealthCheck;
+}
+
+export interface LoadBalancerHealthCheck extends HealthCheckOptions {
+  /**
+   * A fixed port to check on every node, whatever the Service (e.g. 10256, kube-proxy's /healthz: "is the node up"),
+   * instead of a Local Service's healthCheckNodePort: the misconfiguration behind Local's lost requests.
+   */
+  readonly port?: number;
 }
 
 /** kube-proxy's healthz port: the target for Services with externalTrafficPolicy Cluster. */
@@ -196,7 +205,8 @@ export function loadBalancerController(
           proxy = new TcpProxy(ns, {
             addr: ingress,
             port: port.port,
-            proxyProtocol: options.proxyProtocol ?? false,
+            proxyProtocol: options.mode === 'proxy' && (options.proxyProtocol ?? false),
+            forwardedFor: options.mode === 'http',
           });
           proxies.set(proxyKey, proxy);
         }
@@ -253,12 +263,17 @@ export function loadBalancerController(
     },
     ruleset: () => lastRuleset,
     proxy: (address, port) => proxies.get(`${address}:${port}`),
+    /** Stops, and leaves the namespace as it found it: no address held, no table (another controller may follow). */
     close() {
       for (const stop of stops) stop();
       if (queued !== -1) ns.sim.scheduler.cancel(queued);
       health.stop();
       for (const proxy of proxies.values()) proxy.close();
       proxies.clear();
+      for (const addr of held) run(ns, `ip addr del ${addr}/32 dev ${options.device}`);
+      held.clear();
+      if (lastRuleset !== '') run(ns, `nft delete table ip ${PASSTHROUGH_TABLE}`);
+      lastRuleset = '';
     },
   };
 }

@@ -1,13 +1,14 @@
 // The load balancer's `proxy` mode: a TCP proxy (HAProxy's `mode tcp`, `balance roundrobin`) that terminates the
 // client's connection on the LB's address, opens one from the LB to the chosen node's NodePort, optionally starts it
 // with a PROXY protocol v2 header naming the client (`send-proxy-v2`), and copies bytes both ways, passing each
-// side's FIN on and a reset as a reset. With no backend in rotation, or a backend that refuses, the client's
+// side's FIN on and a reset as a reset; with `forwardedFor` it follows the client's HTTP requests and appends
+// X-Forwarded-For to each (HAProxy's `mode http` + `option forwardfor`, forwarded-for.ts). With no backend in rotation, or a backend that refuses, the client's
 // connection is reset. No retries on another backend, no idle timeouts, no UDP.
 
 import type { Namespace } from '../../netns/namespace.ts';
 import type { TcpSocket } from '../../socket/tcp/socket.ts';
 import type { TcpListener } from '../../socket/tcp/table.ts';
-import { parseIpv4 } from '../../wire/address.ts';
+import { formatIpv4, parseIpv4 } from '../../wire/address.ts';
 import {
   emitProxyV2,
   PROXY_TRANSPORT_STREAM,
@@ -15,6 +16,7 @@ import {
   ProxyV2View,
   proxyV2HeaderLen,
 } from '../../wire/proxy-v2.ts';
+import { ForwardedForInserter } from './forwarded-for.ts';
 
 export interface Backend {
   readonly addr: string;
@@ -27,6 +29,8 @@ export interface TcpProxyOptions {
   readonly port: number;
   /** PROXY protocol v2 toward the backends. */
   readonly proxyProtocol: boolean;
+  /** HTTP: X-Forwarded-For with the client's address on every request toward the backends. */
+  readonly forwardedFor?: boolean;
 }
 
 export interface TcpProxyStats {
@@ -88,9 +92,14 @@ export class TcpProxy {
     const pending: Uint8Array[] = [];
     let clientEnded = false;
     let up = false;
+    const inserter = this.options.forwardedFor
+      ? new ForwardedForInserter(formatIpv4(client.remoteAddr))
+      : undefined;
     client.onData = (_s, data) => {
-      if (up) server.write(data);
-      else pending.push(data);
+      for (const piece of inserter === undefined ? [data] : inserter.feed(data)) {
+        if (up) server.write(piece);
+        else pending.push(piece);
+      }
     };
     client.onEnd = () => {
       clientEnded = true;
