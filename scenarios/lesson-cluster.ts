@@ -450,6 +450,9 @@ function callSelf(sh: Shell, curl: string, attempts = 8): string[] {
 function hairpin({ story, sh, f, cni, kubeProxy }: CaseContext): void {
   story.say(
     'hairpin: signalements-7d9f-b (10.244.1.9) calls signalements:80, the Service it backs, until the rule picks itself',
+    {
+      fr: "le retour en épingle à cheveux (hairpin) : signalements-7d9f-b (10.244.1.9) appelle signalements:80, le Service dont il est lui-même un point d'accès, jusqu'à ce que la règle tire son propre pod",
+    },
   );
   const capture = sh.background(
     "docker exec formation-worker tcpdump -ni any 'host 10.244.1.9 and tcp[tcpflags] & tcp-syn != 0'",
@@ -523,17 +526,26 @@ function hairpin({ story, sh, f, cni, kubeProxy }: CaseContext): void {
   );
   story.say(
     'the rules that did it: the endpoint chain marks a call from the endpoint itself, POSTROUTING masquerades the mark',
+    {
+      fr: "les règles en cause : la chaîne du point d'accès marque un appel venu de lui-même, POSTROUTING applique le masquerade à ce qui porte la marque",
+    },
   );
   if (kubeProxy === 'iptables') hairpinRulesIptables(story, sh);
   else hairpinRulesNft(story, sh);
   if (!bridged(cni)) {
     story.say(
       'kindnet has no bridge: the node routes the DNATed packet back out the veth it came in by, nothing more to allow',
+      {
+        fr: "kindnet n'a pas de pont : le nœud route le paquet traduit vers la paire veth par laquelle il est arrivé, rien d'autre à autoriser",
+      },
     );
     return;
   }
   story.say(
     `through cni0 the DNATed frame is bridged back out the port it came in by (${veth}): the port needs hairpin mode`,
+    {
+      fr: `par cni0, la trame traduite repart par le port du pont par lequel elle est arrivée (${veth}) : ce port doit être en mode hairpin`,
+    },
   );
   const port = sh(`docker exec formation-worker bridge -d link show dev ${veth}`).stdout;
   story.expectThat(
