@@ -17,9 +17,11 @@ export type FormationProxy = 'iptables' | 'nftables';
 export const FORMATION_CNIS: readonly FormationCni[] = ['flannel-vxlan', 'kindnet'];
 export const FORMATION_PROXIES: readonly FormationProxy[] = ['iptables', 'nftables'];
 
-/** signalements' image: an HTTP server on 8000 answering /sante with the pod's name. */
+/** signalements' image: an HTTP server on 8000 answering /sante with the pod's name, /rapport with a 64 kB report. */
 export const SIGNALEMENTS_IMAGE = 'registry.lyneko.fr/signalements:1.4';
 export const SIGNALEMENTS = { app: 'signalements' } as const;
+/** The size of signalements' /rapport body. */
+export const RAPPORT_BYTES = 64_000;
 
 /** The lesson's pods: name, node, pinned address, whether it runs signalements. */
 export const LESSON_PODS = [
@@ -42,6 +44,8 @@ export interface FormationOptions {
   readonly seed: string | number;
   /** The lesson's pods to create (default all three). */
   readonly pods?: readonly (typeof LESSON_PODS)[number]['name'][];
+  /** An `mtu` set by hand in flannel's CNI configuration (the MTU pitfall); default flannel's own. */
+  readonly configuredPodMtu?: number;
 }
 
 /** The cluster with its pods and the Service, settled (pods Running, every kube-proxy synced). */
@@ -53,7 +57,7 @@ export function formation(options: FormationOptions): Formation {
     accessLogs.set(pod.metadata.name, log);
     const server = httpServer(ns, {
       port: 8000,
-      routes: { '/sante': { body: `ok ${pod.metadata.name}\n` } },
+      routes: { '/sante': { body: `ok ${pod.metadata.name}\n` }, '/rapport': { bodyBytes: RAPPORT_BYTES } },
       onLog: (line) => log.push(line),
     });
     return { stop: () => server.close() };
@@ -65,6 +69,7 @@ export function formation(options: FormationOptions): Formation {
     kubeProxy: options.kubeProxy,
     seed: options.seed,
     images,
+    ...(options.configuredPodMtu === undefined ? {} : { configuredPodMtu: options.configuredPodMtu }),
   });
   const wanted = new Set<string>(options.pods ?? LESSON_PODS.map((pod) => pod.name));
   for (const pod of LESSON_PODS) {

@@ -12,6 +12,7 @@ import {
 import { incidentClusterStory } from './incident-cluster.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
 import { LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
+import { pitfallMtuStory, pitfallPingStory, pitfallPortsStory } from './pitfalls.ts';
 import { trafficStory } from './traffic.ts';
 import { runTwoNamespaces } from './two-namespaces.ts';
 
@@ -100,5 +101,34 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
     name: 'traffic',
     summary: 'an HTTP server, curl over a 10 ms link, and a connection storm that runs out of ports',
     run: ({ seed }) => trafficStory(seed ?? 'traffic'),
+  },
+  {
+    name: 'pitfall-ping',
+    summary:
+      'a ping to the Service address gets no answer, curl on its port does (only the declared port is translated): pitfall-ping [iptables|nftables]',
+    run: ({ seed, args }) => {
+      const [kubeProxy = 'iptables'] = args;
+      if (args.length > 1 || !FORMATION_PROXIES.includes(kubeProxy as FormationProxy))
+        return { usage: 'usage: packetlab run pitfall-ping [iptables|nftables]' };
+      return pitfallPingStory(kubeProxy as FormationProxy, seed ?? 'pitfall-ping');
+    },
+  },
+  {
+    name: 'pitfall-mtu',
+    summary:
+      'pods at MTU 1500 over a 1450 VXLAN tunnel with ICMP dropped: /sante passes, /rapport stalls, ping -M do finds 1422, MTU 1450 fixes it',
+    run: ({ seed, args }) =>
+      args.length > 0
+        ? { usage: 'usage: packetlab run pitfall-mtu' }
+        : pitfallMtuStory(seed ?? 'pitfall-mtu'),
+  },
+  {
+    name: 'pitfall-ports',
+    summary:
+      'a busy pod exhausts the NAT ports of its node address toward one API (insert_failed), then keep-alive, more egress addresses, an egress gateway',
+    run: ({ seed, args }) =>
+      args.length > 0
+        ? { usage: 'usage: packetlab run pitfall-ports' }
+        : pitfallPortsStory(seed ?? 'pitfall-ports'),
   },
 ];
