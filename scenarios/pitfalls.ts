@@ -252,6 +252,19 @@ export function pitfallMtuStory(seed: string | number = 'pitfall-mtu'): StoryRes
     dropRow.trim(),
     dropped > 0 && dropRow.includes('icmptype 3 code 4'),
   );
+  story.say(
+    'so signalements-7d9f-a never learned the path MTU: its route to diag, seen from the node with nsenter',
+  );
+  const serverPid = podPid(sh, 'formation-worker2', 'signalements', 'signalements-7d9f-a');
+  const routeGet = sh(
+    `docker exec formation-worker2 nsenter -t ${serverPid} -n ip route get 10.244.1.5`,
+  ).stdout;
+  story.expectThat(
+    'no mtu in its route cache: no frag-needed ever reached it',
+    '10.244.1.5 via 10.244.2.1 dev eth0 src 10.244.2.7 ..., no mtu',
+    routeGet.trim().replace(/\s+/g, ' '),
+    routeGet.startsWith('10.244.1.5 via 10.244.2.1 dev eth0 src 10.244.2.7 ') && !routeGet.includes('mtu'),
+  );
 
   story.say(
     "the lesson's test: ping -M do -s SIZE (DF set, no fragmenting) from diag to the pod on the other node, a binary search for the largest size that passes",
@@ -275,17 +288,9 @@ export function pitfallMtuStory(seed: string | number = 'pitfall-mtu'): StoryRes
   story.say(
     'the remedy: the pod MTU that counts the overhead, 1450 (remove the "mtu" line and flannel gives new pods FLANNEL_MTU=1450); here set in the running pods the way the plugin does, from the node with nsenter',
   );
-  for (const [node, container, pod] of [
-    ['formation-worker', 'diag', 'diag'],
-    ['formation-worker2', 'signalements', 'signalements-7d9f-a'],
-  ] as const) {
-    const ps = sh(`docker exec ${node} crictl ps --name ${container}`).stdout;
-    const id = crictlId(ps, pod) ?? 'missing';
-    const pid = sh(
-      `docker exec ${node} crictl inspect --output go-template --template '{{.info.pid}}' ${id}`,
-    ).stdout.trim();
-    sh(`docker exec ${node} nsenter -t ${pid} -n ip link set dev eth0 mtu 1450`);
-  }
+  const diagPid = podPid(sh, 'formation-worker', 'diag', 'diag');
+  sh(`docker exec formation-worker nsenter -t ${diagPid} -n ip link set dev eth0 mtu 1450`);
+  sh(`docker exec formation-worker2 nsenter -t ${serverPid} -n ip link set dev eth0 mtu 1450`);
   const fixedLink = sh('kubectl exec diag -- ip link show eth0').stdout;
   story.expectThat(
     "diag's eth0 now has MTU 1450",
@@ -319,6 +324,14 @@ export function pitfallMtuStory(seed: string | number = 'pitfall-mtu'): StoryRes
     local.stderr.includes('ping: local error: message too long, mtu=1450'),
   );
   return story.result();
+}
+
+/** The PID of a pod's container on its node, the lesson's way: `crictl ps --name`, then `crictl inspect`. */
+function podPid(sh: Shell, node: string, container: string, pod: string): string {
+  const id = crictlId(sh(`docker exec ${node} crictl ps --name ${container}`).stdout, pod) ?? 'missing';
+  return sh(
+    `docker exec ${node} crictl inspect --output go-template --template '{{.info.pid}}' ${id}`,
+  ).stdout.trim();
 }
 
 interface PingTry {
