@@ -24,7 +24,16 @@ describe('the packetlab command', () => {
         .trimEnd()
         .split('\n')
         .map((line) => line.split(/ +/)[0]),
-    ).toEqual(['tour', 'lesson', 'lesson-case', 'incident', 'traffic']);
+    ).toEqual([
+      'tour',
+      'lesson',
+      'lesson-case',
+      'incident',
+      'traffic',
+      'pitfall-ping',
+      'pitfall-mtu',
+      'pitfall-ports',
+    ]);
   });
 
   it('runs a scenario, prints its transcript then one line per check, exit 0 when all pass', () => {
