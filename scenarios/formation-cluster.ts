@@ -18,9 +18,11 @@ export type FormationProxy = 'iptables' | 'nftables';
 export const FORMATION_CNIS: readonly FormationCni[] = ['flannel-vxlan', 'flannel-host-gw', 'kindnet'];
 export const FORMATION_PROXIES: readonly FormationProxy[] = ['iptables', 'nftables'];
 
-/** signalements' image: an HTTP server on 8000 answering /sante with the pod's name. */
+/** signalements' image: an HTTP server on 8000 answering /sante with the pod's name, /rapport with a 64 kB report. */
 export const SIGNALEMENTS_IMAGE = 'registry.lyneko.fr/signalements:1.4';
 export const SIGNALEMENTS = { app: 'signalements' } as const;
+/** The size of signalements' /rapport body. */
+export const RAPPORT_BYTES = 64_000;
 
 /** The lesson's pods: name, node, pinned address, whether it runs signalements. */
 export const LESSON_PODS = [
@@ -50,6 +52,8 @@ export interface FormationOptions {
    * one reading PROXY v2, one trusting X-Forwarded-For), so a Service may switch targetPort without a restart.
    */
   readonly extraServers?: readonly (SignalementsServer & { readonly port: number })[];
+  /** An `mtu` set by hand in flannel's CNI configuration (the MTU pitfall); default flannel's own. */
+  readonly configuredPodMtu?: number;
 }
 
 export type SignalementsServer = Pick<HttpServerOptions, 'proxyProtocol' | 'trustForwardedFor' | 'rateLimit'>;
@@ -61,7 +65,10 @@ export function formation(options: FormationOptions): Formation {
   images.set(SIGNALEMENTS_IMAGE, (ns, pod) => {
     const log: string[] = [];
     accessLogs.set(pod.metadata.name, log);
-    const routes = { '/sante': { body: `ok ${pod.metadata.name}\n` } };
+    const routes = {
+      '/sante': { body: `ok ${pod.metadata.name}\n` },
+      '/rapport': { bodyBytes: RAPPORT_BYTES },
+    };
     const onLog = (line: string) => log.push(line);
     const servers = [
       httpServer(ns, { port: 8000, routes, onLog, ...options.server }),
@@ -80,6 +87,7 @@ export function formation(options: FormationOptions): Formation {
     kubeProxy: options.kubeProxy,
     seed: options.seed,
     images,
+    ...(options.configuredPodMtu === undefined ? {} : { configuredPodMtu: options.configuredPodMtu }),
   });
   const wanted = new Set<string>(options.pods ?? LESSON_PODS.map((pod) => pod.name));
   for (const pod of LESSON_PODS) {

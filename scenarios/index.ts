@@ -18,6 +18,7 @@ import { lessonStory } from './lesson-cases-1-2.ts';
 import { ENTRIES, type Entry, LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
 import { pitfallLocalStory } from './pitfall-local.ts';
 import { pitfallSourceStory } from './pitfall-source.ts';
+import { pitfallMtuStory, pitfallPingStory, pitfallPortsStory } from './pitfalls.ts';
 import {
   FILTER_TOOLS,
   type FilterTool,
@@ -227,6 +228,36 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
     summary:
       'Local and a node with no pod: one request in three lost, then the healthCheckNodePort and a DaemonSet: pitfall-local [kindnet|flannel-vxlan|flannel-host-gw] [iptables|nftables]',
     run: ({ seed, args }) => formationRun('pitfall-local', seed, args, pitfallLocalStory),
+  },
+  // The tunnel MTU, the Service ping and egress port exhaustion (pitfalls 1, 2 and 5).
+  {
+    name: 'pitfall-ping',
+    summary:
+      'a ping to the Service address gets no answer, curl on its port does (only the declared port is translated): pitfall-ping [iptables|nftables]',
+    run: ({ seed, args }) => {
+      const [kubeProxy = 'iptables'] = args;
+      if (args.length > 1 || !FORMATION_PROXIES.includes(kubeProxy as FormationProxy))
+        return { usage: 'usage: packetlab run pitfall-ping [iptables|nftables]' };
+      return pitfallPingStory(kubeProxy as FormationProxy, seed ?? 'pitfall-ping');
+    },
+  },
+  {
+    name: 'pitfall-mtu',
+    summary:
+      'pods at MTU 1500 over a 1450 VXLAN tunnel with ICMP dropped: /sante passes, /rapport stalls, ping -M do finds 1422, MTU 1450 fixes it',
+    run: ({ seed, args }) =>
+      args.length > 0
+        ? { usage: 'usage: packetlab run pitfall-mtu' }
+        : pitfallMtuStory(seed ?? 'pitfall-mtu'),
+  },
+  {
+    name: 'pitfall-ports',
+    summary:
+      'a busy pod exhausts the NAT ports of its node address toward one API (insert_failed), then keep-alive, more egress addresses, an egress gateway',
+    run: ({ seed, args }) =>
+      args.length > 0
+        ? { usage: 'usage: packetlab run pitfall-ports' }
+        : pitfallPortsStory(seed ?? 'pitfall-ports'),
   },
 ];
 

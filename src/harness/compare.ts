@@ -181,6 +181,21 @@ export const normaliseTrace: Normaliser = (label, text) => {
     .replace(/^(# new generation \d+ by process )\d+ /gm, '$1PID ');
 };
 
+/**
+ * `conntrack -S`: one line per possible CPU, each counting what that CPU handled; which CPU handles a packet is the
+ * scheduler's choice on the kernel, and packetlab has one. The lines are summed field by field into one `cpu=0` line.
+ */
+export const sumConntrackStats: Normaliser = (label, text) => {
+  if (!/: conntrack -S$/.test(label)) return text;
+  const lines = text.split('\n').filter((line) => line.startsWith('cpu='));
+  if (lines.length === 0) return text;
+  const sums = new Map<string, number>();
+  for (const line of lines)
+    for (const [, name, value] of line.matchAll(/([a-z_]+)=(\d+)/g))
+      if (name !== 'cpu') sums.set(name!, (sums.get(name!) ?? 0) + Number(value));
+  return `cpu=0 ${[...sums].map(([name, value]) => `${name}=${value}`).join(' ')}\n`;
+};
+
 /** Lines whose order is a hash table's (`ip neigh`, `bridge fdb`, `conntrack -L`): compared sorted. */
 export const sortHashOrdered: Normaliser = (label, text) =>
   /: (ip (-[0-9a-z]+ )*n(e(i(g(h(b(o(u?r)?)?)?)?)?)?)?|bridge fdb|conntrack -L)\b/.test(label)
@@ -227,6 +242,7 @@ export function compareRuns(linux: Observed, packetlab: Observed, options: Compa
     normaliseTrace,
     sortHashOrdered,
     sortSsRows,
+    sumConntrackStats,
     ...(options.natPorts !== undefined ? [normaliseNatPorts(options.natPorts)] : []),
     ...(options.normalise ?? []),
   ];

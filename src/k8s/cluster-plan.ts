@@ -44,6 +44,8 @@ export interface ClusterPlanOptions {
   readonly outside?: boolean;
   /** The Docker network's MTU (default 1500). */
   readonly underlayMtu?: number;
+  /** An `mtu` set by hand in flannel's CNI configuration (default none: flannel's own). */
+  readonly configuredPodMtu?: number;
   /** The namespace a node's commands run in (default its name; the kernel harness wants short names). */
   readonly nodeNs?: (nodeName: string, index: number) => string;
   /** Every node's kube-proxy: its proxier and what it watches (the objects the control plane made). */
@@ -134,7 +136,11 @@ export function seededSandbox(ns: string, podKey: string, address: string, rng: 
 export function clusterPlan(options: ClusterPlanOptions): ClusterPlan {
   const rng = new Rng(options.seed ?? 'packetlab');
   const name = options.name ?? 'kind';
-  const network: ClusterNetwork = { podNetwork: POD_NETWORK, underlayMtu: options.underlayMtu ?? DOCKER_MTU };
+  const network: ClusterNetwork = {
+    podNetwork: POD_NETWORK,
+    underlayMtu: options.underlayMtu ?? DOCKER_MTU,
+    ...(options.configuredPodMtu === undefined ? {} : { configuredPodMtu: options.configuredPodMtu }),
+  };
   const nodes = kindNodes(name, options.workers ?? 0, rng, options.nodeNs);
   const outside = options.outside ?? true;
   // The Docker host first, as cluster() builds it (its port is the segment's first).

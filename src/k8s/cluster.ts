@@ -96,6 +96,8 @@ export interface ClusterOptions {
   readonly images?: ImageRegistry;
   /** The Docker network's MTU (default 1500). */
   readonly underlayMtu?: number;
+  /** An `mtu` set by hand in flannel's CNI configuration (default none: flannel's own, the underlay's - 50). */
+  readonly configuredPodMtu?: number;
   /**
    * Runs once the store and the outside exist, before any node joins: where the control plane installs its admission
    * steps and controllers (they then see every Node from the first).
@@ -187,7 +189,11 @@ export class Cluster implements ClusterRuntime {
     this.runner = new PlanRunner(this.sim);
     const cni = options.cni ?? 'kindnet';
     this.cni = typeof cni === 'string' ? makeCni(cni) : cni;
-    this.network = { podNetwork: POD_NETWORK, underlayMtu: options.underlayMtu ?? DOCKER_MTU };
+    this.network = {
+      podNetwork: POD_NETWORK,
+      underlayMtu: options.underlayMtu ?? DOCKER_MTU,
+      ...(options.configuredPodMtu === undefined ? {} : { configuredPodMtu: options.configuredPodMtu }),
+    };
     this.outside = this.runner.addNamespace(OUTSIDE_NS);
     this.internet = this.runner.addNamespace(INTERNET_NS);
     const docker = this.runner.addSegment({ name: SEGMENT, mtu: this.network.underlayMtu, ports: [] });

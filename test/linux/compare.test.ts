@@ -8,7 +8,14 @@ import { ETHERTYPE_IPV4 } from '../../src/wire/ethernet.ts';
 import { Icmpv4View } from '../../src/wire/icmpv4.ts';
 import { Ipv4View } from '../../src/wire/ipv4.ts';
 import { ethernet, ip, mac, tcp } from '../support/frames.ts';
-import { compareRuns, formatComparison, normaliseNatPorts, normaliseTrace, sortSsRows } from './compare.ts';
+import {
+  compareRuns,
+  formatComparison,
+  normaliseNatPorts,
+  normaliseTrace,
+  sortSsRows,
+  sumConntrackStats,
+} from './compare.ts';
 import { dissectFrame, TcpSequenceSpaces } from './dissect.ts';
 import type { Observed } from './observed.ts';
 import { runPacketlab } from './packetlab-driver.ts';
@@ -81,6 +88,17 @@ describe('the comparator', () => {
         packetlab: '64 bytes from 10.0.0.2: icmp_seq=1 ttl=64 time=T ms',
       },
     ]);
+  });
+
+  it('sums the per-CPU lines of conntrack -S into one', () => {
+    const kernel =
+      'cpu=0   \tfound=0 invalid=0 insert=0 insert_failed=0 drop=0 early_drop=0 error=0 search_restart=0 clash_resolve=0 chaintoolong=0 \n' +
+      'cpu=1   \tfound=0 invalid=1 insert=0 insert_failed=2 drop=2 early_drop=0 error=0 search_restart=0 clash_resolve=0 chaintoolong=0 \n';
+    const one =
+      'cpu=0   \tfound=0 invalid=1 insert=0 insert_failed=2 drop=2 early_drop=0 error=0 search_restart=0 clash_resolve=0 chaintoolong=0 \n';
+    expect(sumConntrackStats('w1: conntrack -S', kernel)).toBe(sumConntrackStats('w1: conntrack -S', one));
+    expect(sumConntrackStats('w1: conntrack -S', kernel)).toContain(' insert_failed=2 drop=2 ');
+    expect(sumConntrackStats('w1: conntrack -L', kernel)).toBe(kernel);
   });
 
   it('accepts a known difference only with the pinned packetlab value, and reports stale ones', () => {

@@ -128,6 +128,34 @@ describe('differential: the nftables proxier', () => {
     expect(outputOf(result.linux, 'diag: tcp send')).toContain('error ECONNREFUSED');
   });
 
+  it('a ping to the ClusterIP: cluster-ips-check rejects it, the node answers port unreachable (the lesson pitfall)', async (ctx) => {
+    const services = [service('signalements', '10.96.40.12', [HTTP])];
+    // A default route, as a kind node has one: the echo request is routed, so it reaches filter-forward.
+    const b = lesson('kp-nftp-ping', { pods: 'bridge', nodes: 'vxlan' }).route(
+      'w1',
+      'add',
+      'default',
+      'via',
+      '172.18.0.1',
+    );
+    const scenario = syncs(b, [view(services, [slice('signalements', [REMOTE], [HTTP])])])
+      .capture('diag', 'eth0')
+      .ping('diag', '10.96.40.12', { count: 1, wait: 1 })
+      .observe('w1', 'nft', 'list', 'chain', 'ip', 'kube-proxy', 'cluster-ips-check')
+      .observe('w1', 'conntrack', '-L')
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    for (const side of [result.linux, result.packetlab]) {
+      expect(outputOf(side, 'diag: ping'), side.side).toContain(
+        'From 10.244.1.1 icmp_seq=1 Destination Port Unreachable',
+      );
+      expect(outputOf(side, 'w1: nft list chain'), side.side).toMatch(
+        /counter packets 1 bytes 84 reject comment "Reject traffic to invalid ports of ClusterIPs"/,
+      );
+    }
+  });
+
   it('ClientIP affinity: the second connection goes through the affinity set', async (ctx) => {
     const services = [service('signalements', '10.96.40.12', [HTTP], { sessionAffinity: 'ClientIP' })];
     const b = syncs(lesson('kp-nftp-aff', { pods: 'bridge', nodes: 'vxlan' }), [

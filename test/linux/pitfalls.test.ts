@@ -21,6 +21,9 @@ const NARROW_MASQUERADE = `*nat
 COMMIT
 `;
 
+/** The same squeeze for TCP: two ports toward one destination. */
+const NARROW_TCP_MASQUERADE = NARROW_MASQUERADE.replace('-p udp', '-p tcp');
+
 /** The source ports the outside server heard from, one per flow. */
 function heardPorts(observed: Observed): number[] {
   const ports = observed.traffic
@@ -65,6 +68,37 @@ describe('differential: the lesson pitfalls', () => {
     for (const side of [result.linux, result.packetlab]) {
       expect(heardPorts(side).sort(), side.side).toEqual([40000, 40001]);
       expect(outputOf(side, 'diag: udp send 0.0.0.0:41002'), side.side).toBe('timeout 1\ntimeout 2\n');
+    }
+  }, 30_000);
+
+  it('TCP egress exhaustion: two masquerade ports held by open connections, the third SYN dies at confirm (insert_failed, drop)', async (ctx) => {
+    // Open connections (ESTABLISHED) cannot be evicted the way TIME_WAIT ones are (nf_nat_used_tuple_harder), so
+    // the third connect finds no free tuple: nf_nat_l4proto_unique_tuple gives up, __nf_conntrack_confirm finds
+    // the clash and nf_ct_resolve_clash drops the SYN, counting drop and insert_failed (TCP may not clash).
+    const scenario = lesson('tcp-port-exhaustion', { pods: 'bridge', nodes: 'direct', client: true })
+      .iptablesRestore('w1', NARROW_TCP_MASQUERADE)
+      .ports({
+        client: 'diag',
+        server: { ns: 'client', ports: [9000] },
+        // 1.5 s: the third SYN and its one retransmission (1 s later) both die; the next would be at 2 s.
+        actions: [{ kind: 'connect', dst: '172.18.0.100', port: 9000, count: 3, timeoutMs: 1_500 }],
+      })
+      .observe('w1', 'conntrack', '-S')
+      .observe('w1', 'conntrack', '-L', '-p', 'tcp')
+      .build();
+    // connect()'s source ports and the NAT's pick between 40000 and 40001 are each side's own draw.
+    const result = await differential(ctx, scenario, { natPorts: [9000] });
+    if (result === undefined) return;
+    for (const side of [result.linux, result.packetlab]) {
+      const lines = outputOf(side, 'diag: ports');
+      expect(lines.match(/^connect 9000 (even|odd)/gm), side.side).toHaveLength(2);
+      expect(lines, side.side).toMatch(/^connect 9000 error/m);
+      const stats = outputOf(side, 'w1: conntrack -S');
+      expect(stats, side.side).toMatch(/insert_failed=[1-9]\d* drop=[1-9]\d* /);
+      // The two that got through, closed at the step's end: their TIME_WAIT entries hold both ports.
+      const table = outputOf(side, 'w1: conntrack -L');
+      expect(table, side.side).toMatch(/TIME_WAIT .* dport=40000 \[ASSURED\]/);
+      expect(table, side.side).toMatch(/TIME_WAIT .* dport=40001 \[ASSURED\]/);
     }
   }, 30_000);
 });

@@ -30,6 +30,12 @@ export interface LoadOptions {
   readonly thinkMs?: number;
   /** Reuse connections through a keep-alive pool (HTTP only). */
   readonly keepAlive?: boolean;
+  /**
+   * Without keepAlive: each connection stays open, idle, this long after its response before the client closes it
+   * (a client made per request and dropped, whose pool closes its unused connection on a timer, as Go's
+   * http.Transport does after IdleConnTimeout). Default 0: closed at once, as curl does on exit.
+   */
+  readonly idleCloseMs?: number;
   /** A request that has not finished after this long fails as curl's 28 (default 10 000 ms). */
   readonly timeoutMs?: number;
   /** The rng stream's label (default `load-N` for the namespace's Nth generator). */
@@ -181,7 +187,9 @@ class Load implements LoadGenerator {
     const socket = result.socket;
     if (socket === undefined) return;
     if (!this.options.keepAlive) {
-      socket.destroy();
+      const idleMs = this.options.idleCloseMs ?? 0;
+      if (idleMs <= 0) socket.destroy();
+      else this.ns.sim.scheduler.schedule(Math.round(idleMs * MS), () => socket.destroy());
       return;
     }
     const forget = () => {

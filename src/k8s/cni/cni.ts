@@ -33,6 +33,11 @@ export interface ClusterNetwork {
   readonly podNetwork: string;
   /** The Docker network's MTU (1500). */
   readonly underlayMtu: number;
+  /**
+   * An `mtu` written in the CNI configuration by hand (flannel's `delegate.mtu`): the plugin gives pods this one
+   * instead of its own (flannel's CNI plugin sets the delegate's mtu from subnet.env only when it has none).
+   */
+  readonly configuredPodMtu?: number;
 }
 
 /** A pod sandbox the kubelet asks the plugin to wire: the namespace exists, `lo` is up. */

@@ -39,7 +39,9 @@ abstract class FlannelCni implements Cni {
   podAdded(node: NodeNetwork, pod: PodSandbox, cluster: ClusterNetwork): readonly Command[] {
     const bridgeExists = this.bridged.has(node.ns);
     this.bridged.add(node.ns);
-    return bridgeAdd(node, pod, { mtu: this.podMtu(cluster), podNetwork: cluster.podNetwork, bridgeExists });
+    // flannel.go loadFlannelNetConf/delegateAdd: the delegate keeps an mtu it was given, else gets FLANNEL_MTU.
+    const mtu = cluster.configuredPodMtu ?? this.podMtu(cluster);
+    return bridgeAdd(node, pod, { mtu, podNetwork: cluster.podNetwork, bridgeExists });
   }
 
   podRemoved(_node: NodeNetwork, pod: PodSandbox): readonly Command[] {

@@ -228,10 +228,14 @@ export class TupleChooser {
    */
   private usedHarder(tuple: Tuple, ct: number, attemptsLeft: number, now: number): boolean {
     const conntrack = this.conntrack;
-    if (!conntrack.isNatTupleUsed(tuple, ct, now)) return false;
-    if (attemptsLeft > NAT_HARDER_THRESH || tuple.protocol !== IPPROTO_TCP) return true;
     const table = conntrack.table;
-    if (tcpState(table, ct) !== TCP_CONNTRACK_SYN_SENT) return true;
+    // Outside the last probes, nf_conntrack_tuple_taken (which counts `found`); inside, a plain lookup.
+    if (
+      attemptsLeft > NAT_HARDER_THRESH ||
+      tuple.protocol !== IPPROTO_TCP ||
+      tcpState(table, ct) !== TCP_CONNTRACK_SYN_SENT
+    )
+      return conntrack.isNatTupleUsed(tuple, ct, now);
     const reply = this.holderTuple;
     invertTuple(tuple, reply);
     const ref = conntrack.find(reply, now);

@@ -143,6 +143,33 @@ describe('loadGenerator, open loop', () => {
   });
 });
 
+describe('loadGenerator, idle-held connections', () => {
+  it('with idleCloseMs each connection stays open, idle, that long after its answer, then the client closes it', () => {
+    const { sim, a, b } = twoHosts('idle');
+    httpServer(b, { port: 8000, routes: { '/sante': { body: 'ok\n' } } });
+    const load = loadGenerator(a, {
+      target: '10.0.0.2:8000',
+      path: '/sante',
+      rate: 100,
+      arrivals: 'uniform',
+      durationMs: 100,
+      idleCloseMs: 500,
+    });
+    const states = () => {
+      const count: Record<string, number> = {};
+      for (const s of a.tcp.sockets()) count[s.state] = (count[s.state] ?? 0) + 1;
+      return count;
+    };
+    sim.run(400e6);
+    // Ten answered requests, ten connections still open.
+    expect(load.report()).toMatchObject({ started: 10, succeeded: 10, connections: 10 });
+    expect(states()).toEqual({ ESTABLISHED: 10 });
+    sim.run(300e6);
+    // 500 ms after its answer each one was closed by the client: TIME_WAIT on its side.
+    expect(states()).toEqual({ TIME_WAIT: 10 });
+  });
+});
+
 describe('loadGenerator, closed loop', () => {
   it('keeps C clients busy and reuses their connections through the keep-alive pool', () => {
     const { sim, a, b } = twoHosts('load');

@@ -13,9 +13,9 @@ const PODS = [
   { name: 'remote', node: 'formation-worker2', address: '10.244.2.7' },
 ];
 
-function build(makeCni: () => Cni) {
+function build(makeCni: () => Cni, options: { configuredPodMtu?: number } = {}) {
   const cni = makeCni();
-  const plan = clusterPlan({ name: 'formation', workers: 2, cni, seed: 'cni-test', pods: PODS });
+  const plan = clusterPlan({ name: 'formation', workers: 2, cni, seed: 'cni-test', pods: PODS, ...options });
   const { runner, results } = runPlan(new Simulation({ seed: 'cni-test' }), plan);
   const failed = results.flatMap((result, i) =>
     result.exitCode === 0 ? [] : [`${JSON.stringify(plan.commands[i])}: ${result.stderr}`],
@@ -108,6 +108,14 @@ describe('flannel-vxlan', () => {
     expect(run('formation-worker', 'ip -d link show cni0')).toMatch(
       /mtu 1450 .*\n.*\n\s+bridge forward_delay/,
     );
+  });
+
+  it('a hand-set "mtu" in the CNI configuration wins over FLANNEL_MTU: pods and cni0 at 1500, flannel.1 still 1450', () => {
+    const { run, failed } = build(cni, { configuredPodMtu: 1500 });
+    expect(failed).toEqual([]);
+    expect(run('diag', 'ip link show eth0')).toContain(' mtu 1500 ');
+    expect(run('formation-worker', 'ip link show cni0')).toContain(' mtu 1500 ');
+    expect(run('formation-worker', 'ip link show flannel.1')).toContain(' mtu 1450 ');
   });
 
   it("flanneld's FDB entry and permanent neighbour per peer; the pod routes the pod network and default via .1", () => {

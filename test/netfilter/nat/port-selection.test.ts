@@ -179,4 +179,21 @@ describe('nf_nat_used_tuple_harder', () => {
     expect(forward(l, syn, { postrouting: rule })).toBe('CONNTRACK_INSERT_FAILED');
     expect(l.ct.entries(0).length).toBe(2);
   });
+
+  it('counts `found` only for the probes before the last 32: those look the holder up without nf_conntrack_tuple_taken', () => {
+    const l = lab('lesson');
+    const rule = snat('192.168.1.1:5000-5063');
+    // 64 open connections (SYN_SENT, not evictable) hold the 64 ports.
+    for (let n = 0; n < 64; n++) {
+      const syn = tcpPacket({ src: `10.0.1.${n + 2}:40000`, dst: '1.1.1.1:80', seq: 1000, flags: 'S' });
+      expect(forward(l, syn, { postrouting: rule })).toBe('accept');
+    }
+    const before = l.ct.stats.found;
+    const syn = tcpPacket({ src: '10.0.0.2:40000', dst: '1.1.1.1:80', seq: 1000, flags: 'S' });
+    expect(forward(l, syn, { postrouting: rule })).toBe('CONNTRACK_INSERT_FAILED');
+    // One round of 64 probes: attempts_left 64..33 through nf_conntrack_tuple_taken, 32..1 through find_get.
+    expect(l.ct.stats.found - before).toBe(32);
+    expect(l.ct.stats.insert_failed).toBe(1);
+    expect(l.ct.stats.drop).toBe(1);
+  });
 });
