@@ -12,6 +12,14 @@ import {
 import { incidentClusterStory } from './incident-cluster.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
 import { LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
+import {
+  incidentShell,
+  lessonCaseShell,
+  lessonShell,
+  type ShellOpened,
+  tourShell,
+  trafficShell,
+} from './shell-worlds.ts';
 import { trafficStory } from './traffic.ts';
 import { runTwoNamespaces } from './two-namespaces.ts';
 
@@ -28,16 +36,20 @@ export interface ScenarioEntry {
   readonly summary: string;
   /** The story with its checks, or a usage error (exit 2). */
   run(options: ScenarioRun): StoryResult | { readonly usage: string };
+  /** The scenario's machines behind a prompt (`packetlab shell NAME ARGS`), or a usage error (exit 2). */
+  shell?(options: ScenarioRun): ShellOpened;
 }
 
 export const SCENARIOS: readonly ScenarioEntry[] = [
   {
     name: 'tour',
+    shell: tourShell,
     summary: 'two namespaces joined by a veth pair, a ping across, every frame decoded',
     run: ({ seed }) => runTwoNamespaces(seed ?? 'packetlab').story,
   },
   {
     name: 'lesson',
+    shell: lessonShell,
     summary: "the lesson's cases 1 and 2 on kind-like nodes: lesson [bridge|routed] [vxlan|direct]",
     run: ({ seed, args }) => {
       const pods = args[0] ?? 'bridge';
@@ -54,6 +66,7 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
   },
   {
     name: 'lesson-case',
+    shell: lessonCaseShell,
     summary:
       "the lesson's six cases on the kind cluster formation: lesson-case [1-6] [flannel-vxlan|kindnet] [iptables|nftables]",
     run: ({ seed, args }) => {
@@ -78,6 +91,7 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
   },
   {
     name: 'incident',
+    shell: incidentShell,
     summary:
       'NodePorts broken by a DaemonSet that overwrites the packet mark, traced and fixed on every node: incident [kindnet|flannel-vxlan] [iptables|nftables]',
     run: ({ seed, args }) => {
@@ -98,6 +112,7 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
   },
   {
     name: 'traffic',
+    shell: trafficShell,
     summary: 'an HTTP server, curl over a 10 ms link, and a connection storm that runs out of ports',
     run: ({ seed }) => trafficStory(seed ?? 'traffic'),
   },

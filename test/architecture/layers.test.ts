@@ -23,7 +23,7 @@ const LAYERS = [
 ];
 
 /** Packages src/ may import besides its own files (the declared runtime dependencies). */
-const PACKAGES = ['eventemitter3', 'ipaddr.js', 'seedrandom', '@noble/hashes'];
+const PACKAGES = ['eventemitter3', 'ipaddr.js', 'seedrandom', '@noble/hashes', 'yaml'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
