@@ -170,7 +170,8 @@ function runScenario(request: RunRequest, scenarios: readonly CommandScenario[])
     mermaid: request.mermaid,
     metrics: request.metrics !== undefined,
   };
-  const progress = process.stderr.isTTY === true;
+  // The progress line rewrites itself with escapes: a terminal's only, and not with NO_COLOR or TERM=dumb.
+  const progress = wantsColour(process.stderr.isTTY, process.env);
   if (progress) process.stderr.write(`packetlab: running ${request.name}...`);
   let run: {
     readonly value: StoryResult | { readonly usage: string };

@@ -48,13 +48,14 @@ function positionOf(
   doc: ReturnType<typeof parseDocument>,
   counter: LineCounter,
   path: LabPath,
+  atKey: boolean,
 ): { line: number; col: number } | undefined {
   for (let depth = path.length; depth >= 0; depth--) {
     const node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
     const range = (node as { range?: [number, number, number] } | undefined)?.range;
     if (range !== undefined) {
-      // An unknown key points at the key itself.
-      const pair = depth === path.length && depth > 0 ? keyRange(doc, path) : undefined;
+      // An unknown key points at the key itself, a bad value at the value.
+      const pair = atKey && depth === path.length && depth > 0 ? keyRange(doc, path) : undefined;
       return counter.linePos((pair ?? range)[0]);
     }
   }
@@ -84,7 +85,7 @@ function declarative(file: string, text: string): Loaded {
   const read = readLab(doc.toJS());
   if (!read.ok) {
     const lines = read.errors.map((error) => {
-      const at = positionOf(doc, counter, error.path);
+      const at = positionOf(doc, counter, error.path, error.key === true);
       const where = at === undefined ? file : `${file}:${at.line}:${at.col}`;
       const path = error.path.length === 0 ? '' : `${formatPath(error.path)}: `;
       return `packetlab: ${where}: ${path}${error.message}`;

@@ -19,6 +19,8 @@ export type LabPath = readonly (string | number)[];
 export interface LabError {
   readonly path: LabPath;
   readonly message: string;
+  /** The error is about the key that ends the path (an unknown key), not its value. */
+  readonly key?: true;
 }
 
 const CNIS = ['kindnet', 'flannel-vxlan', 'flannel-host-gw'] as const;
@@ -122,8 +124,8 @@ type Json = unknown;
 class Reader {
   readonly errors: LabError[] = [];
 
-  error(path: LabPath, message: string): undefined {
-    this.errors.push({ path, message });
+  error(path: LabPath, message: string, key?: true): undefined {
+    this.errors.push(key === undefined ? { path, message } : { path, message, key });
     return undefined;
   }
 
@@ -134,7 +136,7 @@ class Reader {
     const record = value as Record<string, Json>;
     for (const key of Object.keys(record))
       if (!allowed.includes(key))
-        this.error([...path, key], `unknown key (expected one of ${allowed.join(', ')})`);
+        this.error([...path, key], `unknown key (expected one of ${allowed.join(', ')})`, true);
     return record;
   }
 
@@ -303,12 +305,8 @@ function readStep(r: Reader, value: Json, path: LabPath): LabStep | undefined {
 function readRequest(r: Reader, value: Record<string, Json>, path: LabPath): LabRequest | undefined {
   const from = r.string(value['from'], [...path, 'from'], true);
   const to = r.string(value['to'], [...path, 'to'], true);
-  if (
-    to !== undefined &&
-    !/^http:\/\/[^/\s]+(\/\S*)?$/.test(to) &&
-    r.address(to, [...path, 'to']) === undefined
-  )
-    return undefined;
+  if (to !== undefined && !/^http:\/\/[^/\s]+(\/\S*)?$/.test(to) && !/^\d{1,3}(\.\d{1,3}){3}$/.test(to))
+    return r.error([...path, 'to'], `must be an http:// URL or an IPv4 address, got ${describe(to)}`);
   return from === undefined || to === undefined ? undefined : { from, to };
 }
 
