@@ -8,8 +8,6 @@ let modules;
 if (checkout) {
   const { register } = await import('tsx/esm/api');
   register();
-  // src/cli/user-file.ts loads a user's .ts scenario through this registration rather than registering tsx again.
-  globalThis.__packetlabTsx = true;
   modules = ['../src/cli/main.ts', '../scenarios/index.ts'];
 } else {
   modules = ['../dist/src/cli/main.js', '../dist/scenarios/index.js'];

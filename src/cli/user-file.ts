@@ -4,7 +4,6 @@
 // bin/packetlab.mjs; an installed package looks for it beside the file, then beside packetlab.
 
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LineCounter, parseDocument } from 'yaml';
@@ -99,21 +98,21 @@ function declarative(file: string, text: string): Loaded {
   };
 }
 
-/** tsx's ESM loader, registered once, from beside the file or beside packetlab; false when neither has it. */
-async function registerTsx(file: string): Promise<boolean> {
-  if ((globalThis as { __packetlabTsx?: boolean }).__packetlabTsx === true) return true;
-  for (const base of [pathToFileURL(resolve(file)).href, import.meta.url]) {
-    try {
-      const api = createRequire(base).resolve('tsx/esm/api');
-      const { register } = (await import(pathToFileURL(api).href)) as { register: () => unknown };
-      register();
-      (globalThis as { __packetlabTsx?: boolean }).__packetlabTsx = true;
-      return true;
-    } catch {
-      // Not there: try the next place.
-    }
+/** Loads a module file, as `import()` does; a TypeScript one returns its exports as an ES module would. */
+type ModuleLoader = (url: string) => Promise<Record<string, unknown>>;
+
+/**
+ * tsx's tsImport, resolved from packetlab's own place (a checkout's devDependency, or the project's node_modules an
+ * installed packetlab sits in); undefined without tsx. It loads a .ts whatever its package.json's type says.
+ */
+async function tsxLoader(): Promise<ModuleLoader | undefined> {
+  let api: { tsImport: (url: string, parent: string) => Promise<Record<string, unknown>> };
+  try {
+    api = (await import('tsx/esm/api')) as typeof api;
+  } catch {
+    return undefined;
   }
-  return false;
+  return (url) => api.tsImport(url, import.meta.url);
 }
 
 /** Node 22.18+/23.6+ loads erasable TypeScript itself (process.features.typescript), with no loader. */
@@ -147,16 +146,19 @@ function asResult(file: string, value: unknown): StoryResult {
 }
 
 async function module(file: string): Promise<Loaded> {
-  // A checkout's bin/packetlab.mjs registered tsx; an installed package looks for it.
-  if (TYPESCRIPT.test(file) && !(await registerTsx(file)) && !stripsTypes()) {
-    return {
-      error: `packetlab: ${file}: a TypeScript scenario needs tsx (npm install --save-dev tsx), or compile it to .js`,
-      exitCode: 2,
-    };
+  let load: ModuleLoader = (url) => import(url) as Promise<Record<string, unknown>>;
+  if (TYPESCRIPT.test(file)) {
+    const tsx = await tsxLoader();
+    if (tsx !== undefined) load = tsx;
+    else if (!stripsTypes())
+      return {
+        error: `packetlab: ${file}: a TypeScript scenario needs tsx (npm install --save-dev tsx), or compile it to .js`,
+        exitCode: 2,
+      };
   }
   let exported: unknown;
   try {
-    exported = ((await import(pathToFileURL(resolve(file)).href)) as { default?: unknown }).default;
+    exported = (await load(pathToFileURL(resolve(file)).href))['default'];
   } catch (error) {
     return {
       error: `packetlab: ${file}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
@@ -164,6 +166,13 @@ async function module(file: string): Promise<Loaded> {
       exitCode: 1,
     };
   }
+  // A CommonJS module compiled from `export default` carries it as exports.default.
+  if (
+    typeof exported === 'object' &&
+    exported !== null &&
+    typeof (exported as { default?: unknown }).default === 'function'
+  )
+    exported = (exported as { default: unknown }).default;
   if (typeof exported !== 'function')
     return {
       error: `packetlab: ${file}: its default export must be a function ({seed, args}) => StoryResult | Story`,
