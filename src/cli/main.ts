@@ -1,8 +1,10 @@
-// The packetlab command line: `list`, `run NAME [--seed S] [--json] [--pcap FILE] [--trace] [--mermaid]
-// [--metrics FILE] [--debug]`, and `NAME` alone as a shorthand for `run`; the only place allowed Node built-ins
-// (it writes the files the story layer hands back as bytes). The scenario table comes from bin/packetlab.mjs
-// (scenarios/index.ts), so src/ never imports scenarios/. Colour and a progress line only on a TTY, never with
-// NO_COLOR. No `run FILE`, shell or verify yet.
+// The packetlab command line (docs/cli.md): `list`; `run NAME|FILE [ARGS...] [--seed S] [--json] [--pcap FILE]
+// [--trace] [--mermaid] [--metrics FILE] [--debug]` (FILE: the user's .ts/.js module or .yaml/.json lab, see
+// user-file.ts); `shell NAME [ARGS...] [--seed S] [--debug]` (shell.ts); `help`; and `NAME` alone as a shorthand for
+// `run`. One function per command in COMMANDS, so a new one is one entry. src/cli is the only place allowed Node
+// built-ins (it reads the user's files, writes the bytes the story layer hands back). The scenario table comes from
+// bin/packetlab.mjs (scenarios/index.ts), so src/ never imports scenarios/. Colour and a progress line only on a
+// TTY, never with NO_COLOR or TERM=dumb; a failure is one line on stderr and a non-zero exit, its stack with --debug.
 
 import { writeFileSync } from 'node:fs';
 import { type RecordOptions, recordStories, type StoryRecording } from '../story/recorder.ts';
@@ -27,7 +29,7 @@ export interface CommandScenario {
 }
 
 const USAGE =
-  'usage: packetlab list | run NAME [ARGS...] [--seed S] [--json] [--pcap FILE] [--trace] [--mermaid] [--metrics FILE] [--debug] | NAME | help';
+  'usage: packetlab list | run NAME|FILE [ARGS...] [--seed S] [--json] [--pcap FILE] [--trace] [--mermaid] [--metrics FILE] [--debug] | shell NAME [ARGS...] [--seed S] | NAME | help';
 
 function help(scenarios: readonly CommandScenario[]): string {
   return [
@@ -42,7 +44,15 @@ function help(scenarios: readonly CommandScenario[]): string {
     '    --mermaid   print a Mermaid sequenceDiagram of the packets between namespaces instead of the transcript',
     '    --metrics FILE  the counters over virtual time, Prometheus text format with node_exporter names',
     '    --debug     show the stack when a scenario throws',
+    '  run FILE      your own scenario: a .ts/.js module whose default export returns a Story or its result(),',
+    '                or a .yaml/.json lab (cluster, pods, services, traffic, checks); docs/cli.md has both formats',
+    "  shell NAME    a prompt on the scenario's machines: type the lesson's commands (docker exec, kubectl, ...);",
+    '                reads commands line by line when standard input is not a terminal; `help` there says more',
     `  NAME          the same as run NAME (${scenarios.map((entry) => entry.name).join(', ')})`,
+    `  shells: ${scenarios
+      .filter((entry) => entry.shell !== undefined)
+      .map((entry) => entry.name)
+      .join(', ')}`,
     '',
   ].join('\n');
 }
