@@ -222,6 +222,11 @@ export class ShellSession {
       words = [...words.slice(0, -1), words.at(-1)!.slice(0, -1)];
       line = line.replace(/&\s*$/, '');
     }
+    // Everyone is root here: `sudo CMD` is CMD.
+    while (words[0] === 'sudo' && words.length > 1) {
+      words = words.slice(1);
+      line = line.replace(/^\s*sudo\s+/, '');
+    }
     const [name] = words;
     if (name === undefined) return { kind: 'done', text: '', exitCode: this.status };
     if (BUILTINS.includes(name) && !background) return this.builtin(name, words.slice(1), line);

@@ -38,6 +38,7 @@ describe('ShellSession', () => {
       text: 'packetlab: this lab has no host namespace: run it in one, ip netns exec NAME ip route\n',
       exitCode: 1,
     });
+    expect(typed(shell, 'sudo ip netns exec a ip -br addr show veth-a').text).toMatch(/^veth-a@if\d+ +UP /);
     expect(typed(shell, 'ip netns exec b bash').exitCode).toBe(0);
     expect(shell.prompt).toBe('root@b:/# ');
     expect(typed(shell, 'ip route').text).toBe(
