@@ -208,7 +208,7 @@ export class ShellSession {
     if (line === '' || line.startsWith('#')) return { kind: 'done', text: '', exitCode: this.status };
     const parsed = shellWords(line);
     const level = this.levels.at(-1)!;
-    if (!parsed.ok) return done(level.exec(line));
+    if (!parsed.ok) return fail(`bash: ${parsed.message}\n`, 2);
     let words = parsed.words;
     if (words.some((word) => OPERATORS.has(word)))
       return fail('packetlab: shell: one command a line: no pipes, redirections, ; or &&\n', 2);

@@ -58,6 +58,10 @@ describe('ShellSession', () => {
       exitCode: 2,
     });
     expect(typed(shell, 'ip netns exec a ping 10.0.0.2').exitCode).toBe(2);
+    expect(typed(shell, "ip netns exec a tcpdump -ni any 'icmp")).toEqual({
+      text: "bash: unexpected EOF while looking for matching `''\n",
+      exitCode: 2,
+    });
   });
 
   it('advances the virtual clock while a command runs, with sleep, and a little between commands', () => {
