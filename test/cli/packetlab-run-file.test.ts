@@ -1,6 +1,6 @@
 // `packetlab run FILE` as a user runs it: the examples (.ts and .yaml), a .mjs module and a .json lab written here;
-// then what goes wrong: malformed YAML (line and column), unknown keys and bad values (their paths), a module that
-// throws (one line, the stack with --debug), a missing file. And colour: on a terminal (script(1) gives one), never
+// then what goes wrong (in process, as main() answers it): malformed YAML (line and column), unknown keys and bad
+// values (their paths), a module that throws (one line, the stack with --debug), a missing file. And colour: on a terminal (script(1) gives one), never
 // with NO_COLOR, for run and for the shell's prompt.
 
 import { spawnSync } from 'node:child_process';
@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Ajv } from 'ajv';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
+import { main } from '../../src/cli/main.ts';
 import { requireTool } from '../support/tools.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'packetlab-run-file-'));
@@ -29,6 +30,21 @@ function packetlab(...args: string[]) {
     env: { ...process.env, NO_COLOR: '1' },
   });
   return { stdout: run.stdout, stderr: run.stderr, status: run.status };
+}
+
+/** main() in this process, its output captured: for the errors, which need no cluster and no second tsx start. */
+async function inProcess(...args: string[]) {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => stdout.push(String(chunk)) > 0);
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => stderr.push(String(chunk)) > 0);
+  try {
+    const status = await main(args, []);
+    return { stdout: stdout.join(''), stderr: stderr.join(''), status };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
 }
 
 function file(name: string, text: string): string {
@@ -122,20 +138,20 @@ export default function ({ seed, args }) {
     ],
     ['dup.yaml', 'cluster: {}\ncluster: {}\n', ':2:1: Map keys must be unique'],
     ['bad.json', '{"cluster": {"workers": 1},, }', ':1:28: Unexpected , in flow map'],
-  ])('refuses malformed %s with one line naming its line and column, exit 2', (name, text, where) => {
+  ])('refuses malformed %s with one line naming its line and column, exit 2', async (name, text, where) => {
     const path = file(name, text);
-    const run = packetlab('run', path);
+    const run = await inProcess('run', path);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(`packetlab: ${path}${where}\n`);
     expect(run.status).toBe(2);
   });
 
-  it('names the path, line and column of each unknown key and bad value', () => {
+  it('names the path, line and column of each unknown key and bad value', async () => {
     const path = file(
       'keys.yaml',
       'cluster:\n  cni: calico\n  wrokers: 2\npods:\n  - name: a\n    node: kind-worker\n    ip: 10.1.2\n',
     );
-    const run = packetlab('run', path);
+    const run = await inProcess('run', path);
     expect(run.stderr).toBe(
       [
         `packetlab: ${path}:3:3: cluster.wrokers: unknown key (expected one of name, workers, cni, kubeProxy, seed)`,
@@ -147,12 +163,12 @@ export default function ({ seed, args }) {
     expect(run.status).toBe(2);
   });
 
-  it('turns a module that throws into one line and exit 1, the stack with --debug', () => {
+  it('turns a module that throws into one line and exit 1, the stack with --debug', async () => {
     const path = file(
       'boom.mjs',
       'export default function () {\n  throw new Error("the bridge is on fire");\n}\n',
     );
-    const plain = packetlab('run', path);
+    const plain = await inProcess('run', path);
     expect(plain).toEqual({
       stdout: '',
       stderr: `packetlab: scenario ${path} failed: the bridge is on fire\n`,
@@ -170,21 +186,21 @@ export default function ({ seed, args }) {
     expect(packetlab('run', ts).stderr).toBe(`packetlab: scenario ${ts} failed: no route to host\n`);
   });
 
-  it('says what is wrong with a file that is no scenario, one line each', () => {
+  it('says what is wrong with a file that is no scenario, one line each', async () => {
     const syntax = file('syntax.mjs', 'export default function ( {\n');
-    const broken = packetlab('run', syntax);
+    const broken = await inProcess('run', syntax);
     expect(broken.status).toBe(1);
     expect(broken.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(broken.stderr).toMatch(new RegExp(`^packetlab: ${syntax}: `));
-    expect(packetlab('run', file('value.mjs', 'export default 42;\n'))).toMatchObject({
+    expect(await inProcess('run', file('value.mjs', 'export default 42;\n'))).toMatchObject({
       stderr: `packetlab: ${join(dir, 'value.mjs')}: its default export must be a function ({seed, args}) => StoryResult | Story\n`,
       status: 2,
     });
     const promise = file('async.mjs', 'export default async function () {}\n');
-    expect(packetlab('run', promise).stderr).toBe(
+    expect((await inProcess('run', promise)).stderr).toBe(
       `packetlab: scenario ${promise} failed: ${promise}: the default export returned a Promise: it must return a StoryResult or a Story\n`,
     );
-    expect(packetlab('run', join(dir, 'missing.yaml'))).toEqual({
+    expect(await inProcess('run', join(dir, 'missing.yaml'))).toEqual({
       stdout: '',
       stderr: `packetlab: cannot read ${join(dir, 'missing.yaml')}: No such file or directory\n`,
       status: 2,
