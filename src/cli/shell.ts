@@ -71,6 +71,7 @@ function interactive(session: ShellSession, { input, output, colour }: ShellStre
     history: loadHistory(),
     historySize: HISTORY_SIZE,
     removeHistoryDuplicates: true,
+    completer: (line: string): [string[], string] => [session.complete(line), /\S*$/.exec(line)![0]],
   });
   output.write(session.world.banner);
   let job: ForegroundJob | undefined;

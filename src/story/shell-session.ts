@@ -28,6 +28,8 @@ export interface ShellWorld {
   readonly help: string;
   readonly top: ShellLevel;
   readonly sim: Simulation;
+  /** The world's names Tab completes (nodes, pods, namespaces, Services). */
+  readonly names: readonly string[];
 }
 
 /** A command that runs until it is done or interrupted, its virtual clock driven by the caller. */
@@ -68,6 +70,50 @@ const BUILTINS = [
 
 /** Shell syntax this shell refuses (bash would run it): one plain command a line. */
 const OPERATORS = new Set(['|', '||', '&&', ';', '>', '>>', '2>', '2>&1', '&>']);
+
+/** The words of the lesson's commands Tab completes, beside the builtins and the world's names. */
+const COMMAND_WORDS = [
+  'docker',
+  'exec',
+  'kubectl',
+  'get',
+  'describe',
+  'logs',
+  'debug',
+  'pods',
+  'nodes',
+  'services',
+  'endpointslices',
+  'daemonsets',
+  'wide',
+  'bash',
+  'ip',
+  'route',
+  'addr',
+  'link',
+  'neigh',
+  'rule',
+  'netns',
+  'conntrack',
+  'tcpdump',
+  'ping',
+  'curl',
+  'iptables',
+  'iptables-save',
+  'nft',
+  'list',
+  'ruleset',
+  'monitor',
+  'trace',
+  'ss',
+  'sysctl',
+  'crictl',
+  'nsenter',
+  'nstat',
+  'bridge',
+  'tc',
+  'dmesg',
+];
 
 const SESSION_HELP = `packetlab shell: the scenario's machines behind a prompt, in virtual time (the clock runs while a command runs).
   help                   this text
@@ -152,6 +198,14 @@ export class ShellSession {
   /** The exit status of the last command. */
   get lastStatus(): number {
     return this.status;
+  }
+
+  /** Tab: the builtins, command words and world names that start like the line's last word. */
+  complete(line: string): string[] {
+    const word = /\S*$/.exec(line)![0];
+    const first = line.trim() === word;
+    const pool = first ? [...BUILTINS, ...COMMAND_WORDS] : [...COMMAND_WORDS, ...this.world.names];
+    return [...new Set(pool)].filter((candidate) => candidate.startsWith(word)).sort();
   }
 
   /** Ctrl-C at the prompt: bash's status 130. */

@@ -96,11 +96,17 @@ export function clusterWorld(c: Cluster, banner: string): ShellWorld {
     services.length === 0 ? '' : `Services: ${services.join(', ')}.`,
     '',
   ];
+  const names = [
+    ...c.nodeList().map((node) => node.name),
+    ...c.store.list('Pod').map((pod) => pod.metadata.name),
+    ...c.store.list('Service').map((svc) => svc.metadata.name),
+  ];
   return {
     banner,
     help: help.filter((line, i) => line !== '' || i === help.length - 1).join('\n'),
     top,
     sim: c.sim,
+    names,
   };
 }
 
@@ -147,5 +153,5 @@ export function namespacesWorld(sim: Simulation, banner: string): ShellWorld {
     `Namespaces: ${names.join(', ')}.`,
     '',
   ];
-  return { banner, help: help.join('\n'), top, sim };
+  return { banner, help: help.join('\n'), top, sim, names };
 }

@@ -133,6 +133,14 @@ describe('ShellSession', () => {
     expect(typed(shell, 'history').text).toBe('    1  echo one\n    2  echo two\n    3  history\n');
   });
 
+  it("completes the first word from builtins and commands, later ones from commands and the world's names", () => {
+    const shell = session();
+    expect(shell.complete('jo')).toEqual(['jobs']);
+    expect(shell.complete('tcp')).toEqual(['tcpdump']);
+    expect(shell.complete('ip netns exec ')).toEqual(expect.arrayContaining(['a', 'b', 'bash']));
+    expect(shell.complete('ip netns exec a tcpdump -i veth-')).toEqual([]);
+  });
+
   it("reads coreutils' durations", () => {
     expect(parseDuration('2')).toBe(2e9);
     expect(parseDuration('0.5s')).toBe(5e8);
