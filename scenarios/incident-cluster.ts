@@ -571,3 +571,20 @@ function checkTraceBroken(story: Story, trace: string, kubeProxy: FormationProxy
       !/masquerade.*\(verdict accept\)/.test(trace),
   );
 }
+
+/**
+ * The incident's cluster for `packetlab shell incident`: right after the upgrade, the agent's DaemonSet on every node
+ * and NodePort 30080 answering only on formation-worker2 (kindnet), for a student to diagnose.
+ */
+export function incidentCluster(options: IncidentOptions = {}): Cluster {
+  const f = formation({
+    cni: options.cni ?? 'kindnet',
+    kubeProxy: options.kubeProxy ?? 'iptables',
+    seed: options.seed ?? 'incident',
+    pods: ['signalements-7d9f-a'],
+  });
+  for (const [name, runner] of incidentImages(f.c.sim.scheduler, [])) f.images.set(name, runner);
+  createDaemonSet(f.c, 'netbird', NETBIRD_BROKEN);
+  f.c.sim.run(1e9);
+  return f.c;
+}

@@ -26,6 +26,15 @@ import {
   type SecurityPoint,
   securityStory,
 } from './security.ts';
+import {
+  incidentShell,
+  lessonCaseShell,
+  lessonShell,
+  type ShellOpened,
+  tourShell,
+  trafficShell,
+  vethShell,
+} from './shell-worlds.ts';
 import { tourStory } from './tour.ts';
 import { trafficStory } from './traffic.ts';
 import { runTwoNamespaces } from './two-namespaces.ts';
@@ -47,6 +56,8 @@ export interface ScenarioEntry {
   run(options: ScenarioRun): StoryResult | { readonly usage: string };
   /** The harness scenario of its world for `packetlab verify` (scenarios/kernel-plans.ts), or a usage error. */
   plan?(options: ScenarioRun): KernelPlanResult;
+  /** The scenario's machines behind a prompt (`packetlab shell NAME ARGS`), or a usage error (exit 2). */
+  shell?(options: ScenarioRun): ShellOpened;
 }
 
 export const SCENARIOS: readonly ScenarioEntry[] = [
@@ -58,15 +69,18 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
       if (args.length > 0) return { usage: 'usage: packetlab run tour [--lang en|fr]' };
       return tourStory({ seed: seed ?? 'formation', lang: lang ?? 'en' });
     },
+    shell: tourShell,
   },
   {
     name: 'veth',
+    shell: vethShell,
     summary: 'two namespaces joined by a veth pair, a ping across, every frame decoded',
     run: ({ seed }) => runTwoNamespaces(seed ?? 'packetlab').story,
     plan: ({ args }) => (args.length > 0 ? { usage: 'usage: packetlab verify tour' } : tourPlan()),
   },
   {
     name: 'lesson',
+    shell: lessonShell,
     summary: "the lesson's cases 1 and 2 on kind-like nodes: lesson [bridge|routed] [vxlan|direct]",
     run: ({ seed, args }) => {
       const pods = args[0] ?? 'bridge';
@@ -94,6 +108,7 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
   },
   {
     name: 'lesson-case',
+    shell: lessonCaseShell,
     summary:
       "the lesson's six cases on the kind cluster formation: lesson-case [1-6] [flannel-vxlan|flannel-host-gw|kindnet] [iptables|nftables] [nodeport|cluster|local|proxy]",
     run: ({ seed, args, lang }) => {
@@ -135,6 +150,7 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
   },
   {
     name: 'incident',
+    shell: incidentShell,
     summary:
       'NodePorts broken by a DaemonSet that overwrites the packet mark, traced and fixed on every node: incident [kindnet|flannel-vxlan] [iptables|nftables]',
     run: ({ seed, args }) => {
@@ -155,6 +171,7 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
   },
   {
     name: 'traffic',
+    shell: trafficShell,
     summary: 'an HTTP server, curl over a 10 ms link, and a connection storm that runs out of ports',
     run: ({ seed }) => trafficStory(seed ?? 'traffic'),
   },

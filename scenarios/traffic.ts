@@ -1,8 +1,9 @@
 // A story of traffic: diag calls signalements over a link with latency, /sante answers fast, /rapport takes
 // longer, and a storm of new connections runs out of ephemeral ports, all in virtual time from one seed.
 
-import { httpServer } from '../src/app/http/server.ts';
+import { type HttpServer, httpServer } from '../src/app/http/server.ts';
 import { loadGenerator } from '../src/app/load/generator.ts';
+import type { Namespace } from '../src/netns/namespace.ts';
 import { Simulation } from '../src/netns/simulation.ts';
 import { Story, type StoryResult, transcript } from '../src/story/story.ts';
 import { execOrThrow } from '../src/tools/exec.ts';
@@ -17,22 +18,9 @@ export function trafficStory(seed: string | number = 'traffic'): StoryResult {
   const story = new Story('traffic', seed);
   const sim = new Simulation({ seed });
   story.attach(sim);
-  const diag = sim.addNamespace('diag');
-  const signalements = sim.addNamespace('signalements');
-  // A pod and its service's endpoint, one veth between them (the lesson's addresses).
-  execOrThrow(diag, 'ip link add eth0 type veth peer name eth0 netns signalements');
-  execOrThrow(diag, 'ip addr add 10.244.1.5/24 dev eth0');
-  execOrThrow(signalements, 'ip addr add 10.244.1.9/24 dev eth0');
-  execOrThrow(diag, 'ip link set eth0 up');
-  execOrThrow(signalements, 'ip link set eth0 up');
+  const { diag, signalements, server } = trafficLab(sim);
 
   const show = (ns: typeof diag, line: string) => story.run(`${ns.name}$`, ns, line);
-
-  // The server: two routes, one small, one large, in one line.
-  const server = httpServer(signalements, {
-    port: 8000,
-    routes: { '/sante': { body: 'ok\n' }, '/rapport': { bodyBytes: 200_000 } },
-  });
 
   // 5 ms each way (netem delays what leaves a device): the round trip becomes 10 ms.
   show(diag, 'tc qdisc add dev eth0 root netem delay 5ms');
@@ -76,4 +64,26 @@ export function trafficStory(seed: string | number = 'traffic'): StoryResult {
   );
   show(diag, 'ss -s');
   return story.result();
+}
+
+/** diag (10.244.1.5) and signalements (10.244.1.9, an HTTP server on 8000: /sante small, /rapport 200 kB), one veth. */
+export function trafficLab(sim: Simulation): {
+  readonly diag: Namespace;
+  readonly signalements: Namespace;
+  readonly server: HttpServer;
+} {
+  const diag = sim.addNamespace('diag');
+  const signalements = sim.addNamespace('signalements');
+  // A pod and its service's endpoint, one veth between them (the lesson's addresses).
+  execOrThrow(diag, 'ip link add eth0 type veth peer name eth0 netns signalements');
+  execOrThrow(diag, 'ip addr add 10.244.1.5/24 dev eth0');
+  execOrThrow(signalements, 'ip addr add 10.244.1.9/24 dev eth0');
+  execOrThrow(diag, 'ip link set eth0 up');
+  execOrThrow(signalements, 'ip link set eth0 up');
+  // The server: two routes, one small, one large, in one line.
+  const server = httpServer(signalements, {
+    port: 8000,
+    routes: { '/sante': { body: 'ok\n' }, '/rapport': { bodyBytes: 200_000 } },
+  });
+  return { diag, signalements, server };
 }

@@ -1,6 +1,7 @@
 // The scenario veth: two namespaces joined by a veth pair, a ping across, and every frame on the wire decoded.
 
 import { formatLayers } from '../src/capture/layers.ts';
+import type { Namespace } from '../src/netns/namespace.ts';
 import { Simulation } from '../src/netns/simulation.ts';
 import { Story, type StoryResult, transcript } from '../src/story/story.ts';
 import { execOrThrow } from '../src/tools/exec.ts';
@@ -17,17 +18,7 @@ export function runTwoNamespaces(seed: string | number = 'packetlab'): TourOutpu
   const story = new Story('veth', seed);
   story.attach(sim);
   const frames: TourOutput['frames'] = [];
-  const a = sim.addNamespace('a');
-  const b = sim.addNamespace('b');
-  for (const [ns, command] of [
-    [a, 'ip link add veth-a type veth peer name veth-b netns b'],
-    [a, 'ip addr add 10.0.0.1/24 dev veth-a'],
-    [b, 'ip addr add 10.0.0.2/24 dev veth-b'],
-    [a, 'ip link set veth-a up'],
-    [b, 'ip link set veth-b up'],
-  ] as const) {
-    execOrThrow(ns, command);
-  }
+  const { a } = twoNamespaces(sim);
   const vethA = a.byName('veth-a')!;
   vethA.taps.push((dev, pkt, direction) => {
     frames.push({ timeNs: sim.now, dev: dev.name, direction, frame: pkt.frame().slice() });
@@ -50,6 +41,22 @@ export function runTwoNamespaces(seed: string | number = 'packetlab'): TourOutpu
   story.expectEqual('ARP first, then two echo exchanges: six frames on veth-a', 6, frames.length);
   const result = story.result();
   return { lines: transcript(result), frames, story: result };
+}
+
+/** Namespaces a (10.0.0.1 on veth-a) and b (10.0.0.2 on veth-b) joined by a veth pair, both ends up. */
+export function twoNamespaces(sim: Simulation): { readonly a: Namespace; readonly b: Namespace } {
+  const a = sim.addNamespace('a');
+  const b = sim.addNamespace('b');
+  for (const [ns, command] of [
+    [a, 'ip link add veth-a type veth peer name veth-b netns b'],
+    [a, 'ip addr add 10.0.0.1/24 dev veth-a'],
+    [b, 'ip addr add 10.0.0.2/24 dev veth-b'],
+    [a, 'ip link set veth-a up'],
+    [b, 'ip link set veth-b up'],
+  ] as const) {
+    execOrThrow(ns, command);
+  }
+  return { a, b };
 }
 
 function formatTime(timeNs: number): string {

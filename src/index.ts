@@ -39,4 +39,15 @@ export type {
   TcpListener,
 } from './socket/tcp/table.ts';
 export type { UdpDatagram } from './socket/udp.ts';
+export { type Lab, type LabError, readLab, runLab } from './story/declarative.ts';
+export { ShellSession, type ShellWorld } from './story/shell-session.ts';
+export { clusterWorld, namespacesWorld } from './story/shell-worlds.ts';
+export {
+  checkLines,
+  Story,
+  type StoryCheck,
+  type StoryResult,
+  type StoryStep,
+  transcript,
+} from './story/story.ts';
 export { type CommandResult, exec, execOrThrow, spawn } from './tools/exec.ts';

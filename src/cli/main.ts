@@ -1,12 +1,17 @@
-// The packetlab command line: `list`, `run NAME [--seed S] [--lang en|fr] [--json] [--pcap FILE] [--trace] [--mermaid]
-// [--metrics FILE] [--debug]`, and `NAME` alone as a shorthand for `run`; the only place allowed Node built-ins
-// (it writes the files the story layer hands back as bytes). The scenario table comes from bin/packetlab.mjs
-// (scenarios/index.ts), so src/ never imports scenarios/. Colour and a progress line only on a TTY, never with
-// NO_COLOR. `verify NAME` is verify/verify.ts. No `run FILE` or shell yet.
+// The packetlab command line (docs/cli.md): `list`; `run NAME|FILE [ARGS...] [--seed S] [--json] [--pcap FILE]
+// [--trace] [--mermaid] [--metrics FILE] [--debug]` (FILE: the user's .ts/.js module or .yaml/.json lab, see
+// user-file.ts); `shell NAME [ARGS...] [--seed S] [--debug]` (shell.ts); `help`; and `NAME` alone as a shorthand for
+// `run`; `verify NAME [ARGS...]` (verify/verify.ts); `--lang en|fr` narrates in French. One function per command in COMMANDS, so a new one is one entry. src/cli is the only place allowed Node
+// built-ins (it reads the user's files, writes the bytes the story layer hands back). The scenario table comes from
+// bin/packetlab.mjs (scenarios/index.ts), so src/ never imports scenarios/. Colour and a progress line only on a
+// TTY, never with NO_COLOR or TERM=dumb; a failure is one line on stderr and a non-zero exit, its stack with --debug.
 
 import { writeFileSync } from 'node:fs';
 import { type RecordOptions, recordStories, type StoryRecording } from '../story/recorder.ts';
+import type { ShellWorld } from '../story/shell-session.ts';
 import { checkLines, LANGS, type Lang, type StoryResult, transcript } from '../story/story.ts';
+import { runShell } from './shell.ts';
+import { isUserFile, loadUserScenario } from './user-file.ts';
 import { VERIFY_USAGE, verify } from './verify/verify.ts';
 
 /** A scenario the command can run (scenarios/index.ts's entries have this shape). */
@@ -18,10 +23,15 @@ export interface CommandScenario {
     readonly args: readonly string[];
     readonly lang: Lang;
   }): StoryResult | { readonly usage: string };
+  /** The scenario's machines behind a prompt, for `packetlab shell NAME ARGS`. */
+  shell?(options: {
+    readonly seed: string | undefined;
+    readonly args: readonly string[];
+  }): ShellWorld | { readonly usage: string };
 }
 
 const USAGE =
-  'usage: packetlab list | run NAME [ARGS...] [--seed S] [--lang en|fr] [--json] [--pcap FILE] [--trace] [--mermaid] [--metrics FILE] [--debug] | NAME | help';
+  'usage: packetlab list | run NAME|FILE [ARGS...] [--seed S] [--lang en|fr] [--json] [--pcap FILE] [--trace] [--mermaid] [--metrics FILE] [--debug] | shell NAME [ARGS...] [--seed S] | verify NAME [ARGS...] | NAME | help';
 
 function help(scenarios: readonly CommandScenario[]): string {
   return [
@@ -37,9 +47,17 @@ function help(scenarios: readonly CommandScenario[]): string {
     '    --mermaid   print a Mermaid sequenceDiagram of the packets between namespaces instead of the transcript',
     '    --metrics FILE  the counters over virtual time, Prometheus text format with node_exporter names',
     '    --debug     show the stack when a scenario throws',
+    '  run FILE      your own scenario: a .ts/.js module whose default export returns a Story or its result(),',
+    '                or a .yaml/.json lab (cluster, pods, services, traffic, checks); docs/cli.md has both formats',
+    "  shell NAME    a prompt on the scenario's machines: type the lesson's commands (docker exec, kubectl, ...);",
+    '                reads commands line by line when standard input is not a terminal; `help` there says more',
     "  verify NAME   run the scenario's kernel plan on packetlab and in real namespaces (Linux, root); print the differences",
     `    ${VERIFY_USAGE.slice('usage: '.length)}`,
     `  NAME          the same as run NAME (${scenarios.map((entry) => entry.name).join(', ')})`,
+    `  shells: ${scenarios
+      .filter((entry) => entry.shell !== undefined)
+      .map((entry) => entry.name)
+      .join(', ')}`,
     '',
   ].join('\n');
 }
@@ -105,6 +123,40 @@ function parseRun(words: readonly string[]): RunRequest | { readonly error: stri
   };
 }
 
+interface ShellRequest {
+  readonly name: string;
+  readonly args: readonly string[];
+  readonly seed: string | undefined;
+  readonly debug: boolean;
+}
+
+/** Parses `NAME [ARGS...] [--seed S] [--debug]`, or returns the one-line error. */
+function parseShell(words: readonly string[]): ShellRequest | { readonly error: string } {
+  const positional: string[] = [];
+  let seed: string | undefined;
+  let debug = false;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === '--seed' || word.startsWith('--seed=')) {
+      const value = word === '--seed' ? words[++i] : word.slice('--seed='.length);
+      if (value === undefined || value === '') return { error: "packetlab: option '--seed' needs a value" };
+      seed = value;
+    } else if (word === '--debug') debug = true;
+    else if (word.startsWith('-')) return { error: `packetlab: unknown option '${word}'` };
+    else positional.push(word);
+  }
+  const [name, ...args] = positional;
+  if (name === undefined)
+    return { error: 'packetlab: shell needs a scenario name (packetlab list shows them)' };
+  return { name, args, seed, debug };
+}
+
+/** A thrown error as one line (`packetlab: WHAT: message`), or its stack with --debug. */
+export function failure(what: string, error: unknown, debug: boolean): string {
+  if (debug) return error instanceof Error ? (error.stack ?? String(error)) : String(error);
+  return `packetlab: ${what}: ${error instanceof Error ? error.message : String(error)}`;
+}
+
 /** Colour only on a terminal, and never when NO_COLOR is set to anything but the empty string (no-color.org). */
 export function wantsColour(
   isTTY: boolean | undefined,
@@ -138,7 +190,8 @@ function runScenario(request: RunRequest, scenarios: readonly CommandScenario[])
     mermaid: request.mermaid,
     metrics: request.metrics !== undefined,
   };
-  const progress = process.stderr.isTTY === true;
+  // The progress line rewrites itself with escapes: a terminal's only, and not with NO_COLOR or TERM=dumb.
+  const progress = wantsColour(process.stderr.isTTY, process.env);
   if (progress) process.stderr.write(`packetlab: running ${request.name}...`);
   let run: {
     readonly value: StoryResult | { readonly usage: string };
@@ -150,11 +203,7 @@ function runScenario(request: RunRequest, scenarios: readonly CommandScenario[])
     );
   } catch (error) {
     if (progress) process.stderr.write('\r\x1b[K');
-    if (request.debug) process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-    else
-      process.stderr.write(
-        `packetlab: scenario ${request.name} failed: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+    process.stderr.write(`${failure(`scenario ${request.name} failed`, error, request.debug)}\n`);
     return 1;
   }
   if (progress) process.stderr.write('\r\x1b[K');
@@ -186,27 +235,104 @@ function runScenario(request: RunRequest, scenarios: readonly CommandScenario[])
   return outcome.ok ? 0 : 1;
 }
 
+/** One command of the command line: its words after the command's name, and the scenario table; the exit status. */
+type Command = (words: readonly string[], scenarios: readonly CommandScenario[]) => Promise<number>;
+
+/** `help`. */
+async function helpCommand(
+  _words: readonly string[],
+  scenarios: readonly CommandScenario[],
+): Promise<number> {
+  process.stdout.write(help(scenarios));
+  return 0;
+}
+
+/** `list`. */
+async function listCommand(
+  _words: readonly string[],
+  scenarios: readonly CommandScenario[],
+): Promise<number> {
+  process.stdout.write(list(scenarios));
+  return 0;
+}
+
+/** `run NAME|FILE [ARGS...] [options]`. */
+async function runCommand(words: readonly string[], scenarios: readonly CommandScenario[]): Promise<number> {
+  const request = parseRun(words);
+  if ('error' in request) {
+    process.stderr.write(`${request.error}\n${USAGE}\n`);
+    return 2;
+  }
+  if (!isUserFile(request.name)) return runScenario(request, scenarios);
+  const loaded = await loadUserScenario(request.name);
+  if ('error' in loaded) {
+    process.stderr.write(`${request.debug && loaded.stack !== undefined ? loaded.stack : loaded.error}\n`);
+    return loaded.exitCode;
+  }
+  return runScenario(request, [loaded.scenario]);
+}
+
+/** `shell NAME [ARGS...] [--seed S] [--debug]`. */
+async function shellCommand(
+  words: readonly string[],
+  scenarios: readonly CommandScenario[],
+): Promise<number> {
+  const request = parseShell(words);
+  if ('error' in request) {
+    process.stderr.write(`${request.error}\n${USAGE}\n`);
+    return 2;
+  }
+  const entry = scenarios.find((candidate) => candidate.name === request.name);
+  if (entry === undefined) {
+    process.stderr.write(`packetlab: unknown scenario '${request.name}' (packetlab list shows them)\n`);
+    return 2;
+  }
+  if (entry.shell === undefined) {
+    const open = scenarios
+      .filter((candidate) => candidate.shell !== undefined)
+      .map((candidate) => candidate.name);
+    process.stderr.write(
+      `packetlab: scenario ${entry.name} has no shell (these have one: ${open.join(', ')})\n`,
+    );
+    return 2;
+  }
+  let world: ShellWorld | { readonly usage: string };
+  try {
+    world = entry.shell({ seed: request.seed, args: request.args });
+  } catch (error) {
+    process.stderr.write(`${failure(`scenario ${entry.name} failed`, error, request.debug)}\n`);
+    return 1;
+  }
+  if ('usage' in world) {
+    process.stderr.write(`${world.usage}\n`);
+    return 2;
+  }
+  try {
+    return await runShell(world, {
+      input: process.stdin,
+      output: process.stdout,
+      colour: wantsColour(process.stdout.isTTY, process.env),
+    });
+  } catch (error) {
+    process.stderr.write(`${failure(`shell ${entry.name} failed`, error, request.debug)}\n`);
+    return 1;
+  }
+}
+
+/** The commands by name; a first word that is none of them is a scenario (or file) name for `run`. */
+const COMMANDS: Readonly<Record<string, Command>> = {
+  help: helpCommand,
+  '--help': helpCommand,
+  '-h': helpCommand,
+  list: listCommand,
+  run: runCommand,
+  shell: shellCommand,
+  verify: (words, scenarios) => verify(words, scenarios),
+};
+
 export async function main(args: readonly string[], scenarios: readonly CommandScenario[]): Promise<number> {
   const words = args.length === 0 ? ['tour'] : args;
-  const [command, ...rest] = words;
-  switch (command) {
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(help(scenarios));
-      return 0;
-    case 'list':
-      process.stdout.write(list(scenarios));
-      return 0;
-    case 'verify':
-      return verify(rest, scenarios);
-    default: {
-      const request = parseRun(command === 'run' ? rest : words);
-      if ('error' in request) {
-        process.stderr.write(`${request.error}\n${USAGE}\n`);
-        return 2;
-      }
-      return runScenario(request, scenarios);
-    }
-  }
+  const [name, ...rest] = words;
+  const command = Object.hasOwn(COMMANDS, name!) ? COMMANDS[name!] : undefined;
+  return command === undefined ? runCommand(words, scenarios) : command(rest, scenarios);
 }

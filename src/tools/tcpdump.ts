@@ -83,6 +83,8 @@ export interface Capture {
   readonly done: boolean;
   /** Lines printed so far. */
   readonly stdout: string;
+  /** What it printed on standard error when it started (tcpdump's `listening on` lines), when it prints any. */
+  readonly banner?: string;
   /** Ends the capture (if still running) and returns what tcpdump printed, with its statistics on stderr. */
   stop(): CommandResult;
 }
@@ -515,7 +517,7 @@ class RunningCapture implements Capture {
   done = false;
   stdout = '';
   private captured = 0;
-  private readonly banner: string;
+  readonly banner: string;
   private readonly printer: TcpdumpPrinter | undefined;
   private readonly writer: PcapWriter | undefined;
   private readonly tap: Tap;

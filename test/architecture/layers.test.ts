@@ -23,8 +23,8 @@ const LAYERS = [
   'cli',
 ];
 
-/** Packages src/ may import besides its own files (the declared runtime dependencies). */
-const PACKAGES = ['eventemitter3', 'ipaddr.js', 'seedrandom', '@noble/hashes'];
+/** Packages src/ may import besides its own files (the declared runtime dependencies; tsx: src/cli's optional loader of .ts scenarios). */
+const PACKAGES = ['eventemitter3', 'ipaddr.js', 'seedrandom', '@noble/hashes', 'yaml', 'tsx'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
