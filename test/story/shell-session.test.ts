@@ -2,11 +2,11 @@
 // namespace, captures in the foreground with -c, under timeout, in the background with jobs/kill, and virtual time.
 
 import { describe, expect, it } from 'vitest';
-import { tourShell } from '../../scenarios/shell-worlds.ts';
+import { vethShell } from '../../scenarios/shell-worlds.ts';
 import { parseDuration, ShellSession, type ShellWorld } from '../../src/story/shell-session.ts';
 
 function session(): ShellSession {
-  const world = tourShell({ seed: 'shell', args: [] });
+  const world = vethShell({ seed: 'shell', args: [] });
   if ('usage' in world) throw new Error(world.usage);
   return new ShellSession(world as ShellWorld);
 }
