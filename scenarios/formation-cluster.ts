@@ -6,7 +6,7 @@
 
 import { httpServer } from '../src/app/http/server.ts';
 import { service } from '../src/k8s/api/builders.ts';
-import { type Cluster, cluster } from '../src/k8s/cluster.ts';
+import { type Cluster, type ClusterOptions, cluster } from '../src/k8s/cluster.ts';
 import type { ImageRunner } from '../src/k8s/kubelet/kubelet.ts';
 import type { Namespace } from '../src/netns/namespace.ts';
 import type { Story } from '../src/story/story.ts';
@@ -42,6 +42,8 @@ export interface FormationOptions {
   readonly seed: string | number;
   /** The lesson's pods to create (default all three). */
   readonly pods?: readonly (typeof LESSON_PODS)[number]['name'][];
+  /** More cluster options (a bug replay's conntrackCleanup, nf_conntrack_max...), given to cluster() as they are. */
+  readonly extra?: Omit<ClusterOptions, 'name' | 'workers' | 'cni' | 'kubeProxy' | 'seed' | 'images'>;
 }
 
 /** The cluster with its pods and the Service, settled (pods Running, every kube-proxy synced). */
@@ -65,6 +67,7 @@ export function formation(options: FormationOptions): Formation {
     kubeProxy: options.kubeProxy,
     seed: options.seed,
     images,
+    ...options.extra,
   });
   const wanted = new Set<string>(options.pods ?? LESSON_PODS.map((pod) => pod.name));
   for (const pod of LESSON_PODS) {

@@ -3,6 +3,7 @@
 
 import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { StoryResult } from '../src/story/story.ts';
+import { STALE_UDP_VARIANTS, type StaleUdpVariant, staleUdpStory } from './bug-stale-udp.ts';
 import {
   FORMATION_CNIS,
   FORMATION_PROXIES,
@@ -100,5 +101,17 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
     name: 'traffic',
     summary: 'an HTTP server, curl over a 10 ms link, and a connection storm that runs out of ports',
     run: ({ seed }) => trafficStory(seed ?? 'traffic'),
+  },
+  // ---- bug replays (the Kubernetes networking bugs users keep filing) ----
+  {
+    name: 'bug-stale-udp',
+    summary:
+      'kubernetes#59368: a UDP client keeps sending to a replaced pod through a stale conntrack entry: bug-stale-udp [no-cleanup|cleanup]',
+    run: ({ seed, args }) => {
+      const [variant = 'no-cleanup'] = args;
+      if (args.length > 1 || !STALE_UDP_VARIANTS.includes(variant as StaleUdpVariant))
+        return { usage: 'usage: packetlab run bug-stale-udp [no-cleanup|cleanup]' };
+      return staleUdpStory(variant as StaleUdpVariant, seed ?? 'bug-stale-udp');
+    },
   },
 ];
