@@ -3,6 +3,7 @@
 
 import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { StoryResult } from '../src/story/story.ts';
+import { DNS_RACE_KERNELS, type DnsRaceKernel, dnsRaceStory } from './bug-dns-race.ts';
 import { STALE_UDP_VARIANTS, type StaleUdpVariant, staleUdpStory } from './bug-stale-udp.ts';
 import {
   FORMATION_CNIS,
@@ -112,6 +113,17 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
       if (args.length > 1 || !STALE_UDP_VARIANTS.includes(variant as StaleUdpVariant))
         return { usage: 'usage: packetlab run bug-stale-udp [no-cleanup|cleanup]' };
       return staleUdpStory(variant as StaleUdpVariant, seed ?? 'bug-stale-udp');
+    },
+  },
+  {
+    name: 'bug-dns-race',
+    summary:
+      'kubernetes#56903: 5 s DNS delays from the conntrack insert race of parallel A/AAAA queries, per kernel: bug-dns-race [4.19|5.4|6.18]',
+    run: ({ seed, args }) => {
+      const [kernel = '5.4'] = args;
+      if (args.length > 1 || !DNS_RACE_KERNELS.includes(kernel as DnsRaceKernel))
+        return { usage: 'usage: packetlab run bug-dns-race [4.19|5.4|6.18]' };
+      return dnsRaceStory(kernel as DnsRaceKernel, seed ?? 'bug-dns-race');
     },
   },
 ];

@@ -102,6 +102,13 @@ export interface PodSpec {
   readonly terminationGracePeriodSeconds: number;
   /** Taints the pod tolerates (the scheduler and the DaemonSet controller read them); none when absent. */
   readonly tolerations?: readonly Toleration[];
+  /** dnsConfig's options (`single-request-reopen`, `ndots` with a value...), merged into the pod's resolv.conf. */
+  readonly dnsConfig?: PodDnsConfig;
+}
+
+/** PodDNSConfig; its nameservers and searches are not modelled. */
+export interface PodDnsConfig {
+  readonly options: readonly { readonly name: string; readonly value?: string }[];
 }
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';

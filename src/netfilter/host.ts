@@ -36,4 +36,14 @@ export interface NetfilterHost {
   log(line: string): void;
   /** The namespace's inode number (net->ns.inum), which conntrack's "table full" names. */
   readonly netnsInum: number;
+  /** The receive backlog's frame numbering, for conntrack's model of parallel softirqs (absent: one CPU). */
+  readonly softirq?: SoftirqClock;
+}
+
+/** Which receive frame is being processed: the simulation's backlog (link/backlog.ts) answers. */
+export interface SoftirqClock {
+  /** The number of the frame being delivered (0, 1, ... in delivery order), or -1 in process context. */
+  frame(): number;
+  /** How many frames were already queued when the current one was taken off the backlog. */
+  queuedBehind(): number;
 }

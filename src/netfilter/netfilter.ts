@@ -77,6 +77,7 @@ export class Netfilter {
   ) {
     this.conntrack = new Conntrack();
     this.conntrack.attachScheduler(scheduler);
+    if (host.softirq !== undefined) this.conntrack.softirq = host.softirq;
     this.statements = new Statements(host, this.conntrack, () => this.nat);
     this.state = new PacketState(host, this.conntrack);
     this.store.onCommit = (ruleset) => this.register(ruleset);

@@ -141,6 +141,7 @@ export class Namespace implements DeviceOwner, Interfaces {
       },
       log: (line) => this.sim.printk(line),
       netnsInum: this.inum,
+      softirq: this.sim.backlog,
     };
   }
 

@@ -9,6 +9,7 @@ import type {
   Deployment,
   Node,
   Pod,
+  PodDnsConfig,
   Probe,
   Protocol,
   Service,
@@ -87,6 +88,7 @@ interface PodSpecInput {
   readonly hostNetwork?: boolean;
   readonly terminationGracePeriodSeconds?: number;
   readonly tolerations?: readonly Toleration[];
+  readonly dnsConfig?: PodDnsConfig;
 }
 
 function containersOf(name: string, input: PodSpecInput): Container[] {
@@ -126,6 +128,7 @@ export function pod(input: PodInput): NewObject<Pod> {
       hostNetwork: input.hostNetwork ?? false,
       terminationGracePeriodSeconds: input.terminationGracePeriodSeconds ?? 30,
       tolerations: input.tolerations ?? [],
+      ...(input.dnsConfig !== undefined ? { dnsConfig: input.dnsConfig } : {}),
     }),
     status: { phase: 'Pending', podIP: '', hostIP: '', ready: false, containerStatuses: [] },
   };
@@ -148,6 +151,7 @@ function templateSpec(name: string, input: PodSpecInput) {
     hostNetwork: input.hostNetwork ?? false,
     terminationGracePeriodSeconds: input.terminationGracePeriodSeconds ?? 30,
     tolerations: input.tolerations ?? [],
+    ...(input.dnsConfig !== undefined ? { dnsConfig: input.dnsConfig } : {}),
   });
   return spec;
 }

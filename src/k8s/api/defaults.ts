@@ -57,6 +57,7 @@ export function defaultPodSpec(spec: Loose<PodSpec> | undefined): PodSpec {
     hostNetwork: spec?.hostNetwork ?? false,
     terminationGracePeriodSeconds: spec?.terminationGracePeriodSeconds ?? 30,
     tolerations: spec?.tolerations ?? [],
+    ...(spec?.dnsConfig !== undefined ? { dnsConfig: spec.dnsConfig } : {}),
   };
 }
 

@@ -271,7 +271,14 @@ export class Kubelet {
   private writePodResolvConf(ns: Namespace, pod: Pod): void {
     const nameserver = this.options.clusterDns;
     if (nameserver === undefined) return;
-    writeResolvConf(ns, podResolvConf(pod.metadata.namespace, { nameserver }));
+    const dnsOptions = pod.spec.dnsConfig?.options;
+    writeResolvConf(
+      ns,
+      podResolvConf(pod.metadata.namespace, {
+        nameserver,
+        ...(dnsOptions !== undefined ? { dnsOptions } : {}),
+      }),
+    );
   }
 
   /** KillContainer: the processes stop and crictl shows the containers exited (`crictl ps -a`). */
