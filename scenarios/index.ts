@@ -3,6 +3,7 @@
 
 import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { StoryResult } from '../src/story/story.ts';
+import { conntrackFullStory } from './bug-conntrack-full.ts';
 import { DNS_RACE_KERNELS, type DnsRaceKernel, dnsRaceStory } from './bug-dns-race.ts';
 import { STALE_UDP_VARIANTS, type StaleUdpVariant, staleUdpStory } from './bug-stale-udp.ts';
 import {
@@ -125,5 +126,14 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
         return { usage: 'usage: packetlab run bug-dns-race [4.19|5.4|6.18]' };
       return dnsRaceStory(kernel as DnsRaceKernel, seed ?? 'bug-dns-race');
     },
+  },
+  {
+    name: 'bug-conntrack-full',
+    summary:
+      "kubernetes#71261: a node's conntrack table full of leaked connections drops new flows and the kubelet's probes; nf_conntrack_max fixes it",
+    run: ({ seed, args }) =>
+      args.length > 0
+        ? { usage: 'usage: packetlab run bug-conntrack-full' }
+        : conntrackFullStory(seed ?? 'bug-conntrack-full'),
   },
 ];

@@ -34,6 +34,8 @@ export interface NetfilterHost {
   reject(pkt: Packet, how: RejectWith, hook: string): void;
   /** The kernel log (dmesg): LOG target lines and conntrack's "table full". */
   log(line: string): void;
+  /** net_ratelimit(): whether a rate-limited message ("table full") may be logged now; absent, always. */
+  netRatelimit?(): boolean;
   /** The namespace's inode number (net->ns.inum), which conntrack's "table full" names. */
   readonly netnsInum: number;
   /** The receive backlog's frame numbering, for conntrack's model of parallel softirqs (absent: one CPU). */

@@ -194,8 +194,12 @@ export class Netfilter {
       this.host.now(),
     );
     if (verdict === 'accept') return undefined;
-    // __nf_conntrack_alloc (6.17+): a namespace other than init_net is named by its inode number; pr_fmt adds the prefix.
-    this.host.log(`nf_conntrack: nf_conntrack: table full in netns ${this.host.netnsInum}, dropping packet`);
+    // __nf_conntrack_alloc (6.17+): a namespace other than init_net is named by its inode number; pr_fmt adds the prefix;
+    // net_warn_ratelimited: at most 10 lines per 5 s, then `net_ratelimit: N callbacks suppressed`.
+    if (this.host.netRatelimit?.() ?? true)
+      this.host.log(
+        `nf_conntrack: nf_conntrack: table full in netns ${this.host.netnsInum}, dropping packet`,
+      );
     return 'CONNTRACK_TABLE_FULL';
   }
 
