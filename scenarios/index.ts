@@ -5,6 +5,7 @@ import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { StoryResult } from '../src/story/story.ts';
 import { conntrackFullStory } from './bug-conntrack-full.ts';
 import { DNS_RACE_KERNELS, type DnsRaceKernel, dnsRaceStory } from './bug-dns-race.ts';
+import { mtuBlackholeStory } from './bug-mtu-blackhole.ts';
 import { STALE_UDP_VARIANTS, type StaleUdpVariant, staleUdpStory } from './bug-stale-udp.ts';
 import {
   FORMATION_CNIS,
@@ -135,5 +136,14 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
       args.length > 0
         ? { usage: 'usage: packetlab run bug-conntrack-full' }
         : conntrackFullStory(seed ?? 'bug-conntrack-full'),
+  },
+  {
+    name: 'bug-mtu-blackhole',
+    summary:
+      'moby/libnetwork#2661: an underlay narrower than the node NICs swallows big VXLAN packets with no ICMP; large responses stall, ping -M do finds the limit',
+    run: ({ seed, args }) =>
+      args.length > 0
+        ? { usage: 'usage: packetlab run bug-mtu-blackhole' }
+        : mtuBlackholeStory(seed ?? 'bug-mtu-blackhole'),
   },
 ];
