@@ -5,6 +5,7 @@ import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { StoryResult } from '../src/story/story.ts';
 import { conntrackFullStory } from './bug-conntrack-full.ts';
 import { DNS_RACE_KERNELS, type DnsRaceKernel, dnsRaceStory } from './bug-dns-race.ts';
+import { localRolloutStory, ROLLOUT_VARIANTS, type RolloutVariant } from './bug-local-rollout.ts';
 import { mtuBlackholeStory } from './bug-mtu-blackhole.ts';
 import { STALE_UDP_VARIANTS, type StaleUdpVariant, staleUdpStory } from './bug-stale-udp.ts';
 import {
@@ -145,5 +146,16 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
       args.length > 0
         ? { usage: 'usage: packetlab run bug-mtu-blackhole' }
         : mtuBlackholeStory(seed ?? 'bug-mtu-blackhole'),
+  },
+  {
+    name: 'bug-local-rollout',
+    summary:
+      'kubernetes#85643: externalTrafficPolicy Local drops requests during a rolling update until the LB health check notices; a preStop sleep avoids it: bug-local-rollout [no-prestop|prestop]',
+    run: ({ seed, args }) => {
+      const [variant = 'no-prestop'] = args;
+      if (args.length > 1 || !ROLLOUT_VARIANTS.includes(variant as RolloutVariant))
+        return { usage: 'usage: packetlab run bug-local-rollout [no-prestop|prestop]' };
+      return localRolloutStory(variant as RolloutVariant, seed ?? 'bug-local-rollout');
+    },
   },
 ];

@@ -91,6 +91,8 @@ export interface Container {
   readonly image: string;
   readonly ports: readonly ContainerPort[];
   readonly readinessProbe: Probe | undefined;
+  /** A preStop hook, as the sleep action (KEP-3960) or `exec: sleep N` gives it; no other hooks are modelled. */
+  readonly lifecycle?: { readonly preStop?: { readonly sleep: { readonly seconds: number } } };
 }
 
 export interface PodSpec {

@@ -83,6 +83,8 @@ interface PodSpecInput {
   readonly ports?: readonly ContainerPortInput[];
   /** The one container's readiness probe (an HTTP GET the kubelet runs every periodSeconds). */
   readonly readinessProbe?: Probe;
+  /** The one container's preStop hook: `lifecycle: {preStop: {sleep: {seconds: N}}}`. */
+  readonly preStopSleepSeconds?: number;
   /** Instead of the one container. */
   readonly containers?: readonly Container[];
   readonly hostNetwork?: boolean;
@@ -98,7 +100,13 @@ function containersOf(name: string, input: PodSpecInput): Container[] {
     containerPort: port.containerPort,
     protocol: port.protocol ?? 'TCP',
   }));
-  return [{ name, image: input.image ?? DEFAULT_IMAGE, ports, readinessProbe: input.readinessProbe }];
+  const lifecycle =
+    input.preStopSleepSeconds === undefined
+      ? {}
+      : { lifecycle: { preStop: { sleep: { seconds: input.preStopSleepSeconds } } } };
+  return [
+    { name, image: input.image ?? DEFAULT_IMAGE, ports, readinessProbe: input.readinessProbe, ...lifecycle },
+  ];
 }
 
 export interface PodInput extends PodSpecInput {

@@ -46,6 +46,7 @@ function defaultContainer(container: Loose<Container>): Container {
       protocol: port.protocol ?? 'TCP',
     })),
     readinessProbe: container.readinessProbe,
+    ...(container.lifecycle !== undefined ? { lifecycle: container.lifecycle } : {}),
   };
 }
 
