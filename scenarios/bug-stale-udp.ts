@@ -79,7 +79,7 @@ export function staleUdpStory(variant: StaleUdpVariant, seed: string | number): 
   const sh = shell(c, story);
   const statsdPods = () => [...received.keys()];
   story.say(
-    `kubernetes/kubernetes#59368 "kube-proxy/iptables, UDP conntrack data not removed on endpoint changes": a statsd client keeps one UDP socket (source port ${CLIENT_PORT}) and sends to the Service statsd ${STATSD_IP}:${STATSD_PORT} every 200 ms; kube-proxy's conntrack cleanup is ${cleanup ? 'on (its default)' : 'off, as in the kube-proxy versions the issue was filed against'}`,
+    `kubernetes/kubernetes#59368 "kube-proxy/iptables, UDP conntrack data not removed on endpoint changes": a statsd client keeps one UDP socket (source port ${CLIENT_PORT}) and sends to the Service statsd ${STATSD_IP}:${STATSD_PORT} every 200 ms; kube-proxy's conntrack cleanup is ${cleanup ? 'on (its default)' : "off (packetlab's conntrackCleanup: false), which is what a node looks like when the cleanup misses the entry, as the issue's kube-proxy did"}`,
   );
   const diag = c.podNamespace('default', 'diag');
   if (diag === undefined) throw new Error('bug-stale-udp: no diag');

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { SCENARIOS } from '../../scenarios/index.ts';
 
 const validateStory = new Ajv({ allErrors: true }).compile(
   JSON.parse(readFileSync('docs/story.schema.json', 'utf8')),
@@ -24,7 +25,8 @@ describe('the packetlab command', () => {
         .trimEnd()
         .split('\n')
         .map((line) => line.split(/ +/)[0]),
-    ).toEqual(['tour', 'lesson', 'lesson-case', 'incident', 'traffic']);
+    ).toEqual(SCENARIOS.map((entry) => entry.name));
+    expect(stdout.split('\n')[0]).toMatch(/^tour +two namespaces/);
   });
 
   it('runs a scenario, prints its transcript then one line per check, exit 0 when all pass', () => {
