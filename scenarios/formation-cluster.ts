@@ -7,7 +7,7 @@
 
 import { type HttpServerOptions, httpServer } from '../src/app/http/server.ts';
 import { service } from '../src/k8s/api/builders.ts';
-import { type Cluster, cluster } from '../src/k8s/cluster.ts';
+import { type Cluster, type ClusterOptions, cluster } from '../src/k8s/cluster.ts';
 import type { ImageRunner } from '../src/k8s/kubelet/kubelet.ts';
 import type { Namespace } from '../src/netns/namespace.ts';
 import type { Story } from '../src/story/story.ts';
@@ -54,6 +54,8 @@ export interface FormationOptions {
   readonly extraServers?: readonly (SignalementsServer & { readonly port: number })[];
   /** An `mtu` set by hand in flannel's CNI configuration (the MTU pitfall); default flannel's own. */
   readonly configuredPodMtu?: number;
+  /** More cluster options (a bug replay's conntrackCleanup, nf_conntrack_max...), given to cluster() as they are. */
+  readonly extra?: Omit<ClusterOptions, 'name' | 'workers' | 'cni' | 'kubeProxy' | 'seed' | 'images'>;
 }
 
 export type SignalementsServer = Pick<HttpServerOptions, 'proxyProtocol' | 'trustForwardedFor' | 'rateLimit'>;
@@ -88,6 +90,7 @@ export function formation(options: FormationOptions): Formation {
     seed: options.seed,
     images,
     ...(options.configuredPodMtu === undefined ? {} : { configuredPodMtu: options.configuredPodMtu }),
+    ...options.extra,
   });
   const wanted = new Set<string>(options.pods ?? LESSON_PODS.map((pod) => pod.name));
   for (const pod of LESSON_PODS) {

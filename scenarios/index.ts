@@ -4,6 +4,11 @@
 import type { KernelPlanResult } from '../src/harness/kernel-plan.ts';
 import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { Lang, StoryResult } from '../src/story/story.ts';
+import { conntrackFullStory } from './bug-conntrack-full.ts';
+import { DNS_RACE_KERNELS, type DnsRaceKernel, dnsRaceStory } from './bug-dns-race.ts';
+import { localRolloutStory, ROLLOUT_VARIANTS, type RolloutVariant } from './bug-local-rollout.ts';
+import { mtuBlackholeStory } from './bug-mtu-blackhole.ts';
+import { STALE_UDP_VARIANTS, type StaleUdpVariant, staleUdpStory } from './bug-stale-udp.ts';
 import { collisionNftStory, collisionPortsStory, collisionTableStory } from './collisions.ts';
 import { EXERCISES, type Exercise, exerciseStory } from './exercises.ts';
 import {
@@ -275,6 +280,58 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
       args.length > 0
         ? { usage: 'usage: packetlab run pitfall-ports' }
         : pitfallPortsStory(seed ?? 'pitfall-ports'),
+  },
+  // ---- bug replays (the Kubernetes networking bugs users keep filing) ----
+  {
+    name: 'bug-stale-udp',
+    summary:
+      'kubernetes#59368: a UDP client keeps sending to a replaced pod through a stale conntrack entry: bug-stale-udp [no-cleanup|cleanup]',
+    run: ({ seed, args }) => {
+      const [variant = 'no-cleanup'] = args;
+      if (args.length > 1 || !STALE_UDP_VARIANTS.includes(variant as StaleUdpVariant))
+        return { usage: 'usage: packetlab run bug-stale-udp [no-cleanup|cleanup]' };
+      return staleUdpStory(variant as StaleUdpVariant, seed ?? 'bug-stale-udp');
+    },
+  },
+  {
+    name: 'bug-dns-race',
+    summary:
+      'kubernetes#56903: 5 s DNS delays from the conntrack insert race of parallel A/AAAA queries, per kernel: bug-dns-race [4.19|5.4|6.18]',
+    run: ({ seed, args }) => {
+      const [kernel = '5.4'] = args;
+      if (args.length > 1 || !DNS_RACE_KERNELS.includes(kernel as DnsRaceKernel))
+        return { usage: 'usage: packetlab run bug-dns-race [4.19|5.4|6.18]' };
+      return dnsRaceStory(kernel as DnsRaceKernel, seed ?? 'bug-dns-race');
+    },
+  },
+  {
+    name: 'bug-conntrack-full',
+    summary:
+      "kubernetes#71261: a node's conntrack table full of leaked connections drops new flows and the kubelet's probes; nf_conntrack_max fixes it",
+    run: ({ seed, args }) =>
+      args.length > 0
+        ? { usage: 'usage: packetlab run bug-conntrack-full' }
+        : conntrackFullStory(seed ?? 'bug-conntrack-full'),
+  },
+  {
+    name: 'bug-mtu-blackhole',
+    summary:
+      'moby/libnetwork#2661: an underlay narrower than the node NICs swallows big VXLAN packets with no ICMP; large responses stall, ping -M do finds the limit',
+    run: ({ seed, args }) =>
+      args.length > 0
+        ? { usage: 'usage: packetlab run bug-mtu-blackhole' }
+        : mtuBlackholeStory(seed ?? 'bug-mtu-blackhole'),
+  },
+  {
+    name: 'bug-local-rollout',
+    summary:
+      'kubernetes#85643: externalTrafficPolicy Local drops requests during a rolling update until the LB health check notices; a preStop sleep avoids it: bug-local-rollout [no-prestop|prestop]',
+    run: ({ seed, args }) => {
+      const [variant = 'no-prestop'] = args;
+      if (args.length > 1 || !ROLLOUT_VARIANTS.includes(variant as RolloutVariant))
+        return { usage: 'usage: packetlab run bug-local-rollout [no-prestop|prestop]' };
+      return localRolloutStory(variant as RolloutVariant, seed ?? 'bug-local-rollout');
+    },
   },
 ];
 

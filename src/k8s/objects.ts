@@ -91,6 +91,8 @@ export interface Container {
   readonly image: string;
   readonly ports: readonly ContainerPort[];
   readonly readinessProbe: Probe | undefined;
+  /** A preStop hook, as the sleep action (KEP-3960) or `exec: sleep N` gives it; no other hooks are modelled. */
+  readonly lifecycle?: { readonly preStop?: { readonly sleep: { readonly seconds: number } } };
 }
 
 export interface PodSpec {
@@ -102,6 +104,13 @@ export interface PodSpec {
   readonly terminationGracePeriodSeconds: number;
   /** Taints the pod tolerates (the scheduler and the DaemonSet controller read them); none when absent. */
   readonly tolerations?: readonly Toleration[];
+  /** dnsConfig's options (`single-request-reopen`, `ndots` with a value...), merged into the pod's resolv.conf. */
+  readonly dnsConfig?: PodDnsConfig;
+}
+
+/** PodDNSConfig; its nameservers and searches are not modelled. */
+export interface PodDnsConfig {
+  readonly options: readonly { readonly name: string; readonly value?: string }[];
 }
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';

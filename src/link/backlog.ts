@@ -27,6 +27,10 @@ export class Backlog {
    */
   systemCalls = 0;
   private readonly drainNow = (): void => this.drain();
+  /** Frames handed out so far: the next one's number. */
+  private delivered = 0;
+  private currentFrame = -1;
+  private currentBehind = 0;
 
   constructor(private readonly scheduler: Scheduler) {}
 
@@ -60,9 +64,27 @@ export class Backlog {
       this.packets[slot] = undefined;
       this.head = (this.head + 1) % this.packets.length;
       this.count--;
+      // The frame's number and the frames already waiting behind it, for conntrack's model of receive softirqs
+      // running on several CPUs at once (Conntrack.cpus); restored after, as a nested drain numbers its own.
+      const frame = this.currentFrame;
+      const behind = this.currentBehind;
+      this.currentFrame = this.delivered++;
+      this.currentBehind = this.count;
       receiver.receive(pkt);
+      this.currentFrame = frame;
+      this.currentBehind = behind;
     }
     this.draining = outer;
+  }
+
+  /** The number of the frame being delivered (they count from 0 in delivery order), or -1 outside a delivery. */
+  frame(): number {
+    return this.currentFrame;
+  }
+
+  /** How many frames were already queued when the current one was taken off the backlog. */
+  queuedBehind(): number {
+    return this.currentBehind;
   }
 
   private grow(): void {

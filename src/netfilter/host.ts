@@ -34,6 +34,18 @@ export interface NetfilterHost {
   reject(pkt: Packet, how: RejectWith, hook: string): void;
   /** The kernel log (dmesg): LOG target lines and conntrack's "table full". */
   log(line: string): void;
+  /** net_ratelimit(): whether a rate-limited message ("table full") may be logged now; absent, always. */
+  netRatelimit?(): boolean;
   /** The namespace's inode number (net->ns.inum), which conntrack's "table full" names. */
   readonly netnsInum: number;
+  /** The receive backlog's frame numbering, for conntrack's model of parallel softirqs (absent: one CPU). */
+  readonly softirq?: SoftirqClock;
+}
+
+/** Which receive frame is being processed: the simulation's backlog (link/backlog.ts) answers. */
+export interface SoftirqClock {
+  /** The number of the frame being delivered (0, 1, ... in delivery order), or -1 in process context. */
+  frame(): number;
+  /** How many frames were already queued when the current one was taken off the backlog. */
+  queuedBehind(): number;
 }

@@ -80,6 +80,7 @@ export class Netfilter {
   ) {
     this.conntrack = new Conntrack();
     this.conntrack.attachScheduler(scheduler);
+    if (host.softirq !== undefined) this.conntrack.softirq = host.softirq;
     this.ipsets = new IpSets(host.rng.fork('ipset'), () => host.now());
     this.statements = new Statements(host, this.conntrack, () => this.nat, this.ipsets);
     this.state = new PacketState(host, this.conntrack);
@@ -218,8 +219,12 @@ export class Netfilter {
       this.host.now(),
     );
     if (verdict === 'accept') return undefined;
-    // __nf_conntrack_alloc (6.17+): a namespace other than init_net is named by its inode number; pr_fmt adds the prefix.
-    this.host.log(`nf_conntrack: nf_conntrack: table full in netns ${this.host.netnsInum}, dropping packet`);
+    // __nf_conntrack_alloc (6.17+): a namespace other than init_net is named by its inode number; pr_fmt adds the prefix;
+    // net_warn_ratelimited: at most 10 lines per 5 s, then `net_ratelimit: N callbacks suppressed`.
+    if (this.host.netRatelimit?.() ?? true)
+      this.host.log(
+        `nf_conntrack: nf_conntrack: table full in netns ${this.host.netnsInum}, dropping packet`,
+      );
     return 'CONNTRACK_TABLE_FULL';
   }
 

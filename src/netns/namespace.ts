@@ -140,7 +140,9 @@ export class Namespace implements DeviceOwner, Interfaces {
         return this.ipv4.addresses.onDevice(iif).find((ifa) => ifa.primary)?.addr;
       },
       log: (line) => this.sim.printk(line),
+      netRatelimit: () => this.sim.netRatelimit(),
       netnsInum: this.inum,
+      softirq: this.sim.backlog,
     };
   }
 

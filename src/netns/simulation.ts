@@ -8,6 +8,10 @@ import type { MacAddr } from '../wire/address.ts';
 import { Namespace } from './namespace.ts';
 import { Segment, type SegmentOptions } from './segment.ts';
 
+/** net_ratelimit's interval (5 * HZ) and burst. */
+const NET_RATELIMIT_INTERVAL_NS = 5_000_000_000;
+const NET_RATELIMIT_BURST = 10;
+
 export interface SimulationOptions {
   /** The seed every random choice derives from; the same seed replays the same bytes. */
   readonly seed?: string | number;
@@ -44,6 +48,34 @@ export class Simulation {
   printk(line: string): void {
     this.kernelLog.push(line);
     this.kernelLogTimes.push(this.scheduler.now);
+  }
+
+  // net_ratelimit_state: one for the kernel, 10 messages per 5 s (DEFINE_RATELIMIT_STATE(..., 5 * HZ, 10)).
+  private ratelimitBegin = -1;
+  private ratelimitPrinted = 0;
+  private ratelimitMissed = 0;
+
+  /**
+   * net_ratelimit(): whether a networking message may be printed now. Mirrors lib/ratelimit.c:___ratelimit: once the
+   * 5 s interval since the first message has passed, `net_ratelimit: N callbacks suppressed` is logged for those
+   * refused and a new interval begins; within one, 10 pass.
+   */
+  netRatelimit(): boolean {
+    const now = this.scheduler.now;
+    if (this.ratelimitBegin < 0) this.ratelimitBegin = now;
+    if (now > this.ratelimitBegin + NET_RATELIMIT_INTERVAL_NS) {
+      if (this.ratelimitMissed > 0)
+        this.printk(`net_ratelimit: ${this.ratelimitMissed} callbacks suppressed`);
+      this.ratelimitMissed = 0;
+      this.ratelimitBegin = now;
+      this.ratelimitPrinted = 0;
+    }
+    if (this.ratelimitPrinted < NET_RATELIMIT_BURST) {
+      this.ratelimitPrinted++;
+      return true;
+    }
+    this.ratelimitMissed++;
+    return false;
   }
 
   /** The inode number of a new network namespace (proc_alloc_inum), one counter per simulation. */

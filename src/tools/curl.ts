@@ -201,7 +201,9 @@ function transferOne(session: Session, urlText: string, first: boolean): Transfe
   }
   const target = url.target;
   const hostPort = `${target.host}:${target.port}`;
+  const lookupStart = ns.sim.scheduler.now;
   const addr = parseIpv4(target.host) ?? session.resolved.get(hostPort) ?? resolveHost(ns, target.host);
+  const lookupSeconds = (ns.sim.scheduler.now - lookupStart) / 1e9;
   // curl's DNS cache: a later URL to the same host and port does not ask again.
   if (addr !== undefined && parseIpv4(target.host) === undefined) session.resolved.set(hostPort, addr);
   const cached = session.connections.get(hostPort);
@@ -214,9 +216,10 @@ function transferOne(session: Session, urlText: string, first: boolean): Transfe
     remotePort: 0,
     localIp: '',
     localPort: 0,
-    timeTotal: 0,
+    timeTotal: lookupSeconds,
     timeConnect: 0,
     timeStartTransfer: 0,
+    timeNamelookup: lookupSeconds,
     sizeDownload: 0,
     sizeHeader: 0,
     sizeUpload: 0,
@@ -375,8 +378,10 @@ function outputOf(
   return head + new TextDecoder().decode(body);
 }
 
+/** The transfer's times, from the start of the name lookup as curl counts them (Curl_pgrsTime from the start). */
 function fillValues(values: WriteOutValues, result: HttpResult, upload: number): void {
-  const seconds = (ns: number) => (ns < 0 ? 0 : (ns - result.startNs) / 1e9);
+  const lookup = values.timeNamelookup;
+  const seconds = (ns: number) => (ns < 0 ? 0 : lookup + (ns - result.startNs) / 1e9);
   values.httpCode = result.status;
   if (result.connectNs >= 0) {
     values.remoteIp = formatIpv4(result.remoteAddr);
@@ -384,7 +389,7 @@ function fillValues(values: WriteOutValues, result: HttpResult, upload: number):
     values.localIp = formatIpv4(result.localAddr);
     values.localPort = result.localPort;
   }
-  values.timeTotal = (result.endNs - result.startNs) / 1e9;
+  values.timeTotal = lookup + (result.endNs - result.startNs) / 1e9;
   values.timeConnect = seconds(result.connectNs);
   values.timeStartTransfer = seconds(result.firstByteNs);
   values.sizeDownload = result.bodyBytes;

@@ -169,6 +169,18 @@ describe('lookupHost (glibc getaddrinfo over UDP)', () => {
     expect(lookup.sent[2]!.id).toBe(lookup.sent[0]!.id);
   });
 
+  it('single-request-reopen: A alone, then AAAA from a new socket once A is answered (RES_SNGLKUPREOP)', () => {
+    const { a, b, sim } = twoHosts('dns');
+    dnsServer(b, { port: 53, records: RECORDS });
+    const lookup = lookupHost(a, NAME, { ...NAMESERVER, singleRequestReopen: true });
+    sim.run(20e9);
+    expect(lookup.result).toEqual({ ok: true, addresses: ['10.96.40.12'] });
+    expect(lookup.sent.map((q) => q.type)).toEqual([DNS_TYPE_A, DNS_TYPE_AAAA]);
+    expect(lookup.sent[0]!.srcPort).not.toBe(lookup.sent[1]!.srcPort);
+    // The first socket is closed: nothing listens on its port any more.
+    expect(a.udp.isBound(lookup.sent[0]!.srcPort)).toBe(false);
+  });
+
   it('no answer at all: two attempts of 5 s, then EAI_AGAIN at 10 s', () => {
     const { a, b, sim } = twoHosts('dns');
     dnsServer(b, { port: 53, records: RECORDS });

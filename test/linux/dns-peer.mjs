@@ -2,11 +2,14 @@
 // ADDR TIMEOUT_MS NAME=IP...`: answers as packetlab's clusterDns does — each A query for a listed name with its
 // address, AAAA for it with NOERROR and no answer, other names in cluster.local with NXDOMAIN (all authoritative),
 // and names outside the zone with SERVFAIL (no upstream), never names starting with `silent`; prints `ready` once bound, then one line per
-// query (`A name`, `AAAA name`) as they arrive, and exits after TIMEOUT_MS. No TCP, no EDNS, no compression read.
+// query (`A name`, `AAAA name`; with `--ports` before the pairs, `A name PORT`: the sender's port) as they arrive, and
+// exits after TIMEOUT_MS. No TCP, no EDNS, no compression read.
 
 import dgram from 'node:dgram';
 
-const [bind, timeoutText, ...pairs] = process.argv.slice(2);
+const [bind, timeoutText, ...rest] = process.argv.slice(2);
+const showPorts = rest[0] === '--ports';
+const pairs = showPorts ? rest.slice(1) : rest;
 const table = new Map(pairs.map((pair) => pair.split('=')).map(([name, ip]) => [name.toLowerCase(), ip]));
 const TYPES = { 1: 'A', 28: 'AAAA' };
 const socket = dgram.createSocket('udp4');
@@ -21,7 +24,7 @@ socket.on('message', (query, from) => {
   const questionEnd = at + 5;
   const type = query.readUInt16BE(at + 1);
   const name = labels.join('.');
-  console.log(`${TYPES[type] ?? type} ${name}`);
+  console.log(`${TYPES[type] ?? type} ${name}${showPorts ? ` ${from.port}` : ''}`);
   // A name starting with `silent` is never answered (a server that lost it): the resolver times out.
   if (name.startsWith('silent')) return;
   const addr = table.get(name.toLowerCase());

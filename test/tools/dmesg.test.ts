@@ -60,6 +60,32 @@ describe('dmesg', () => {
     expect(a.inum).toBeGreaterThan(0xf000_0000);
   });
 
+  it('rate-limits it as net_warn_ratelimited does: 10 lines per 5 s, then the count of those suppressed', () => {
+    const { sim, a, b } = setup();
+    exec(b, 'sysctl -w net.netfilter.nf_conntrack_max=1');
+    exec(b, 'iptables -A INPUT -m conntrack --ctstate NEW -j ACCEPT');
+    // One entry fills the table (UDP, not yet replied: early drop would evict it, so answer it to make it ASSURED).
+    const send = (srcPort: number) =>
+      a.udp.send({ dst: 0x0a000002, dstPort: 9999, srcPort, payload: new Uint8Array(1) });
+    b.udp.bind(0, 9999, (d) =>
+      b.udp.send({ dst: d.srcAddr, dstPort: d.srcPort, srcPort: 9999, payload: d.payload }),
+    );
+    a.udp.bind(0, 40000, () => {});
+    for (let i = 0; i < 3; i++) {
+      send(40000);
+      sim.run(SECOND);
+    }
+    // 25 new flows in the same second, then one 6 s later.
+    for (let port = 41000; port < 41025; port++) send(port);
+    sim.run(6 * SECOND);
+    send(42000);
+    sim.run(SECOND);
+    const lines = exec(a, 'dmesg -t').stdout.trimEnd().split('\n');
+    const full = `nf_conntrack: nf_conntrack: table full in netns ${b.inum}, dropping packet`;
+    expect(lines).toEqual([...new Array(10).fill(full), 'net_ratelimit: 15 callbacks suppressed', full]);
+    expect(exec(b, 'conntrack -S').stdout).toContain('drop=26 early_drop=0');
+  });
+
   it.each([
     ['dmesg -q', "dmesg: invalid option -- 'q'\nTry 'dmesg --help' for more information.\n", 1],
     ['dmesg x', "dmesg: bad usage\nTry 'dmesg --help' for more information.\n", 1],

@@ -1,6 +1,6 @@
 // A namespace's /etc/resolv.conf (the file its processes' resolver reads: a pod's, as containerd writes it from the
 // kubelet's DNS config) and glibc's reading of it (res_init.c: res_vinit_1, res_setoptions): `nameserver` (the first
-// only), `search`/`domain`, `options ndots: timeout: attempts: single-request`. Other options and sortlist are ignored.
+// only), `search`/`domain`, `options ndots: timeout: attempts: single-request single-request-reopen`. Other options and sortlist are ignored.
 
 import type { Namespace } from '../../netns/namespace.ts';
 import { parseIpv4 } from '../../wire/address.ts';
@@ -23,13 +23,24 @@ export function readResolvConf(ns: Namespace): string | undefined {
  */
 export function podResolvConf(
   podNamespace: string,
-  options: { readonly nameserver?: string; readonly clusterDomain?: string } = {},
+  options: {
+    readonly nameserver?: string;
+    readonly clusterDomain?: string;
+    /**
+     * The pod's dnsConfig options, merged with ndots:5 as kubelet's dns.go mergeDNSOptions does (the pod's value wins
+     * for a name given twice); it rebuilds them from a Go map, in random order: here ndots first, then the pod's.
+     */
+    readonly dnsOptions?: readonly { readonly name: string; readonly value?: string }[];
+  } = {},
 ): string {
   const domain = options.clusterDomain ?? 'cluster.local';
+  const merged = new Map<string, string | undefined>([['ndots', '5']]);
+  for (const option of options.dnsOptions ?? []) merged.set(option.name, option.value);
+  const words = [...merged].map(([name, value]) => (value === undefined ? name : `${name}:${value}`));
   return [
     `search ${podNamespace}.svc.${domain} svc.${domain} ${domain}`,
     `nameserver ${options.nameserver ?? '10.96.0.10'}`,
-    'options ndots:5',
+    `options ${words.join(' ')}`,
     '',
   ].join('\n');
 }
@@ -42,6 +53,7 @@ export function parseResolvConf(text: string): ResolverOptions | undefined {
   let timeout = 5;
   let attempts = 2;
   let singleRequest = false;
+  let singleRequestReopen = false;
   for (const raw of text.split('\n')) {
     if (raw.startsWith('#') || raw.startsWith(';')) continue;
     const words = raw.trim().split(/[ \t]+/);
@@ -63,6 +75,7 @@ export function parseResolvConf(text: string): ResolverOptions | undefined {
         timeout = value('timeout:', 30) ?? timeout;
         attempts = value('attempts:', 5) ?? attempts;
         if (option === 'single-request') singleRequest = true;
+        if (option === 'single-request-reopen') singleRequestReopen = true;
       }
   }
   if (nameserver === undefined) return undefined;
@@ -73,5 +86,6 @@ export function parseResolvConf(text: string): ResolverOptions | undefined {
     timeout: Math.max(1, timeout),
     attempts: Math.max(1, attempts),
     singleRequest,
+    singleRequestReopen,
   };
 }

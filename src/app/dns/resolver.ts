@@ -40,6 +40,11 @@ export interface ResolverOptions {
   readonly ndots?: number;
   /** `options single-request`: never send the pair in parallel. */
   readonly singleRequest?: boolean;
+  /**
+   * `options single-request-reopen` (RES_SNGLKUPREOP): one query at a time too (send_dg's single_request includes
+   * it), and the second from a new socket, opened once the first is answered.
+   */
+  readonly singleRequestReopen?: boolean;
 }
 
 /** getaddrinfo's failures: NXDOMAIN everywhere, no address records, or no usable answer (timeouts, refusals). */
@@ -95,7 +100,7 @@ class StubResolver {
   private readonly rng: Rng;
   /** statp->options' RES_SNGLKUP and RES_SNGLKUPREOP, learnt from a server that lost one of a pair. */
   private singleRequest: boolean;
-  private singleRequestReopen = false;
+  private singleRequestReopen: boolean;
   /** The rcode res_search reads in hp->rcode: the last reply of this query was SERVFAIL. */
   private lastServfail = false;
   /** The last attempt ended with ECONNREFUSED (errno, which ends res_search at once). */
@@ -114,7 +119,8 @@ class StubResolver {
     this.port = options.port ?? DNS_PORT;
     this.timeoutNs = (options.timeout ?? 5) * 1e9;
     this.attempts = options.attempts ?? 2;
-    this.singleRequest = options.singleRequest ?? false;
+    this.singleRequestReopen = options.singleRequestReopen ?? false;
+    this.singleRequest = (options.singleRequest ?? false) || this.singleRequestReopen;
     this.rng = resolverRng(ns);
   }
 
@@ -392,7 +398,16 @@ class StubResolver {
         finish(any ? { kind: 'answered', a: answerA, aaaa: answerAaaa } : 'retry');
         return;
       }
-      if (this.singleRequest && isA && !this.send(aaaa)) sendFailed();
+      if (!this.singleRequest || !isA) return;
+      // RES_SNGLKUPREOP: the socket that carried the first query goes; the second leaves from a new port.
+      if (this.singleRequestReopen) {
+        this.close();
+        if (!this.reopen()) {
+          finish('retry');
+          return;
+        }
+      }
+      if (!this.send(aaaa)) sendFailed();
     };
     start();
   }

@@ -9,6 +9,7 @@ import type {
   Deployment,
   Node,
   Pod,
+  PodDnsConfig,
   Probe,
   Protocol,
   Service,
@@ -82,11 +83,14 @@ interface PodSpecInput {
   readonly ports?: readonly ContainerPortInput[];
   /** The one container's readiness probe (an HTTP GET the kubelet runs every periodSeconds). */
   readonly readinessProbe?: Probe;
+  /** The one container's preStop hook: `lifecycle: {preStop: {sleep: {seconds: N}}}`. */
+  readonly preStopSleepSeconds?: number;
   /** Instead of the one container. */
   readonly containers?: readonly Container[];
   readonly hostNetwork?: boolean;
   readonly terminationGracePeriodSeconds?: number;
   readonly tolerations?: readonly Toleration[];
+  readonly dnsConfig?: PodDnsConfig;
 }
 
 function containersOf(name: string, input: PodSpecInput): Container[] {
@@ -96,7 +100,13 @@ function containersOf(name: string, input: PodSpecInput): Container[] {
     containerPort: port.containerPort,
     protocol: port.protocol ?? 'TCP',
   }));
-  return [{ name, image: input.image ?? DEFAULT_IMAGE, ports, readinessProbe: input.readinessProbe }];
+  const lifecycle =
+    input.preStopSleepSeconds === undefined
+      ? {}
+      : { lifecycle: { preStop: { sleep: { seconds: input.preStopSleepSeconds } } } };
+  return [
+    { name, image: input.image ?? DEFAULT_IMAGE, ports, readinessProbe: input.readinessProbe, ...lifecycle },
+  ];
 }
 
 export interface PodInput extends PodSpecInput {
@@ -126,6 +136,7 @@ export function pod(input: PodInput): NewObject<Pod> {
       hostNetwork: input.hostNetwork ?? false,
       terminationGracePeriodSeconds: input.terminationGracePeriodSeconds ?? 30,
       tolerations: input.tolerations ?? [],
+      ...(input.dnsConfig !== undefined ? { dnsConfig: input.dnsConfig } : {}),
     }),
     status: { phase: 'Pending', podIP: '', hostIP: '', ready: false, containerStatuses: [] },
   };
@@ -148,6 +159,7 @@ function templateSpec(name: string, input: PodSpecInput) {
     hostNetwork: input.hostNetwork ?? false,
     terminationGracePeriodSeconds: input.terminationGracePeriodSeconds ?? 30,
     tolerations: input.tolerations ?? [],
+    ...(input.dnsConfig !== undefined ? { dnsConfig: input.dnsConfig } : {}),
   });
   return spec;
 }

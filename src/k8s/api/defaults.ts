@@ -46,6 +46,7 @@ function defaultContainer(container: Loose<Container>): Container {
       protocol: port.protocol ?? 'TCP',
     })),
     readinessProbe: container.readinessProbe,
+    ...(container.lifecycle !== undefined ? { lifecycle: container.lifecycle } : {}),
   };
 }
 
@@ -57,6 +58,7 @@ export function defaultPodSpec(spec: Loose<PodSpec> | undefined): PodSpec {
     hostNetwork: spec?.hostNetwork ?? false,
     terminationGracePeriodSeconds: spec?.terminationGracePeriodSeconds ?? 30,
     tolerations: spec?.tolerations ?? [],
+    ...(spec?.dnsConfig !== undefined ? { dnsConfig: spec.dnsConfig } : {}),
   };
 }
 

@@ -105,12 +105,14 @@ export function staleConntrackCommands(
   for (const ip of serviceIps) commands.push({ ns, argv: ['conntrack', '-D', '--orig-dst', ip, ...udp] });
   for (const nodePort of nodePorts)
     commands.push({ ns, argv: ['conntrack', '-D', ...udp, '--dport', String(nodePort)] });
-  // deleteStaleEndpointConntrackEntries: an endpoint that served before and is not in the new list (by IP:port).
+  // deleteStaleEndpointConntrackEntries: an endpoint that served before and is not in the new list (by IP:port), or
+  // is there but no longer serves: detectStaleConntrackEntries compares with Endpoint.Equal, which includes readiness
+  // ("including if it went from serving to not serving"), so a pod turning Terminating is cleaned at once.
   for (const port of before.values()) {
     const now = after.get(port.key);
     if (now === undefined) continue;
     for (const [endpoint, serving] of port.endpoints) {
-      if (!serving || now.endpoints.has(endpoint)) continue;
+      if (!serving || now.endpoints.get(endpoint) === true) continue;
       const ip = ipOf(endpoint);
       if (now.nodePort !== 0)
         commands.push({

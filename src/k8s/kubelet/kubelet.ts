@@ -5,7 +5,9 @@
 // image names from the image registry, and writes the pod's status; when the pod leaves the store it stops the
 // containers, runs CNI DEL and removes the namespace. hostNetwork pods run in the node's namespace.
 // Readiness probes (HTTP GET, readiness.ts) decide a container's readiness; a container without one is ready once
-// started. Not modelled: liveness and startup probes, restarts, image pulls, init containers.
+// started. A pod being deleted runs its preStop sleep hooks first, its containers serving meanwhile, then they are
+// killed (no SIGTERM handling: a container stops at once). Not modelled: liveness and startup probes, restarts, image
+// pulls, init containers, exec and HTTP hooks.
 
 import { podResolvConf, writeResolvConf } from '../../app/dns/resolv-conf.ts';
 import type { Rng } from '../../core/rng.ts';
@@ -64,6 +66,8 @@ interface RunningPod {
   readonly processes: RunningContainer[];
   /** One per container that has a readiness probe. */
   readonly probers: ReadinessProber[];
+  /** The preStop hooks are running: the containers still serve until they end. */
+  stopping: boolean;
 }
 
 export class Kubelet {
@@ -145,9 +149,29 @@ export class Kubelet {
     const live = this.pods.get(key);
     if (live === undefined && wanted.metadata.deletionTimestamp === undefined) this.startPod(key, wanted);
     else if (live !== undefined && wanted.metadata.deletionTimestamp !== undefined) {
+      // killContainer runs each container's preStop hook first (in parallel, within the grace period); the
+      // containers keep running and serving meanwhile, and are killed when the longest hook ends.
+      const hook = preStopSeconds(wanted);
+      if (hook > 0) {
+        if (!live.stopping) {
+          live.stopping = true;
+          this.options.runner.sim.scheduler.schedule(hook * 1e9, () => this.afterPreStop(key, live.uid));
+        }
+        return;
+      }
       this.killContainers(live);
       this.reportStopped(key, wanted);
     }
+  }
+
+  /** The preStop hooks ended: the containers are killed, unless the pod went meanwhile. */
+  private afterPreStop(key: string, uid: string): void {
+    const live = this.pods.get(key);
+    const [namespace, name] = key.includes('/') ? key.split('/') : ['', key];
+    const pod = this.options.store.get('Pod', namespace!, name!);
+    if (live === undefined || live.uid !== uid || pod === undefined || pod.metadata.uid !== uid) return;
+    this.killContainers(live);
+    this.reportStopped(key, pod);
   }
 
   /**
@@ -213,7 +237,16 @@ export class Kubelet {
       if (image !== undefined) processes.push(image(ns, pod, container));
     }
     const probers: ReadinessProber[] = [];
-    this.pods.set(key, { uid: pod.metadata.uid, ns, sandbox, pausePid, containers, processes, probers });
+    this.pods.set(key, {
+      uid: pod.metadata.uid,
+      ns,
+      sandbox,
+      pausePid,
+      containers,
+      processes,
+      probers,
+      stopping: false,
+    });
     // A container with a readiness probe starts unready; the others are ready once started.
     const containerStatuses: ContainerStatus[] = containers.map((container, i) => ({
       name: container.name,
@@ -271,7 +304,14 @@ export class Kubelet {
   private writePodResolvConf(ns: Namespace, pod: Pod): void {
     const nameserver = this.options.clusterDns;
     if (nameserver === undefined) return;
-    writeResolvConf(ns, podResolvConf(pod.metadata.namespace, { nameserver }));
+    const dnsOptions = pod.spec.dnsConfig?.options;
+    writeResolvConf(
+      ns,
+      podResolvConf(pod.metadata.namespace, {
+        nameserver,
+        ...(dnsOptions !== undefined ? { dnsOptions } : {}),
+      }),
+    );
   }
 
   /** KillContainer: the processes stop and crictl shows the containers exited (`crictl ps -a`). */
@@ -325,4 +365,12 @@ function uuid(rng: Rng): string {
   bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
   const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, '0')).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** How long the kubelet waits for a pod's preStop hooks: the longest, at most the grace period. */
+function preStopSeconds(pod: Pod): number {
+  let longest = 0;
+  for (const container of pod.spec.containers)
+    longest = Math.max(longest, container.lifecycle?.preStop?.sleep.seconds ?? 0);
+  return Math.min(longest, pod.spec.terminationGracePeriodSeconds);
 }

@@ -25,6 +25,7 @@
 
 import type { Packet } from '../../core/packet.ts';
 import type { Scheduler, TimerId } from '../../core/scheduler.ts';
+import type { SoftirqClock } from '../host.ts';
 import { GENERIC_DEFAULT_TIMEOUT_SEC, genericPacket } from './generic.ts';
 import {
   ICMP_DEFAULT_TIMEOUT_SEC,
@@ -188,6 +189,23 @@ export function resetConntrack(pkt: Packet): void {
   pkt.ctInfo = 0;
 }
 
+/**
+ * How confirm settles a UDP entry that lost the insert race, by kernel generation (nf_ct_resolve_clash's history):
+ * - `untranslated` (Linux 4.7-4.20, "netfilter: conntrack: introduce clash resolution on insertion race"): the
+ *   packet adopts the entry in the table only when that one has no NAT; a DNATed pair always loses one packet;
+ * - `matching` (5.0-5.6, "netfilter: nf_conntrack: resolve clash for matching conntracks"): also when both entries
+ *   have the same tuples, i.e. were DNATed to the same endpoint; two different endpoints still lose one;
+ * - `reply-only` (5.7 on, "netfilter: conntrack: allow insertion of clashing entries", the machine's 6.18): failing
+ *   that, the loser goes into the table under its reply tuple alone for 1 s (IPS_NAT_CLASH) and its packet passes.
+ * Up to 5.6 every clash counted insert_failed, resolved or not (the out: path of __nf_conntrack_confirm); 5.7 counts
+ * clash_resolve for a resolved one and insert_failed (with drop) only for a dropped one.
+ */
+export type ClashResolution = 'untranslated' | 'matching' | 'reply-only';
+export const CLASH_RESOLUTIONS: readonly ClashResolution[] = ['untranslated', 'matching', 'reply-only'];
+
+/** Entries a softirq window is remembered for (a few frames: the others are pruned as frames move on). */
+const RACE_WINDOW_ENTRIES = 64;
+
 function allowClash(protocol: number): boolean {
   // nf_conntrack_l4proto.allow_clash: set for UDP and UDP-Lite only.
   return protocol === IPPROTO_UDP || protocol === IPPROTO_UDPLITE;
@@ -205,6 +223,24 @@ export class Conntrack {
   /** Soonest remaining timeout seen so far in the current sweep pass. */
   private passMin = Number.POSITIVE_INFINITY;
   private readonly runGc = (now: number): void => this.gcRun(now);
+
+  /** Kernel generation of the clash resolution (default: the machine's, 5.7 on). */
+  clash: ClashResolution = 'reply-only';
+  /**
+   * CPUs whose receive softirqs run at once (default 1: frames one after the other, no insert race). With N > 1, a
+   * frame and the up to N - 1 frames already queued behind it when it was taken run together, one per CPU: a packet
+   * of a later one does not see an entry an earlier one confirmed (its lookup ran before that confirm), so two
+   * packets of one new flow (glibc's A and AAAA from one socket) each create an entry and the second clashes at
+   * confirm. A model of the race window, which on a real node is microseconds wide: here every such pair races.
+   */
+  cpus = 1;
+  /** The backlog's frame numbering (the namespace gives it; none: every packet in process context). */
+  softirq: SoftirqClock | null = null;
+  // Entries confirmed by a frame while later frames ran alongside it: entry, confirming frame, last frame alongside.
+  private readonly raceEntry = new Int32Array(RACE_WINDOW_ENTRIES);
+  private readonly raceFrom = new Float64Array(RACE_WINDOW_ENTRIES);
+  private readonly raceUntil = new Float64Array(RACE_WINDOW_ENTRIES);
+  private raceCount = 0;
 
   // Scratch tuples: the packet path allocates nothing.
   private readonly tuple0 = createTuple();
@@ -283,7 +319,10 @@ export class Conntrack {
       }
       let index: number;
       let dir: number;
-      const ref = table.lookup(tuple, now);
+      let ref = table.lookup(tuple, now);
+      // A packet on another CPU, in flight since before this entry was confirmed: its lookup missed it.
+      if (ref >= 0 && this.raceCount > 0 && (ref & 1) === DIR_ORIGINAL && this.confirmedAlongside(ref >>> 1))
+        ref = -1;
       if (ref >= 0) {
         index = ref >>> 1;
         dir = ref & 1;
@@ -384,15 +423,68 @@ export class Conntrack {
     // The timer runs from confirmation, not from allocation.
     table.setExpiry(index, table.timeout(index) + now);
     table.link(index, 3);
+    if (this.cpus > 1) this.rememberConfirm(index);
     table.cacheEvent(index, (status & IPS_EXPECTED) !== 0 ? IPCT_RELATED : IPCT_NEW);
     this.deliverEvents(index);
     this.scheduleGc(table.timeout(index), now);
     return 'accept';
   }
 
-  /** nf_ct_resolve_clash, __nf_ct_resolve_clash and nf_ct_resolve_clash_harder. */
+  /**
+   * The frames that ran alongside the current one (see `cpus`) will not see `index`: remembered until the frames
+   * move past them. Not on the packet path unless cpus > 1.
+   */
+  private rememberConfirm(index: number): void {
+    const softirq = this.softirq;
+    if (softirq === null) return;
+    const frame = softirq.frame();
+    if (frame < 0) return;
+    const until = frame + Math.min(softirq.queuedBehind(), this.cpus - 1);
+    if (until === frame) return;
+    this.pruneRaces(frame);
+    if (this.raceCount === RACE_WINDOW_ENTRIES) return;
+    const k = this.raceCount++;
+    this.raceEntry[k] = index;
+    this.raceFrom[k] = frame;
+    this.raceUntil[k] = until;
+  }
+
+  /** Whether the current frame ran on another CPU alongside the frame that confirmed `index`. */
+  private confirmedAlongside(index: number): boolean {
+    const frame = this.softirq?.frame() ?? -1;
+    if (frame < 0) return false;
+    this.pruneRaces(frame);
+    for (let k = 0; k < this.raceCount; k++)
+      if (this.raceEntry[k] === index && this.raceFrom[k]! < frame && frame <= this.raceUntil[k]!)
+        return true;
+    return false;
+  }
+
+  /** Forgets the windows that ended before `frame`. */
+  private pruneRaces(frame: number): void {
+    let kept = 0;
+    for (let k = 0; k < this.raceCount; k++) {
+      if (this.raceUntil[k]! < frame) continue;
+      this.raceEntry[kept] = this.raceEntry[k]!;
+      this.raceFrom[kept] = this.raceFrom[k]!;
+      this.raceUntil[kept] = this.raceUntil[k]!;
+      kept++;
+    }
+    this.raceCount = kept;
+  }
+
+  /** nf_ct_resolve_clash, __nf_ct_resolve_clash and nf_ct_resolve_clash_harder, as `clash` says. */
   private resolveClash(pkt: Packet, loser: number, winner: number, now: number): ConfirmVerdict {
     const table = this.table;
+    if (allowClash(table.protocol(loser)) && this.clash !== 'reply-only') {
+      // Up to 5.6: the packet adopts the winner, or is dropped; insert_failed counts either way.
+      table.stats.insert_failed++;
+      if (this.adoptWinner(pkt, loser, winner)) return 'accept';
+      table.stats.drop++;
+      table.release(loser);
+      resetConntrack(pkt);
+      return 'CONNTRACK_INSERT_FAILED';
+    }
     if (allowClash(table.protocol(loser))) {
       if (this.adoptWinner(pkt, loser, winner)) return 'accept';
       // The reply direction must never clash, unless both tuples are identical.
@@ -421,10 +513,13 @@ export class Conntrack {
   private adoptWinner(pkt: Packet, loser: number, winner: number): boolean {
     const table = this.table;
     if ((table.status(winner) & IPS_DYING) !== 0) return false;
-    if ((table.status(winner) & IPS_NAT_DONE_MASK) !== 0 && !table.sameTuples(winner, loser)) return false;
+    if ((table.status(winner) & IPS_NAT_DONE_MASK) !== 0) {
+      // Before 5.0 an entry with NAT was never shared; since, only one with the same tuples (nf_ct_match).
+      if (this.clash === 'untranslated' || !table.sameTuples(winner, loser)) return false;
+    }
     table.release(loser);
     pkt.ctIndex = winner;
-    table.stats.clash_resolve++;
+    if (this.clash === 'reply-only') table.stats.clash_resolve++;
     this.deliverEvents(winner);
     return true;
   }

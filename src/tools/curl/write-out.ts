@@ -12,6 +12,8 @@ export interface WriteOutValues {
   timeTotal: number;
   timeConnect: number;
   timeStartTransfer: number;
+  /** Seconds getaddrinfo took (0 for an address or a cached name); every other time includes it. */
+  timeNamelookup: number;
   sizeDownload: number;
   sizeHeader: number;
   sizeUpload: number;
@@ -44,6 +46,7 @@ function variable(name: string, v: WriteOutValues): string | undefined {
     case 'time_starttransfer':
       return v.timeStartTransfer.toFixed(6);
     case 'time_namelookup':
+      return v.timeNamelookup.toFixed(6);
     case 'time_pretransfer':
       return v.timeConnect.toFixed(6);
     case 'size_download':

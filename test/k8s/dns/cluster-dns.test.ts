@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { podResolvConf, writeResolvConf } from '../../../src/app/dns/resolv-conf.ts';
+import { parseResolvConf, podResolvConf, writeResolvConf } from '../../../src/app/dns/resolv-conf.ts';
 import { lookupHost } from '../../../src/app/dns/resolver.ts';
 import { httpServer } from '../../../src/app/http/server.ts';
 import { clusterDns } from '../../../src/k8s/dns/cluster-dns.ts';
@@ -160,6 +160,40 @@ describe("a pod's resolv.conf and glibc's search list", () => {
     expect(podResolvConf('default')).toBe(
       'search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n',
     );
+  });
+
+  it("merges the pod's dnsConfig options after ndots:5, the pod's value winning, and glibc reads them", () => {
+    const text = podResolvConf('default', {
+      dnsOptions: [
+        { name: 'single-request-reopen' },
+        { name: 'ndots', value: '2' },
+        { name: 'timeout', value: '1' },
+      ],
+    });
+    expect(text.split('\n')[2]).toBe('options ndots:2 single-request-reopen timeout:1');
+    expect(parseResolvConf(text)).toMatchObject({ ndots: 2, timeout: 1, singleRequestReopen: true });
+    expect(parseResolvConf(podResolvConf('default'))).toMatchObject({ singleRequestReopen: false });
+  });
+
+  it('curl counts the name lookup in time_namelookup and every later time: a lost AAAA costs 5 s', () => {
+    const { a, b } = lab();
+    writeResolvConf(a, podResolvConf('default', { nameserver: '10.0.0.2' }));
+    httpServer(b, { port: 80, routes: { '/sante': { body: 'ok\n' } } });
+    exec(a, 'ip route add default via 10.0.0.2');
+    exec(
+      a,
+      'iptables -t nat -A OUTPUT -d 10.96.40.12 -p tcp --dport 80 -j DNAT --to-destination 10.0.0.2:80',
+    );
+    // The first AAAA query dies on b, as the loser of an insert race dies at POSTROUTING.
+    exec(b, 'nft add table inet lossy');
+    exec(b, "nft add chain inet lossy input '{ type filter hook input priority 0; }'");
+    exec(b, 'nft add rule inet lossy input udp dport 53 numgen inc mod 100 == 1 drop');
+    const result = exec(
+      a,
+      'curl -s -w "%{time_namelookup} %{time_connect} %{time_total}" http://signalements/sante',
+    );
+    expect(result.stdout).toBe('ok\n5.000000 5.000000 5.000000');
+    expect(exec(a, 'curl -s -w "%{time_namelookup}" http://10.96.40.12/sante').stdout).toBe('ok\n0.000000');
   });
 
   it('curl http://signalements/sante from the pod: one A+AAAA pair for the first search domain, then the Service', () => {

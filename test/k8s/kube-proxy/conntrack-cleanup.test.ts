@@ -96,6 +96,33 @@ describe('staleConntrackCommands: what v1.31 CleanStaleEntries deletes', () => {
       'conntrack -D --orig-dst 10.96.0.53 -p udp',
     ]);
   });
+
+  it('an endpoint that turns Terminating (listed, no longer serving) is cleaned at once, not when it leaves', () => {
+    const terminating = view([], []);
+    const slice = makeEndpointSlice(
+      'default',
+      'dns',
+      1,
+      [
+        endpoint('10.244.2.7', {
+          nodeName: 'formation-worker2',
+          ready: false,
+          serving: false,
+          terminating: true,
+        }),
+        endpoint('10.244.1.9', { nodeName: 'formation-worker2' }),
+      ],
+      [{ name: 'dns', port: 5353, protocol: 'UDP' }],
+    );
+    const during = { ...terminating, endpointSlices: [slice, terminating.endpointSlices[1]!] };
+    expect(lines(view(['10.244.2.7', '10.244.1.9'], []), during)).toEqual([
+      'conntrack -D -p udp --dport 30053 --dst-nat 10.244.2.7',
+      'conntrack -D --orig-dst 10.96.0.53 --dst-nat 10.244.2.7 -p udp',
+      'conntrack -D --orig-dst 172.18.0.50 --dst-nat 10.244.2.7 -p udp',
+    ]);
+    // When it finally leaves the slice, it was not serving: nothing more to clean.
+    expect(lines(during, view(['10.244.1.9'], []))).toEqual([]);
+  });
 });
 
 function formation(kubeProxy: 'iptables' | 'nftables', conntrackCleanup: boolean) {
