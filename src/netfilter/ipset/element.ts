@@ -2,7 +2,7 @@
 // element structs of ip_set_hash_*.c read as a little-endian CPU reads them) and their equality. No IPv6, no
 // hash:mac, hash:ip,mark, hash:net,net, hash:ip,port,ip/net or bitmap:ip(,mac) types.
 
-import { addressWord, elementWord } from './jhash.ts';
+import { elementWord, rawAddressWord } from '../jhash.ts';
 
 /** The set types packetlab models. */
 export const SET_TYPES = [
@@ -76,18 +76,18 @@ export const SET_TYPE_INFO: Readonly<Record<SetTypeName, SetTypeInfo>> = {
 export function hashWords(element: HashElement): number[] {
   switch (element.kind) {
     case 'hash:ip':
-      return [addressWord(element.ip)];
+      return [rawAddressWord(element.ip)];
     case 'hash:net':
-      return [addressWord(element.ip), elementWord(0, 0, 0, element.cidr)];
+      return [rawAddressWord(element.ip), elementWord(0, 0, 0, element.cidr)];
     case 'hash:ip,port':
-      return [addressWord(element.ip), elementWord(element.port >>> 8, element.port, element.proto, 0)];
+      return [rawAddressWord(element.ip), elementWord(element.port >>> 8, element.port, element.proto, 0)];
     case 'hash:net,port':
       return [
-        addressWord(element.ip),
+        rawAddressWord(element.ip),
         elementWord(element.port >>> 8, element.port, element.proto, element.cidr - 1),
       ];
     case 'hash:net,iface':
-      return [addressWord(element.ip), elementWord(element.physdev ? 1 : 0, element.cidr, 0, 1)];
+      return [rawAddressWord(element.ip), elementWord(element.physdev ? 1 : 0, element.cidr, 0, 1)];
   }
 }
 

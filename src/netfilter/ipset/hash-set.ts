@@ -4,6 +4,7 @@
 // members in the kernel's order and reports the kernel's "Size in memory". No forceadd, no bucketsize tuning for
 // the hash:net,net-style multi types.
 
+import { jhash2 } from '../jhash.ts';
 import {
   type HashElement,
   type HashTypeName,
@@ -23,7 +24,6 @@ import {
   type SetExtensions,
   storedComment,
 } from './extensions.ts';
-import { jhash2 } from './jhash.ts';
 
 /** AHASH_INIT_SIZE: slots in a new bucket, and the step a bucket grows or shrinks by. */
 const INIT_SLOTS = 2;
@@ -157,7 +157,7 @@ export class HashSet {
 
   private key(element: HashElement, bits = this.bits): number {
     const words = hashWords(element);
-    return (jhash2(words, 0, words.length, this.initval) & (2 ** bits - 1)) >>> 0;
+    return (jhash2(words, words.length, this.initval) & (2 ** bits - 1)) >>> 0;
   }
 
   private extSize(slots: number): number {

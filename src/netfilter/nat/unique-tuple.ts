@@ -31,8 +31,8 @@ import {
   invertTuple,
   type Tuple,
 } from '../conntrack/tuple.ts';
+import { jhash2, rawAddressWord, reciprocalScale } from '../jhash.ts';
 import type { BySourceIndex } from './bysource.ts';
-import { jhash2, rawAddressWord, reciprocalScale } from './jhash.ts';
 import {
   inRange,
   l4InRange,

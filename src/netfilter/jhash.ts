@@ -1,4 +1,4 @@
-// Bob Jenkins' lookup3 word hash as the kernel's jhash2 computes it, and reciprocal_scale; used only where the kernel's choice must be reproduced bit for bit (the NAT address pick), not as a general-purpose hash.
+// Bob Jenkins' lookup3 word hash as the kernel's jhash2 computes it, and reciprocal_scale; used only where the kernel's choice must be reproduced bit for bit (the NAT address pick, ipset's buckets), not as a general-purpose hash.
 //
 // Mirrors include/linux/jhash.h (jhash2, __jhash_mix, __jhash_final, JHASH_INITVAL) and
 // include/linux/kernel.h (reciprocal_scale). Written from the published algorithm; all
@@ -84,4 +84,9 @@ export function rawAddressWord(addr: number): number {
       (addr >>> 24)) >>>
     0
   );
+}
+
+/** The 32-bit word a little-endian CPU reads from four bytes in memory order (an element struct's fields). */
+export function elementWord(byte0: number, byte1: number, byte2: number, byte3: number): number {
+  return ((byte0 & 0xff) | ((byte1 & 0xff) << 8) | ((byte2 & 0xff) << 16) | ((byte3 & 0xff) << 24)) >>> 0;
 }
