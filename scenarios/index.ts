@@ -252,87 +252,52 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
     run: ({ seed, args }) => formationRun('pitfall-local', seed, args, pitfallLocalStory),
   },
   // The tunnel MTU, the Service ping and egress port exhaustion (pitfalls 1, 2 and 5).
-  {
-    name: 'pitfall-ping',
-    summary:
-      'a ping to the Service address gets no answer, curl on its port does (only the declared port is translated): pitfall-ping [iptables|nftables]',
-    run: ({ seed, args }) => {
-      const [kubeProxy = 'iptables'] = args;
-      if (args.length > 1 || !FORMATION_PROXIES.includes(kubeProxy as FormationProxy))
-        return { usage: 'usage: packetlab run pitfall-ping [iptables|nftables]' };
-      return pitfallPingStory(kubeProxy as FormationProxy, seed ?? 'pitfall-ping');
-    },
-  },
-  {
-    name: 'pitfall-mtu',
-    summary:
-      'pods at MTU 1500 over a 1450 VXLAN tunnel with ICMP dropped: /sante passes, /rapport stalls, ping -M do finds 1422, MTU 1450 fixes it',
-    run: ({ seed, args }) =>
-      args.length > 0
-        ? { usage: 'usage: packetlab run pitfall-mtu' }
-        : pitfallMtuStory(seed ?? 'pitfall-mtu'),
-  },
-  {
-    name: 'pitfall-ports',
-    summary:
-      'a busy pod exhausts the NAT ports of its node address toward one API (insert_failed), then keep-alive, more egress addresses, an egress gateway',
-    run: ({ seed, args }) =>
-      args.length > 0
-        ? { usage: 'usage: packetlab run pitfall-ports' }
-        : pitfallPortsStory(seed ?? 'pitfall-ports'),
-  },
+  oneOf(
+    'pitfall-ping',
+    'a ping to the Service address gets no answer, curl on its port does (only the declared port is translated)',
+    FORMATION_PROXIES,
+    pitfallPingStory,
+  ),
+  noArgs(
+    'pitfall-mtu',
+    'pods at MTU 1500 over a 1450 VXLAN tunnel with ICMP dropped: /sante passes, /rapport stalls, ping -M do finds 1422, MTU 1450 fixes it',
+    pitfallMtuStory,
+  ),
+  noArgs(
+    'pitfall-ports',
+    'a busy pod exhausts the NAT ports of its node address toward one API (insert_failed), then keep-alive, more egress addresses, an egress gateway',
+    pitfallPortsStory,
+  ),
   // ---- bug replays (the Kubernetes networking bugs users keep filing) ----
-  {
-    name: 'bug-stale-udp',
-    summary:
-      'kubernetes#59368: a UDP client keeps sending to a replaced pod through a stale conntrack entry: bug-stale-udp [no-cleanup|cleanup]',
-    run: ({ seed, args }) => {
-      const [variant = 'no-cleanup'] = args;
-      if (args.length > 1 || !STALE_UDP_VARIANTS.includes(variant as StaleUdpVariant))
-        return { usage: 'usage: packetlab run bug-stale-udp [no-cleanup|cleanup]' };
-      return staleUdpStory(variant as StaleUdpVariant, seed ?? 'bug-stale-udp');
-    },
-  },
-  {
-    name: 'bug-dns-race',
-    summary:
-      'kubernetes#56903: 5 s DNS delays from the conntrack insert race of parallel A/AAAA queries, per kernel: bug-dns-race [4.19|5.4|6.18]',
-    run: ({ seed, args }) => {
-      const [kernel = '5.4'] = args;
-      if (args.length > 1 || !DNS_RACE_KERNELS.includes(kernel as DnsRaceKernel))
-        return { usage: 'usage: packetlab run bug-dns-race [4.19|5.4|6.18]' };
-      return dnsRaceStory(kernel as DnsRaceKernel, seed ?? 'bug-dns-race');
-    },
-  },
-  {
-    name: 'bug-conntrack-full',
-    summary:
-      "kubernetes#71261: a node's conntrack table full of leaked connections drops new flows and the kubelet's probes; nf_conntrack_max fixes it",
-    run: ({ seed, args }) =>
-      args.length > 0
-        ? { usage: 'usage: packetlab run bug-conntrack-full' }
-        : conntrackFullStory(seed ?? 'bug-conntrack-full'),
-  },
-  {
-    name: 'bug-mtu-blackhole',
-    summary:
-      'moby/libnetwork#2661: an underlay narrower than the node NICs swallows big VXLAN packets with no ICMP; large responses stall, ping -M do finds the limit',
-    run: ({ seed, args }) =>
-      args.length > 0
-        ? { usage: 'usage: packetlab run bug-mtu-blackhole' }
-        : mtuBlackholeStory(seed ?? 'bug-mtu-blackhole'),
-  },
-  {
-    name: 'bug-local-rollout',
-    summary:
-      'kubernetes#85643: externalTrafficPolicy Local drops requests during a rolling update until the LB health check notices; a preStop sleep avoids it: bug-local-rollout [no-prestop|prestop]',
-    run: ({ seed, args }) => {
-      const [variant = 'no-prestop'] = args;
-      if (args.length > 1 || !ROLLOUT_VARIANTS.includes(variant as RolloutVariant))
-        return { usage: 'usage: packetlab run bug-local-rollout [no-prestop|prestop]' };
-      return localRolloutStory(variant as RolloutVariant, seed ?? 'bug-local-rollout');
-    },
-  },
+  oneOf(
+    'bug-stale-udp',
+    'kubernetes#59368: a UDP client keeps sending to a replaced pod through a stale conntrack entry',
+    STALE_UDP_VARIANTS,
+    staleUdpStory,
+  ),
+  oneOf(
+    'bug-dns-race',
+    'kubernetes#56903: 5 s DNS delays from the conntrack insert race of parallel A/AAAA queries, per kernel',
+    DNS_RACE_KERNELS,
+    dnsRaceStory,
+    '5.4',
+  ),
+  noArgs(
+    'bug-conntrack-full',
+    "kubernetes#71261: a node's conntrack table full of leaked connections drops new flows and the kubelet's probes; nf_conntrack_max fixes it",
+    conntrackFullStory,
+  ),
+  noArgs(
+    'bug-mtu-blackhole',
+    'moby/libnetwork#2661: an underlay narrower than the node NICs swallows big VXLAN packets with no ICMP; large responses stall, ping -M do finds the limit',
+    mtuBlackholeStory,
+  ),
+  oneOf(
+    'bug-local-rollout',
+    'kubernetes#85643: externalTrafficPolicy Local drops requests during a rolling update until the LB health check notices; a preStop sleep avoids it',
+    ROLLOUT_VARIANTS,
+    localRolloutStory,
+  ),
 ];
 
 /** A story on the cluster formation taking `[CNI] [MODE]`, kindnet and iptables by default. */
@@ -352,4 +317,35 @@ function formationRun(
       usage: `usage: packetlab run ${name} [kindnet|flannel-vxlan|flannel-host-gw] [iptables|nftables]`,
     };
   return story({ cni: cni as FormationCni, kubeProxy: kubeProxy as FormationProxy, seed: seed ?? name });
+}
+
+/** A scenario that takes no words after its name. */
+function noArgs(name: string, summary: string, story: (seed: string) => StoryResult): ScenarioEntry {
+  return {
+    name,
+    summary,
+    run: ({ seed, args }) =>
+      args.length > 0 ? { usage: `usage: packetlab run ${name}` } : story(seed ?? name),
+  };
+}
+
+/** A scenario that takes one word out of `choices` (`fallback`, the first by default), named in its summary and usage. */
+function oneOf<C extends string>(
+  name: string,
+  summary: string,
+  choices: readonly C[],
+  story: (choice: C, seed: string) => StoryResult,
+  fallback: C = choices[0]!,
+): ScenarioEntry {
+  const usage = `${name} [${choices.join('|')}]`;
+  return {
+    name,
+    summary: `${summary}: ${usage}`,
+    run: ({ seed, args }) => {
+      const [choice = fallback] = args;
+      if (args.length > 1 || !(choices as readonly string[]).includes(choice))
+        return { usage: `usage: packetlab run ${usage}` };
+      return story(choice as C, seed ?? name);
+    },
+  };
 }
