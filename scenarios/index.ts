@@ -18,7 +18,7 @@ import {
   type FormationProxy,
 } from './formation-cluster.ts';
 import { incidentClusterStory } from './incident-cluster.ts';
-import { lessonCasePlan, lessonPlan, tourPlan } from './kernel-plans.ts';
+import { lessonCasePlan, lessonPlan, vethPlan } from './kernel-plans.ts';
 import { lessonStory } from './lesson-cases-1-2.ts';
 import { ENTRIES, type Entry, LESSON_CASES, type LessonCase, lessonCaseStory } from './lesson-cluster.ts';
 import { pitfallLocalStory } from './pitfall-local.ts';
@@ -81,7 +81,7 @@ export const SCENARIOS: readonly ScenarioEntry[] = [
     shell: vethShell,
     summary: 'two namespaces joined by a veth pair, a ping across, every frame decoded',
     run: ({ seed }) => runTwoNamespaces(seed ?? 'packetlab').story,
-    plan: ({ args }) => (args.length > 0 ? { usage: 'usage: packetlab verify tour' } : tourPlan()),
+    plan: ({ args }) => (args.length > 0 ? { usage: 'usage: packetlab verify veth' } : vethPlan()),
   },
   {
     name: 'lesson',

@@ -17,9 +17,9 @@ import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { EndpointSlice, Service } from '../src/k8s/objects.ts';
 import type { FormationCni, FormationProxy } from './formation-cluster.ts';
 
-/** The tour: a (10.0.0.1) and b (10.0.0.2) on one veth pair, `ping -c 2` from a, every frame on veth-a. */
-export function tourPlan(): KernelPlan {
-  const scenario = twoHosts('tour')
+/** veth: a (10.0.0.1) and b (10.0.0.2) on one veth pair, `ping -c 2` from a, every frame on veth-a. */
+export function vethPlan(): KernelPlan {
+  const scenario = twoHosts('veth')
     .capture('a', 'veth-a')
     .ping('a', '10.0.0.2', { count: 2 })
     .observe('a', 'ip', 'neigh')
@@ -30,7 +30,7 @@ export function tourPlan(): KernelPlan {
   return {
     scenario,
     covers:
-      "the tour's two namespaces and veth pair, its ping -c 2 (with -n), the frames on veth-a, then ip neigh, ip route, ip -s link",
+      'two namespaces and their veth pair, its ping -c 2 (with -n), the frames on veth-a, then ip neigh, ip route, ip -s link',
   };
 }
 

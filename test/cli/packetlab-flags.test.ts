@@ -134,7 +134,7 @@ describe('packetlab run with recording flags', () => {
     },
   );
 
-  it.for(['tour', 'lesson-case'])(
+  it.for(['veth', 'lesson-case'])(
     'the command replays %s from one seed to the same stdout, JSON, pcap and metrics files',
     (name, ctx) => {
       const runs = [1, 2].map((n) => {

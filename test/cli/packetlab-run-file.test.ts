@@ -222,12 +222,12 @@ describe('colour', () => {
   it('paints run and the shell prompt on a terminal, and never with NO_COLOR', (ctx) => {
     if (!requireTool('script', ctx)) return;
     const node = `${process.execPath} bin/packetlab.mjs`;
-    const painted = onTerminal(`${node} run tour`, { NO_COLOR: '' });
+    const painted = onTerminal(`${node} run veth`, { NO_COLOR: '' });
     expect(painted.status).toBe(0);
     expect(painted.stdout).toContain('\x1b[1m$ ip netns exec a ping -c 2 10.0.0.2\x1b[0m');
     expect(painted.stdout).toContain('\x1b[32mPASS both echo requests are answered\x1b[0m');
-    expect(painted.stdout).toContain('packetlab: running tour...\r\x1b[K');
-    const plain = onTerminal(`${node} run tour`, { NO_COLOR: '1' });
+    expect(painted.stdout).toContain('packetlab: running veth...\r\x1b[K');
+    const plain = onTerminal(`${node} run veth`, { NO_COLOR: '1' });
     expect(plain.status).toBe(0);
     expect(plain.stdout).toContain('PASS both echo requests are answered');
     expect(plain.stdout).not.toContain('\x1b[');

@@ -1,4 +1,4 @@
-// `packetlab verify`: through bin/packetlab.mjs on the real kernel for tour and lesson-case 2 (skipped locally without
+// `packetlab verify`: through bin/packetlab.mjs on the real kernel for veth and lesson-case 2 (skipped locally without
 // root, required in CI), a difference it must report (an observation packetlab has no model for: IPv6), and the
 // reasons it cannot run (exit 2) on machines described to the check.
 
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SCENARIOS } from '../../scenarios/index.ts';
-import { tourPlan } from '../../scenarios/kernel-plans.ts';
+import { vethPlan } from '../../scenarios/kernel-plans.ts';
 import { kernelBlocker, type Machine } from '../../src/cli/verify/kernel.ts';
 import { type VerifyIo, verify } from '../../src/cli/verify/verify.ts';
 import { ScenarioBuilder } from '../../src/harness/scenario.ts';
@@ -33,11 +33,11 @@ function packetlab(...args: string[]): Promise<{ stdout: string; stderr: string;
 }
 
 describe('packetlab verify on the kernel', () => {
-  it('tour: packetlab and Linux agree on the ping, the six frames, ip neigh, ip route and ip -s link', async (ctx) => {
+  it('veth: packetlab and Linux agree on the ping, the six frames, ip neigh, ip route and ip -s link', async (ctx) => {
     if (!requireNetns(ctx)) return;
-    const { stdout, stderr, status } = await packetlab('verify', 'tour');
+    const { stdout, stderr, status } = await packetlab('verify', 'veth');
     expect(stderr).toBe('');
-    expect(stdout.split('\n')[0]).toMatch(/^packetlab verify tour: the tour's two namespaces/);
+    expect(stdout.split('\n')[0]).toMatch(/^packetlab verify veth: two namespaces/);
     expect(stdout.trimEnd().split('\n').at(-1)).toBe(
       'packetlab and Linux agree: 5 observations, 1 capture (6 frames) after 9 set-up commands',
     );
@@ -68,7 +68,7 @@ describe('packetlab verify on the kernel', () => {
     if (!requireNetns(ctx)) return;
     const { stdout, stderr, status } = await packetlab(
       'verify',
-      'tour',
+      'veth',
       '--observe',
       'a: sysctl net.ipv6.conf.all.disable_ipv6',
     );
@@ -109,7 +109,7 @@ const ROOT_LINUX: Machine = {
 };
 
 describe('what verify needs (exit 2, one line)', () => {
-  const tour = tourPlan().scenario;
+  const tour = vethPlan().scenario;
 
   it('runs on a root Linux machine with ip, tcpdump, sysctl and ping', () => {
     expect(kernelBlocker(tour, ROOT_LINUX)).toBeUndefined();
@@ -169,7 +169,7 @@ describe('verify without the kernel: arguments and plans', () => {
   }
 
   it('stops before the kernel on a machine that is not root', async () => {
-    const run = await verifyIn({ ...ROOT_LINUX, uid: 1000 }, 'tour');
+    const run = await verifyIn({ ...ROOT_LINUX, uid: 1000 }, 'veth');
     expect(run).toEqual({
       stdout: '',
       stderr: 'packetlab verify needs root to create network namespaces (try sudo)\n',
@@ -183,23 +183,23 @@ describe('verify without the kernel: arguments and plans', () => {
       [['nosuch'], "packetlab: unknown scenario 'nosuch' (packetlab list shows them)\n"],
       [
         ['traffic'],
-        'packetlab: scenario traffic has no kernel plan (verify runs tour, lesson, lesson-case)\n',
+        'packetlab: scenario traffic has no kernel plan (verify runs veth, lesson, lesson-case)\n',
       ],
       [
         ['lesson-case', '7'],
         'usage: packetlab verify lesson-case [1-6] [flannel-vxlan|kindnet] [iptables|nftables]\n',
       ],
-      [['tour', 'extra'], 'usage: packetlab verify tour\n'],
+      [['veth', 'extra'], 'usage: packetlab verify veth\n'],
       [
-        ['tour', '--observe', 'x: ip route'],
+        ['veth', '--observe', 'x: ip route'],
         "packetlab: --observe 'x: ip route': no namespace x in the plan (a, b)\n",
       ],
       [
-        ['tour', '--observe', 'a: curl http://10.0.0.2/'],
-        'packetlab: verify tour: scenario tour: program curl is not allowed\n',
+        ['veth', '--observe', 'a: curl http://10.0.0.2/'],
+        'packetlab: verify veth: scenario veth: program curl is not allowed\n',
       ],
       [
-        ['tour', '--observe', 'ip route'],
+        ['veth', '--observe', 'ip route'],
         "packetlab: --observe 'ip route': expected 'NS: COMMAND' (a namespace of the plan, then a command)\n",
       ],
     ];
@@ -210,15 +210,15 @@ describe('verify without the kernel: arguments and plans', () => {
   });
 
   it('reports a kernel run that cannot complete as exit 2, after naming what the plan covers', async () => {
-    const run = await verifyIn(ROOT_LINUX, 'tour');
-    expect(run.stdout).toMatch(/^packetlab verify tour: /);
-    expect(run.stderr).toBe('packetlab: verify tour could not run: no kernel in this test\n');
+    const run = await verifyIn(ROOT_LINUX, 'veth');
+    expect(run.stdout).toMatch(/^packetlab verify veth: /);
+    expect(run.stderr).toBe('packetlab: verify veth could not run: no kernel in this test\n');
     expect(run.status).toBe(2);
     expect(run.kernelRuns).toBe(1);
   });
 
   it("adds --observe commands after the plan's own, checked as the builder checks them", () => {
-    const plan = tourPlan().scenario;
+    const plan = vethPlan().scenario;
     const observing = ScenarioBuilder.observing(plan, [{ ns: 'b', argv: ['ip', 'route'] }]);
     expect(observing.observe.slice(0, -1)).toEqual(plan.observe);
     expect(observing.observe.at(-1)).toEqual({ ns: 'b', argv: ['ip', 'route'] });
@@ -230,7 +230,7 @@ describe('verify without the kernel: arguments and plans', () => {
 
 describe('through bin/packetlab.mjs without the kernel', () => {
   it('an unknown option is a usage error', async () => {
-    const { stdout, stderr, status } = await packetlab('verify', 'tour', '--nope');
+    const { stdout, stderr, status } = await packetlab('verify', 'veth', '--nope');
     expect(stdout).toBe('');
     expect(stderr.split('\n')[0]).toBe("packetlab: unknown option '--nope'");
     expect(status).toBe(2);

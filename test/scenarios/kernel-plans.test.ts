@@ -24,8 +24,8 @@ function outputs(observed: Observed, start: string): string {
 }
 
 describe('kernel plans on packetlab', () => {
-  it('tour: two pings answered, six frames on veth-a (ARP, then two echo exchanges)', () => {
-    const run = runPacketlab(planOf('tour').scenario);
+  it('veth: two pings answered, six frames on veth-a (ARP, then two echo exchanges)', () => {
+    const run = runPacketlab(planOf('veth').scenario);
     expect(outputs(run, 'a: ping')).toContain('2 packets transmitted, 2 received, 0% packet loss');
     expect(run.captures.map((capture) => [capture.label, capture.frames.length])).toEqual([['a/veth-a', 6]]);
   });
