@@ -32,9 +32,9 @@ export class CommentMatch implements XtMatch {
   comment: string | undefined;
 
   parse(_option: string, args: readonly string[]): IptError | undefined {
-    const text = args[0]!;
-    if (utf8Length(text) > MAX_COMMENT)
-      return param(`comment: option "--comment" must be less than 256 bytes\n`);
+    // xtopt_parse_string: a longer comment is cut to fit XT_MAX_COMMENT_LEN with its terminating NUL.
+    let text = args[0]!;
+    while (utf8Length(text) > MAX_COMMENT) text = text.slice(0, -1);
     this.comment = text;
     return undefined;
   }

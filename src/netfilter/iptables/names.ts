@@ -68,10 +68,16 @@ export function parseProtocol(text: string): number | undefined {
   return undefined;
 }
 
-/** proto_to_name: iptables' names first (0 is `all`), then /etc/protocols; undefined for unnamed numbers. */
+/**
+ * proto_to_name with lookups: /etc/protocols first (58 is `ipv6-icmp`), then iptables' own names; 0 is `all`;
+ * undefined for unnamed numbers.
+ */
 export function protocolName(proto: number): string | undefined {
+  if (proto === 0) return 'all';
+  const listed = protocols.byNumber.get(proto);
+  if (listed !== undefined) return listed;
   for (const [name, value] of CHAIN_PROTOS) if (value === proto) return name;
-  return protocols.byNumber.get(proto);
+  return undefined;
 }
 
 function services(proto: string | undefined): ReturnType<typeof parseTable>[] {
@@ -268,9 +274,42 @@ export function parseAddrMask(text: string): AddrMask | string {
       mask = maskOf(len);
     }
   }
-  const addr = parseIpv4(hostText);
+  const addr = numericToIpaddr(hostText) ?? atonAddress(hostText);
   if (addr === undefined) return `host/network \`${hostText}' not found`;
   return { addr: (addr & mask) >>> 0, mask };
+}
+
+/** xtables_strtoui with base 0 for one byte: decimal, 0x hexadecimal or 0 octal, at most 255. */
+function byteOf(text: string): number | undefined {
+  return parseUnsigned(text, 0xff);
+}
+
+/**
+ * xtables' __numeric_to_ipaddr: up to four dotted bytes (each decimal, hexadecimal or octal), the missing ones zero,
+ * as a network address is written (`10/8` is 10.0.0.0/8, `10.1` is 10.1.0.0).
+ */
+function numericToIpaddr(text: string): number | undefined {
+  const parts = text.split('.');
+  if (parts.length > 4) return undefined;
+  let addr = 0;
+  for (let i = 0; i < 4; i++) {
+    const part = parts[i];
+    const byte = part === undefined ? 0 : byteOf(part);
+    if (byte === undefined) return undefined;
+    addr = addr * 256 + byte;
+  }
+  return addr >>> 0;
+}
+
+/** What the host lookup falls back to for a numeric name (getaddrinfo's inet_aton: `0x0a000001`, `167772161`). */
+function atonAddress(text: string): number | undefined {
+  const parts = text.split('.');
+  if (parts.length > 4 || parts.some((part) => parseUnsigned(part) === undefined)) return undefined;
+  const values = parts.map((part) => parseUnsigned(part)!);
+  const last = values.at(-1)!;
+  const head = values.slice(0, -1);
+  if (head.some((value) => value > 0xff) || last >= 2 ** (8 * (5 - parts.length))) return undefined;
+  return head.reduce((addr, value, i) => addr + value * 2 ** (24 - 8 * i), last) >>> 0;
 }
 
 /** `10.0.0.0/8`, `1.2.3.4/32`, or `/255.0.255.0` for a mask that is not a prefix (xtables_ipmask_to_numeric). */

@@ -304,6 +304,34 @@ function nativeMatches(): string[] {
   return rules;
 }
 
+function moreForms(): string[] {
+  const rules: string[] = [];
+  for (const comment of ['"with spaces"', '"quote\'inside"', 'x'.repeat(256), '""', '"a\\b"'])
+    rules.push(`-m comment --comment ${comment}`);
+  for (const addr of ['10.0.0.1/24', '10.0.0.0/0.0.0.255', '10.0.0.0/255.255.0.255', '1.2.3.4/0', '0/0'])
+    rules.push(`-s ${addr}`, `-d ${addr} -j DROP`);
+  for (const proto of ['icmp', 'udplite', 'sctp', 'dccp', 'ah', 'esp', 'igmp', 'ipv6-icmp', '255', '-1'])
+    rules.push(`-p ${proto} -j ACCEPT`);
+  rules.push('-p sctp --dport 80', '-p dccp --dport 80', '-p udplite --dport 80', '-p icmp --dport 80');
+  rules.push('-i eth0 -o eth1', '-i eth+ -o lo', '! -i eth0 ! -o eth1 -j DROP', '-o "bad name"');
+  rules.push('-m conntrack --ctstate NEW -m mark --mark 0x1 -j ACCEPT', '-m mark --mark 1 -m mark --mark 2');
+  rules.push(
+    '-p tcp -m tcp -m tcp --dport 80',
+    '-p tcp --dport 80 -m tcp --sport 1024:',
+    '-p tcp -m multiport --dports 1:2,3:4,5:6,7:8,9',
+  );
+  rules.push('-m addrtype --src-type LOCAL --dst-type UNICAST', '-m addrtype --dst-type LOCAL,BROADCAST');
+  rules.push(
+    '-m statistic --mode random --probability 0.25 -j DROP',
+    '-m statistic --mode nth --every 4 --packet 3 -j ACCEPT',
+  );
+  rules.push(
+    '-m recent --name ssh --set --rsource',
+    '-m recent --name ssh --update --seconds 60 --hitcount 4 --rsource -j DROP',
+  );
+  return rules;
+}
+
 function targets(): { table: CorpusRule['table']; rule: string }[] {
   const out: { table: CorpusRule['table']; rule: string }[] = [];
   const filter = (rule: string) => out.push({ table: 'filter', rule });
@@ -404,6 +432,7 @@ export function iptablesCorpus(): CorpusRule[] {
     ...markAndConntrack(),
     ...addrtypeStatisticMultiportRecent(),
     ...nativeMatches(),
+    ...moreForms(),
     ...product(
       ['-p tcp', '-p udp'],
       ['--dport 80', '-m multiport --dports 80,443'],
