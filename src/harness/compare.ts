@@ -52,6 +52,13 @@ export const CONNTRACK_TIMEOUT: Tolerance = {
   within: 3,
 };
 
+/** The same timeout in `conntrack -E`'s event lines (` [UPDATE] tcp      6 29 LAST_ACK ...`), stamped when it fired. */
+export const CONNTRACK_EVENT_TIMEOUT: Tolerance = {
+  label: /: conntrack -E/,
+  pattern: /^\s*\[[A-Z]+\] \S+\s+\d+ (\d+) /,
+  within: 3,
+};
+
 /** Rewrites output text before comparing; gets the command label (e.g. to act on ping's output only). */
 export type Normaliser = (label: string, text: string) => string;
 
@@ -231,7 +238,7 @@ export interface CompareOptions {
 }
 
 export function compareRuns(linux: Observed, packetlab: Observed, options: CompareOptions = {}): Comparison {
-  const tolerances = [CONNTRACK_TIMEOUT, ...(options.tolerances ?? [])];
+  const tolerances = [CONNTRACK_TIMEOUT, CONNTRACK_EVENT_TIMEOUT, ...(options.tolerances ?? [])];
   const normalisers = [
     normalisePing,
     normaliseCurl,

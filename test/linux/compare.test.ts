@@ -38,7 +38,31 @@ function withFrames(observed: Observed, edit: (frames: Uint8Array[]) => Uint8Arr
   return { ...observed, side: 'linux', captures: [{ ...first!, frames }, ...rest] };
 }
 
+/** Two runs that differ only in one observed `conntrack -E` line, as the kernel and packetlab printed it. */
+function withEventLines(linuxLine: string, packetlabLine: string): { linux: Observed; packetlab: Observed } {
+  const run = baseline();
+  const output = (line: string) => ({
+    label: 'w1: conntrack -E',
+    stdout: `${line}\n`,
+    stderr: '',
+    exitCode: 0,
+  });
+  return {
+    linux: { ...run, side: 'linux', observe: [output(linuxLine)] },
+    packetlab: { ...run, observe: [output(packetlabLine)] },
+  };
+}
+
 describe('the comparator', () => {
+  it("allows conntrack -E's timeout a few seconds of real time, not more", () => {
+    const line = (timeout: number) =>
+      ` [UPDATE] tcp      6 ${timeout} LAST_ACK src=10.244.1.5 dst=10.96.40.12 sport=41234 dport=80 [ASSURED]`;
+    const close = withEventLines(line(29), line(30));
+    expect(formatComparison(compareRuns(close.linux, close.packetlab))).toBe('');
+    const far = withEventLines(line(20), line(30));
+    expect(formatComparison(compareRuns(far.linux, far.packetlab))).toContain('conntrack -E');
+  });
+
   it('finds nothing between two identical runs', () => {
     const run = baseline();
     expect(formatComparison(compareRuns(run, baseline()))).toBe('');
