@@ -67,27 +67,29 @@ export const SET_TYPE_INFO: Readonly<Record<SetTypeName, SetTypeInfo>> = {
 };
 
 /**
- * The words HKEY hashes: hash_ip4_elem {ip}; hash_net4_elem {ip; padding0; nomatch; cidr}; hash_ipport4_elem {ip;
- * port (be16); proto; padding}; hash_netport4_elem {ip; port; proto; cidr - 1 : 7, nomatch : 1} (packed cidr);
- * hash_netiface4_elem_hashed {ip; physdev; cidr; nomatch; elem = 1} (the name, in the 28-byte element, is compared,
- * not hashed). The
- * nomatch flag is set after hashing, so it is 0 here.
+ * The words HKEY hashes, written into `out` (two words at most); returns how many. hash_ip4_elem {ip};
+ * hash_net4_elem {ip; padding0; nomatch; cidr}; hash_ipport4_elem {ip; port (be16); proto; padding};
+ * hash_netport4_elem {ip; port; proto; cidr - 1 : 7, nomatch : 1} (packed cidr); hash_netiface4_elem_hashed {ip;
+ * physdev; cidr; nomatch; elem = 1} (the name, in the 28-byte element, is compared, not hashed). The nomatch flag is
+ * set after hashing, so it is 0 here.
  */
-export function hashWords(element: HashElement): number[] {
+export function hashWords(element: HashElement, out: Uint32Array): number {
+  out[0] = rawAddressWord(element.ip);
   switch (element.kind) {
     case 'hash:ip':
-      return [rawAddressWord(element.ip)];
+      return 1;
     case 'hash:net':
-      return [rawAddressWord(element.ip), elementWord(0, 0, 0, element.cidr)];
+      out[1] = elementWord(0, 0, 0, element.cidr);
+      return 2;
     case 'hash:ip,port':
-      return [rawAddressWord(element.ip), elementWord(element.port >>> 8, element.port, element.proto, 0)];
+      out[1] = elementWord(element.port >>> 8, element.port, element.proto, 0);
+      return 2;
     case 'hash:net,port':
-      return [
-        rawAddressWord(element.ip),
-        elementWord(element.port >>> 8, element.port, element.proto, element.cidr - 1),
-      ];
+      out[1] = elementWord(element.port >>> 8, element.port, element.proto, element.cidr - 1);
+      return 2;
     case 'hash:net,iface':
-      return [rawAddressWord(element.ip), elementWord(element.physdev ? 1 : 0, element.cidr, 0, 1)];
+      out[1] = elementWord(element.physdev ? 1 : 0, element.cidr, 0, 1);
+      return 2;
   }
 }
 

@@ -113,6 +113,8 @@ export class HashSet {
   private readonly prefixes: { cidr: number; count: number }[] = [];
   private readonly dsize: number;
   private nextGcAt: number;
+  /** The element words of the lookup in progress: a packet's lookup allocates nothing for its key. */
+  private readonly words = new Uint32Array(2);
 
   constructor(options: HashSetOptions) {
     this.type = options.type;
@@ -156,8 +158,8 @@ export class HashSet {
   }
 
   private key(element: HashElement, bits = this.bits): number {
-    const words = hashWords(element);
-    return (jhash2(words, words.length, this.initval) & (2 ** bits - 1)) >>> 0;
+    const length = hashWords(element, this.words);
+    return (jhash2(this.words, length, this.initval) & (2 ** bits - 1)) >>> 0;
   }
 
   private extSize(slots: number): number {
