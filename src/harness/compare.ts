@@ -203,13 +203,23 @@ export const sumConntrackStats: Normaliser = (label, text) => {
   return `cpu=0 ${[...sums].map(([name, value]) => `${name}=${value}`).join(' ')}\n`;
 };
 
+/**
+ * A line's sort key: conntrack's remaining timeout (CONNTRACK_TIMEOUT's column) left out, since it is compared
+ * within a tolerance and would otherwise order entries by when each side read them (kernel 118, 119; packetlab 120).
+ */
+const sortKey = (line: string): string => line.replace(/^(\S+\s+\d+ )\d+ /, '$1');
+
 /** Lines whose order is a hash table's (`ip neigh`, `bridge fdb`, `conntrack -L`): compared sorted. */
 export const sortHashOrdered: Normaliser = (label, text) =>
   /: (ip (-[0-9a-z]+ )*n(e(i(g(h(b(o(u?r)?)?)?)?)?)?)?|bridge fdb|conntrack -L)\b/.test(label)
     ? `${text
         .split('\n')
         .filter((line) => line !== '')
-        .sort()
+        .map((line) => ({ line, key: sortKey(line) }))
+        .sort((a, b) =>
+          a.key < b.key ? -1 : a.key > b.key ? 1 : a.line < b.line ? -1 : a.line > b.line ? 1 : 0,
+        )
+        .map((entry) => entry.line)
         .join('\n')}\n`
     : text;
 
