@@ -7,6 +7,7 @@
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Observed } from '../../src/harness/observed.ts';
 import { ScenarioBuilder } from '../../src/harness/scenario.ts';
 import { lesson } from '../../src/harness/topologies.ts';
 import { IptablesProxier } from '../../src/k8s/kube-proxy/iptables/proxier.ts';
@@ -46,16 +47,20 @@ export interface MarkBits {
 const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
 
 /**
- * A table of counting rules that shows where each component's mark bits stand after the forward hook's filters
- * (priority 500) and before source NAT (postrouting, priority 90: after mangle, before KUBE-POSTROUTING and
- * netbird's srcnat - 1): one rule per component, `meta mark & MASK == VALUE counter`. `nft monitor trace` prints the
- * rules a traced packet matches; `nft list table inet probe` their counters.
+ * A table of counting rules that shows where each component's mark bits stand as a packet enters the forward hook
+ * (priority -1: after DNAT, before every filter), after its filters (priority 500) and before source NAT
+ * (postrouting, priority 90: after mangle, before KUBE-POSTROUTING and netbird's srcnat - 1): one rule per
+ * component, `meta mark & MASK == VALUE counter`. `nft monitor trace` prints the rules a traced packet matches and,
+ * on each chain's policy line, the whole mark; `nft list table inet probe` gives the counters.
  */
 export function markProbe(bits: readonly MarkBits[]): string {
   const rules = bits
     .map((b) => `\t\tmeta mark & ${hex(b.mask)} == ${hex(b.value ?? b.mask)} counter\n`)
     .join('');
   return `table inet probe {
+\tchain prefilter {
+\t\ttype filter hook forward priority -1; policy accept;
+${rules}\t}
 \tchain forward {
 \t\ttype filter hook forward priority 500; policy accept;
 ${rules}\t}
@@ -159,15 +164,46 @@ export function vpnPeer(
     .route('peer', 'add', 'default', 'via', options.gateway);
 }
 
+/** The output of a traffic or observe command by its label's start (`w1: iptables-save`). */
+export function output(run: Observed, labelStart: string): string {
+  const found = [...run.traffic, ...run.observe].find((o) => o.label.startsWith(labelStart));
+  if (found === undefined) throw new Error(`no output labelled ${labelStart}`);
+  return `${found.stdout}${found.stderr}`;
+}
+
+/** The set-up commands that failed (none should: every fixture loads unchanged). */
+export function failedSetup(run: Observed): string[] {
+  return [...run.setup, ...run.traffic.filter((o) => !/: (tcp|udp) /.test(o.label))]
+    .filter((o) => o.exitCode !== 0)
+    .map((o) => `${o.label}: ${o.stderr}`);
+}
+
+/**
+ * The trace of the first packet from source port `sport` with `flags`: its lines without the `trace id ID ` prefix
+ * and without the `packet:` dumps, in order (`ip filter FORWARD rule ... (verdict accept)`).
+ */
+export function tracePath(trace: string, sport: number, flags = 'syn'): string[] {
+  const lines = trace.split('\n');
+  const first = lines.find((l) => l.includes(` tcp sport ${sport} `) && l.includes(`tcp flags == ${flags} `));
+  if (first === undefined) throw new Error(`no traced packet from port ${sport}`);
+  const id = first.split(' ')[2];
+  return lines
+    .filter((l) => l.startsWith(`trace id ${id} `) && !l.includes(' packet: '))
+    .map((l) => l.slice(`trace id ${id} `.length).trimEnd());
+}
+
 /** The mark bits a trace's lines show, in order of appearance (`meta mark 0x00004000` → 0x4000). */
 export function marksIn(trace: string): number[] {
   return [...trace.matchAll(/meta mark (0x[0-9a-f]{8})/g)].map((m) => Number(m[1]));
 }
 
-/** The `[packets:bytes]` of the iptables-save -c line that ends with `rule` (a chain's policy with `:CHAIN`). */
+/**
+ * The `[packets:bytes]` of the first iptables-save -c line whose rule is `rule`, or of a chain's policy line given
+ * as its start (`:FORWARD DROP`; `:POSTROUTING ACCEPT` is the first table's with such a chain).
+ */
 export function countersOf(save: string, rule: string): string {
   for (const line of save.split('\n')) {
-    if (rule.startsWith(':') && line.startsWith(`${rule} `)) return line.split(' ')[2] ?? '';
+    if (rule.startsWith(':') && line.startsWith(`${rule} `)) return line.split(' ').at(-1) ?? '';
     const m = /^\[(\d+:\d+)\] (.*)$/.exec(line);
     if (m !== null && m[2] === rule) return `[${m[1]}]`;
   }
