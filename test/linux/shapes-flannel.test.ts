@@ -13,4 +13,15 @@ describe('differential: Flannel rules with kube-proxy (nftables mode)', () => {
     for (const side of [result.linux, result.packetlab])
       expect(outputOf(side, 'client: tcp echo'), side.side).toMatch(/^accept 172\.18\.0\.2:\d+$/m);
   }, 60_000);
+
+  it('flannel loaded before kube-proxy: kube-proxy masquerades the NodePort first', async (ctx) => {
+    const result = await differential(ctx, flannelScenario('shapes-flannel-first', true), {
+      natPorts: FLANNEL_FIXED_PORTS,
+    });
+    if (result === undefined) return;
+    for (const side of [result.linux, result.packetlab])
+      expect(outputOf(side, 'w1: iptables-save -c'), side.side).toContain(
+        '[0:0] -A FLANNEL-POSTRTG -m mark --mark 0x4000/0x4000',
+      );
+  }, 60_000);
 });
