@@ -31,7 +31,7 @@ export const CALI_SCRATCH0 = 0x40000;
 export const CALICO_FIXED_PORTS = [41234, 41235, 30080, 8000, 9000];
 
 /** felix's refresh in insert mode: each of its hooks deleted and inserted again at the top of its chain. */
-const FELIX_REINSERT = `*filter
+export const FELIX_REINSERT = `*filter
 -D INPUT -m comment --comment "cali:Cz_u1IQiXIMmKD4c" -j cali-INPUT
 -I INPUT 1 -m comment --comment "cali:Cz_u1IQiXIMmKD4c" -j cali-INPUT
 -D FORWARD -m comment --comment "cali:wUHhoiAYhphO9Mso" -j cali-FORWARD
@@ -50,7 +50,7 @@ COMMIT
 `;
 
 /** The node w1 (172.18.0.2) with one Calico workload, the pod 10.244.1.5, and the outside client 172.18.0.100. */
-function calicoNode(name: string): ScenarioBuilder {
+export function calicoNode(name: string): ScenarioBuilder {
   const b = new ScenarioBuilder(name)
     .namespace('w1')
     .namespace('pod')

@@ -15,7 +15,7 @@ function namespace() {
 }
 
 describe('shape fixtures load unchanged', () => {
-  for (const name of ['docker', 'flannel', 'tailscale', 'calico']) {
+  for (const name of ['docker', 'flannel', 'tailscale', 'calico', 'calico-markmask-ff000000']) {
     it(`${name}.iptables-save: iptables-restore, then iptables-save prints it again`, () => {
       const { ns } = namespace();
       if (name === 'calico')
