@@ -218,6 +218,8 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
   let wait = false;
   let waitInterval = false;
   let invert = false;
+  /** Words after a `--`. */
+  let argumentsLeft = false;
   const used = new Set<string>();
 
   let src: AddrSel | undefined;
@@ -283,27 +285,56 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
     return undefined;
   };
 
+  /**
+   * A long option's full name as getopt_long finds it (glibc getopt.c: process_long_option): the name itself, else
+   * the one option of the merged table (iptables' own and the loaded extensions') it abbreviates, or several that are
+   * one option (--source, --src); undefined when none or ambiguous (`--d`: --destination, --delete, --dport...).
+   */
+  const resolveLong = (name: string): string | undefined => {
+    if (name === 'line-numbers' || LONG[name] !== undefined || findOption(name) !== undefined) return name;
+    const candidates = new Set<string>();
+    for (const long of Object.keys(LONG)) if (long.startsWith(name)) candidates.add(`-${LONG[long]}`);
+    if ('line-numbers'.startsWith(name)) candidates.add('-0');
+    let first: string | undefined;
+    for (const ext of loaded)
+      for (const option of ext.options)
+        if (option.name.startsWith(name)) {
+          candidates.add(`${ext.name} ${option.name}`);
+          first ??= option.name;
+        }
+    if (candidates.size !== 1) return undefined;
+    const only = [...candidates][0]!;
+    if (only === '-0') return 'line-numbers';
+    if (only.startsWith('-'))
+      return Object.keys(LONG).find((long) => long.startsWith(name) && `-${LONG[long]}` === only);
+    return first;
+  };
+
+  /** The match of `-p tcp|udp|icmp`, loaded at the first option nothing loaded knows (command_default). */
+  const loadProtocolMatch = (): boolean => {
+    if (protoUsed || proto === 0) return false;
+    const protoName = protocolName(proto);
+    const module = protoName === undefined ? undefined : MATCHES.get(protoName);
+    if (module === undefined || (protoName !== 'tcp' && protoName !== 'udp' && protoName !== 'icmp'))
+      return false;
+    const created = module.create();
+    matches.push(created);
+    loaded.push(created);
+    protoUsed = true;
+    return true;
+  };
+
   /** An extension's --option: the newest loaded extension that has it, else the protocol's match. */
   const extensionOption = (name: string, raw: string, attached: string | undefined): IptError | undefined => {
     let found = findOption(name);
-    if (found === undefined && !protoUsed && proto !== 0) {
-      const protoName = protocolName(proto);
-      const module = protoName === undefined ? undefined : MATCHES.get(protoName);
-      if (module !== undefined && (protoName === 'tcp' || protoName === 'udp' || protoName === 'icmp')) {
-        const created = module.create();
-        matches.push(created);
-        loaded.push(created);
-        protoUsed = true;
-        found = findOption(name);
-      }
-    }
+    if (found === undefined && loadProtocolMatch()) found = findOption(name);
     if (found === undefined) return param(`unknown option "${raw}"`);
     const { ext, def } = found;
     if (invert && !def.invert) return param(cannotBeInverted(ext.name, name));
     const args: string[] = [];
     if (def.arg === true || def.arg === 'two') {
       const first = attached ?? next();
-      if (first === undefined) return param(`option "--${name}" requires an argument`);
+      if (first === undefined) return param(`option "${raw}" requires an argument`);
       args.push(first);
       if (def.arg === 'two') {
         const second = peekOperand();
@@ -512,9 +543,17 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
       invert = true;
       continue;
     }
+    if (word === '--') {
+      // getopt's end of options: what follows is not read (do_parse: "unknown arguments found on commandline").
+      argumentsLeft = index < argv.length;
+      break;
+    }
     if (word.startsWith('--') && word.length > 2) {
       const eq = word.indexOf('=');
-      const name = eq < 0 ? word.slice(2) : word.slice(2, eq);
+      const written = eq < 0 ? word.slice(2) : word.slice(2, eq);
+      // An option getopt does not know first loads the protocol's match (command_default), then it is read again.
+      const name =
+        resolveLong(written) ?? (loadProtocolMatch() ? resolveLong(written) : undefined) ?? written;
       const attached = eq < 0 ? undefined : word.slice(eq + 1);
       const raw = eq < 0 ? word : word.slice(0, eq);
       let error: IptError | undefined;
@@ -578,6 +617,7 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
   } else if (matches.length > 0 || target !== undefined) {
     return param(`Illegal option \`${target !== undefined ? '-j' : '-m'}' with this command`);
   }
+  if (argumentsLeft) return param('unknown arguments found on commandline');
   if (command === 'policy' && table === 'nat' && policy === 'DROP') return natDrop();
   if (command === 'new-chain' || command === 'rename-chain') {
     const error = checkChainName(command === 'new-chain' ? chain! : newName!);

@@ -184,7 +184,9 @@ export function restoreRuleset(store: RulesetStore, input: string, options: Rest
     let cmd = restoreLineCache.get(cacheKey);
     if (cmd === undefined) {
       // Tokenized from the key's copy of the line, so the parsed words do not point into the whole input.
-      const words = tokenizeRestoreLine(cacheKey.slice(block.table.length + 1));
+      // fgets keeps the line's newline: a quote left open takes it into its word (`--comment "ca` is "ca\n").
+      const newline = index < lines.length - 1 || input.endsWith('\n') ? '\n' : '';
+      const words = tokenizeRestoreLine(`${cacheKey.slice(block.table.length + 1)}${newline}`);
       if (words.length + 1 >= MAX_WORDS) return fail(param('too many arguments'), lineNo);
       if (words.some((word) => word.length > MAX_WORD_LENGTH))
         return fail(param('Parameter too long!'), lineNo);

@@ -1,5 +1,6 @@
 // Splits an iptables-restore line into words as xshared.c: add_param_to_argv does: double quotes group (and end
-// a word), a backslash escapes the next character inside quotes only, spaces, tabs and newlines separate.
+// a word), a backslash escapes the next character inside quotes only, spaces, tabs and newlines separate; a quote
+// still open at the end of the line keeps what it read, the line's newline included (restore passes it).
 
 /** MAX_ARGC and the 1024-byte parameter buffer of iptables-restore. */
 export const MAX_WORDS = 255;
