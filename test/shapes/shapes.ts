@@ -38,7 +38,7 @@ export function traceRuleset(ports: readonly number[]): string {
 `;
 }
 
-/** One component's bits of the packet mark: its name and mask (and the value it means, when it is not the mask). */
+/** One component's bits of the packet mark: their mask, and the value they mean when it is not the mask itself. */
 export interface MarkBits {
   readonly mask: number;
   readonly value?: number;
