@@ -12,7 +12,7 @@ export { type RebuiltNode, rebuildNode, type Unsupported, WIRE } from './rebuild
 export { formatRebuild, formatTrace } from './report.ts';
 export { snapshotScript } from './script.ts';
 export { type NodeSnapshot, nodeSnapshot } from './sections.ts';
-export { type TraceReport, tracePacket } from './trace.ts';
+export { movedCounters, type TraceReport, tracePacket } from './trace.ts';
 
 import { readSnapshot } from './format.ts';
 import { type NodeSnapshot, nodeSnapshot } from './sections.ts';

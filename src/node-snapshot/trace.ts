@@ -73,7 +73,7 @@ function located(listing: string): string[] {
 }
 
 /** The counters that moved: each changed line as it reads after the packet, where it is; or a plain diff. */
-function changed(before: string, after: string): string[] {
+export function movedCounters(before: string, after: string): string[] {
   const was = located(before);
   const now = located(after);
   if (was.length !== now.length) {
@@ -197,5 +197,5 @@ export function tracePacket(rebuilt: RebuiltNode, spec: PacketSpec): TraceReport
   if (verdict.length === 0)
     verdict.push('no further trace: the packet was neither delivered, sent nor dropped with a reason');
   const after = `${runArgv(node, ['iptables-save', '-c'], '').stdout}${runArgv(node, ['nft', 'list', 'ruleset'], '').stdout}`;
-  return { ruleset, monitor, path, verdict, counters: changed(before, after), error: undefined };
+  return { ruleset, monitor, path, verdict, counters: movedCounters(before, after), error: undefined };
 }
