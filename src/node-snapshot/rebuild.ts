@@ -402,8 +402,11 @@ function buildSysctls(b: Builder, snapshot: NodeSnapshot): number {
     if (current.exitCode !== 0) {
       // A device that was not built has no conf keys; that device is already listed.
       const dev = /^net\.ipv4\.conf\.([^.]+)\./.exec(sysctl.key)?.[1];
-      if (dev !== undefined && dev !== 'all' && dev !== 'default' && b.node.byName(dev) === undefined)
+      if (dev !== undefined && dev !== 'all' && dev !== 'default' && b.node.byName(dev) === undefined) {
+        if (!snapshot.links.some((link) => link.name === dev))
+          b.note(sysctl.line, `sysctl ${sysctl.key}: the snapshot has no interface ${dev}`);
         continue;
+      }
       b.note(sysctl.line, `sysctl ${sysctl.key} = ${sysctl.value} is not modelled`);
       continue;
     }
@@ -425,13 +428,10 @@ function lineRange(text: SnapshotText): string {
   return first === undefined ? `line ${text.line}` : `lines ${first}-${last}`;
 }
 
-/** The tool's error lines, each `line N` renamed to the snapshot's line. */
+/** A tool's refusal as one entry: its first error line, at the snapshot line its `line N` names. */
 function mapErrors(b: Builder, text: SnapshotText, stderr: string, pattern: RegExp, what: string): void {
-  for (const line of stderr.split('\n')) {
-    if (line.trim() === '') continue;
-    const match = pattern.exec(line);
-    b.note(match === null ? text.line : snapshotLine(text, Number(match[1])), `${what}: ${line}`);
-  }
+  const match = pattern.exec(stderr);
+  b.note(match === null ? text.line : snapshotLine(text, Number(match[1])), `${what}: ${firstLine(stderr)}`);
 }
 
 function loadIpset(b: Builder, text: SnapshotText | undefined): number {
@@ -523,7 +523,7 @@ function loadIptables(
     note,
     stdin: input.text.text,
   });
-  if (result.exitCode !== 0) mapErrors(b, input.text, result.stderr, /line (\d+)/, 'iptables-restore');
+  if (result.exitCode !== 0) mapErrors(b, input.text, result.stderr, /line:? (\d+)/, 'iptables-restore');
   const tables = [...text.text.matchAll(/^\*([a-z]+)$/gm)].map((match) => match[1]!);
   return { tables: result.exitCode === 0 ? tables : [], nfTables };
 }
@@ -597,10 +597,10 @@ function loadNft(
       continue;
     }
     const first = firstLine(result.stderr);
-    const at = /^[^:]*:(\d+):/.exec(first);
+    const at = /^[^:]*:(\d+):[0-9-]+: /.exec(first);
     b.note(
       at === null ? snapshotLine(text, block.start) : snapshotLine(text, block.start + Number(at[1]) - 1),
-      `nft -f (table ${id}, not loaded): ${first}`,
+      `nft -f (table ${id}, not loaded): ${at === null ? first : first.slice(at[0].length)}`,
     );
   }
   return loaded;
