@@ -106,7 +106,9 @@ export function tracePacket(rebuilt: RebuiltNode, spec: PacketSpec): TraceReport
         `${name} is a ${dev.kind}: name the interface the packet arrives on (a NIC, a veth, a bridge's port)`,
       );
     const far = dev.peer;
-    const frame = traceFrame(spec, dev.mac, TRACE_SOURCE_MAC);
+    // On a bridge's port the sender addresses its gateway, the bridge (a pod to cni0); elsewhere the interface.
+    const master = dev.masterIndex !== 0 ? node.byIndex(dev.masterIndex) : undefined;
+    const frame = traceFrame(spec, master?.mac ?? dev.mac, TRACE_SOURCE_MAC);
     send = () => {
       const sent = packetSend(far, frame);
       return sent.ok ? undefined : `sendto on the far end of ${name}: ${sent.error}`;
