@@ -25,7 +25,7 @@ import {
 } from '../../src/node-snapshot/index.ts';
 import { TRACE_SOURCE_MAC } from '../../src/node-snapshot/packet-spec.ts';
 import { runArgv } from '../../src/tools/exec.ts';
-import { parseMac } from '../../src/wire/address.ts';
+import { formatIpv4, parseMac } from '../../src/wire/address.ts';
 import { RealNamespaces, requireNetns, run } from '../support/netns.ts';
 import { requireTool } from '../support/tools.ts';
 
@@ -85,10 +85,12 @@ table inet mine {
 X
 `;
 
-/** The packets: a NodePort SYN marked, DNATed and routed by its mark through table 100; a UDP datagram FORWARD drops. */
+/** The packets: a NodePort SYN marked, DNATed and routed by its mark through table 100; a UDP datagram FORWARD drops;
+ * a local process's datagram out of eth0 by the main table. */
 const PACKETS = [
   'tcp 203.0.113.7:5555 > 172.18.0.2:30080 in eth0',
   'udp 198.51.100.7:4000 > 10.244.1.5:53 in eth0',
+  'udp 172.18.0.2:4000 > 10.99.1.1:53 out',
 ];
 
 interface KernelTrace {
@@ -150,12 +152,19 @@ async function kernelTrace(
   try {
     await until(() => dumps.every((dump) => dump.text.err().includes('listening on')), 5000);
     await sleep(300); // nft monitor prints nothing when it is ready; its netlink socket is open well within this
-    const writer = new PcapWriter({ linkType: LINKTYPE_ETHERNET });
-    writer.write(0, traceFrame(spec, parseMac('02:42:ac:12:00:02')!, TRACE_SOURCE_MAC));
-    const pcap = join(dir, `frame-${index}.pcap`);
-    writeFileSync(pcap, writer.bytes());
-    const replay = namespaces.exec('wire', 'tcpreplay', ['-q', '-i', 'eth0', pcap]);
-    expect(replay.exitCode, replay.stderr).toBe(0);
+    if (spec.direction.kind === 'out') {
+      // A local process: a UDP socket bound to the source, sending packetlab's 8 bytes.
+      const send = `const s = require('dgram').createSocket('udp4'); s.bind(${spec.srcPort}, '${formatIpv4(spec.src)}', () => s.send('packetlb', ${spec.dstPort}, '${formatIpv4(spec.dst)}', () => s.close()));`;
+      const sent = namespaces.exec('node', process.execPath, ['-e', send]);
+      expect(sent.exitCode, sent.stderr).toBe(0);
+    } else {
+      const writer = new PcapWriter({ linkType: LINKTYPE_ETHERNET });
+      writer.write(0, traceFrame(spec, parseMac('02:42:ac:12:00:02')!, TRACE_SOURCE_MAC));
+      const pcap = join(dir, `frame-${index}.pcap`);
+      writeFileSync(pcap, writer.bytes());
+      const replay = namespaces.exec('wire', 'tcpreplay', ['-q', '-i', 'eth0', pcap]);
+      expect(replay.exitCode, replay.stderr).toBe(0);
+    }
     await sleep(500);
   } finally {
     monitor.kill('SIGTERM');
@@ -281,9 +290,11 @@ describe('differential: snapshot, rebuild, trace', () => {
           'sent on vethpod to 0a:58:0a:f4:01:09: 203.0.113.7:5555->10.244.1.5:8080(tcp)',
         ]);
         expect(ours.monitor.join('\n')).toContain('policy accept meta mark 0x00004200');
-      } else {
+      } else if (index === 1) {
         expect(ours.verdict.join('\n')).toContain('NETFILTER_DROP');
         expect(kernel.counters).toContain('iptables filter: :FORWARD DROP [1:36]');
+      } else {
+        expect(sent).toEqual(['sent on eth0 to 02:42:ac:12:00:01: 172.18.0.2:4000->10.99.1.1:53(udp)']);
       }
     });
   });
