@@ -124,7 +124,8 @@ function jsonArray(
   const lineAt = (offset: number): number => {
     let newlines = 0;
     for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) newlines++;
-    return section.stdoutLines[newlines] ?? section.line;
+    // An error at the very end (JSON cut short) is on the last line, not after it.
+    return section.stdoutLines[Math.min(newlines, section.stdoutLines.length - 1)] ?? section.line;
   };
   if (text.trim() === '') return { items: [], line: () => section.line };
   let value: unknown;
@@ -384,7 +385,10 @@ export function nodeSnapshot(file: SnapshotFile): NodeSnapshot {
   const missing: { name: string; line: number; why: string }[] = [];
   const usable = (name: string): SnapshotSection | undefined => {
     const section = file.sections.get(name);
-    if (section === undefined) return undefined;
+    if (section === undefined) {
+      missing.push({ name, line: 1, why: 'the snapshot has no such section' });
+      return undefined;
+    }
     if (section.status === 0) return section;
     const firstError = section.stderr.split('\n')[0] ?? '';
     missing.push({
@@ -398,8 +402,9 @@ export function nodeSnapshot(file: SnapshotFile): NodeSnapshot {
     return undefined;
   };
   const uname = usable('uname')?.stdout.trim().split(/\s+/) ?? [];
-  const linkSection = usable('ip-addr') ?? usable('ip-link');
-  if (file.sections.has('ip-addr') && file.sections.has('ip-link')) usable('ip-link');
+  // ip-link is the fallback for ip-addr (the same interfaces, without addresses): read only when ip-addr is not usable.
+  const addr = file.sections.has('ip-addr') || !file.sections.has('ip-link') ? usable('ip-addr') : undefined;
+  const linkSection = addr ?? (file.sections.has('ip-link') ? usable('ip-link') : undefined);
   const known = new Set([
     'uname',
     'ip-addr',

@@ -348,4 +348,52 @@ describe('rebuilding a node', () => {
       `node.snap:${lineOf(TEXT, 'section extra')}: section extra is not one packetlab reads`,
     );
   });
+
+  it('names the sections it could not load: a missing tool, a failed command, an absent section', () => {
+    const text = snapshotOf(
+      { name: 'uname', command: 'uname -nr', stdout: 'n1 6.1.0\n' },
+      {
+        name: 'ip-addr',
+        command: 'ip -d -j addr',
+        stdout: '[{"ifindex":1,"ifname":"lo","flags":["UP"],"link_type":"loopback","addr_info":[]}]\n',
+      },
+      { name: 'ip-route', command: 'ip -j route show table all', stdout: '[{"dst":"default"' },
+      { name: 'ip-rule', command: 'ip -j rule', stdout: '[{"priority":"x"}]\n' },
+      {
+        name: 'ip-neigh',
+        command: 'ip -j neigh',
+        stdout: '',
+        stderr: 'Cannot open netlink socket\n',
+        status: 1,
+      },
+      {
+        name: 'iptables-save',
+        command: 'iptables-save -c',
+        stdout: '',
+        stderr: 'iptables-save: not found\n',
+        status: 127,
+      },
+      { name: 'nft', command: 'nft list ruleset', stdout: '' },
+      { name: 'sysctl', command: '/proc/sys', stdout: 'net.ipv4.ip_forward: 1\n' },
+    );
+    const rebuilt = rebuildNode(loadSnapshot(text));
+    expect(rebuilt.unsupported.map((entry) => `${entry.line}: ${entry.message}`)).toEqual([
+      '1: section ipset not loaded: the snapshot has no such section',
+      `${lineOf(text, '|[{"dst"')}: ip-route: not JSON as ip -j route show table all prints it: ${jsonError('[{"dst":"default"\n')}`,
+      `${lineOf(text, '|[{"priority"')}: ip-rule: rule 1 has no priority`,
+      `${lineOf(text, 'section ip-neigh')}: section ip-neigh not loaded: ip -j neigh exited with status 1: Cannot open netlink socket`,
+      `${lineOf(text, 'section iptables-save')}: section iptables-save not loaded: iptables-save is not installed on the node`,
+      `${lineOf(text, '|net.ipv4.ip_forward')}: sysctl: expected KEY = VALUE, got 'net.ipv4.ip_forward: 1'`,
+    ]);
+  });
 });
+
+/** V8's own message for JSON that stops short. */
+function jsonError(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return '';
+}
