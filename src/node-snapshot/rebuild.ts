@@ -263,6 +263,38 @@ function implied(route: SnapshotRoute): boolean {
   );
 }
 
+/** A route's identity in `ip route show table all`: type, destination, device, table. */
+function routeKey(type: string, dst: string, dev: string | undefined, table: string): string {
+  return `${type} ${dst} ${dev ?? '-'} ${table}`;
+}
+
+/** The routes packetlab's tables hold, by routeKey, read from `ip route show table all`. */
+function presentRoutes(node: Namespace): Set<string> {
+  const keys = new Set<string>();
+  for (const line of runArgv(node, ['ip', 'route', 'show', 'table', 'all'], '').stdout.split('\n')) {
+    const words = line.trim().split(/\s+/);
+    if (words[0] === '') continue;
+    const type = [
+      'local',
+      'broadcast',
+      'blackhole',
+      'unreachable',
+      'prohibit',
+      'multicast',
+      'anycast',
+      'throw',
+    ].includes(words[0]!)
+      ? words.shift()!
+      : 'unicast';
+    const at = (key: string): string | undefined => {
+      const index = words.indexOf(key);
+      return index < 0 ? undefined : words[index + 1];
+    };
+    keys.add(routeKey(type, words[0]!, at('dev'), at('table') ?? 'main'));
+  }
+  return keys;
+}
+
 function buildRoutes(
   b: Builder,
   routes: readonly SnapshotRoute[],
@@ -270,12 +302,19 @@ function buildRoutes(
 ): { built: number; implied: number } {
   let count = 0;
   let kernel = 0;
+  const present = presentRoutes(b.node);
   for (const route of routes) {
     if (route.dst.includes(':')) {
       b.note(route.line, `route ${route.dst}: IPv6 is not modelled`);
       continue;
     }
     if (implied(route)) {
+      // The address brought it back, or the listing says it did not.
+      if (!present.has(routeKey(route.type, route.dst, route.dev, route.table)))
+        b.note(
+          route.line,
+          `route ${route.dst} (table ${route.table}) the kernel made from an address is not in packetlab's table`,
+        );
       kernel++;
       continue;
     }

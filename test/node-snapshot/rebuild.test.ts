@@ -88,6 +88,7 @@ const ROUTES = [
     flags: [],
   },
   { dst: '10.0.0.0/24', dev: 'ens5', protocol: 'kernel', scope: 'link', prefsrc: '10.0.0.5', flags: [] },
+  { dst: '10.9.9.0/24', dev: 'ens5', protocol: 'kernel', scope: 'link', prefsrc: '10.9.9.1', flags: [] },
   {
     type: 'local',
     dst: '10.0.0.5',
@@ -243,6 +244,10 @@ describe('rebuilding a node', () => {
       { line: json('ip-addr'), message: 'interface ens5: 1 IPv6 address not built (IPv6 is not modelled)' },
       {
         line: json('ip-route'),
+        message: "route 10.9.9.0/24 (table main) the kernel made from an address is not in packetlab's table",
+      },
+      {
+        line: json('ip-route'),
         message: 'route 192.168.5.0/24 (table main): nexthops not modelled: not built',
       },
       {
@@ -343,7 +348,7 @@ describe('rebuilding a node', () => {
     expect(lines).toContainEqual(
       expect.stringMatching(/^sysctl -w 'net.ipv4.ip_local_port_range=1024 65000' +# line \d+$/),
     );
-    expect(lines).toContain('not built, or built otherwise (17):');
+    expect(lines).toContain('not built, or built otherwise (18):');
     expect(lines.at(-1)).toBe(
       `node.snap:${lineOf(TEXT, 'section extra')}: section extra is not one packetlab reads`,
     );
