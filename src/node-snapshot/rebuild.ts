@@ -150,6 +150,8 @@ function buildLinks(b: Builder, links: readonly SnapshotLink[]): Set<string> {
         link.line,
         `interface ${link.name}: link type ${link.linkType} is not modelled (an Ethernet veth stands for it)`,
       );
+    if (kind === 'bridge' && link.vlanFiltering)
+      b.note(link.line, `interface ${link.name}: vlan_filtering is not modelled (built without it)`);
     if (kind === 'bridge') {
       if (
         b.must(
@@ -243,9 +245,11 @@ function buildAddresses(b: Builder, links: readonly SnapshotLink[], built: Set<s
         link.line,
         `interface ${link.name}: ${v6} IPv6 address${v6 === 1 ? '' : 'es'} not built (IPv6 is not modelled)`,
       );
-    if (link.name === 'lo' || !built.has(link.name)) continue;
+    if (!built.has(link.name)) continue;
     for (const address of link.addresses) {
       if (address.family !== 'inet') continue;
+      // lo has 127.0.0.1/8 from its creation; another address on it (a node-local DNS cache's) is added.
+      if (link.name === 'lo' && address.local === '127.0.0.1' && address.prefixLen === 8) continue;
       const words = ['ip', 'addr', 'add', `${address.local}/${address.prefixLen}`];
       if (address.broadcast !== undefined) words.push('broadcast', address.broadcast);
       words.push('dev', link.name);

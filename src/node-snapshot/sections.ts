@@ -26,6 +26,8 @@ export interface SnapshotLink {
   readonly peer: string | undefined;
   /** The peer lives in another namespace. */
   readonly peerElsewhere: boolean;
+  /** A bridge's vlan_filtering (packetlab's bridges do not filter by VLAN). */
+  readonly vlanFiltering: boolean;
   readonly vxlan:
     | { id: number; local: string | undefined; dev: string | undefined; port: number; learning: boolean }
     | undefined;
@@ -228,6 +230,7 @@ function readLinks(section: SnapshotSection, problems: SnapshotProblem[]): Snaps
       master: str(item['master']),
       peer: item['link_netnsid'] === undefined ? str(item['link']) : undefined,
       peerElsewhere: item['link_netnsid'] !== undefined,
+      vlanFiltering: kind === 'bridge' && data?.['vlan_filtering'] === 1,
       vxlan,
       addresses,
       line,

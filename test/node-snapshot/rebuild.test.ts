@@ -16,7 +16,10 @@ const LINKS = [
     mtu: 65536,
     link_type: 'loopback',
     address: '00:00:00:00:00:00',
-    addr_info: [{ family: 'inet', local: '127.0.0.1', prefixlen: 8, scope: 'host' }],
+    addr_info: [
+      { family: 'inet', local: '127.0.0.1', prefixlen: 8, scope: 'host' },
+      { family: 'inet', local: '169.254.20.10', prefixlen: 32, scope: 'global' },
+    ],
   },
   {
     ifindex: 2,
@@ -46,7 +49,7 @@ const LINKS = [
     mtu: 1450,
     link_type: 'ether',
     address: '02:11:22:33:44:55',
-    linkinfo: { info_kind: 'bridge' },
+    linkinfo: { info_kind: 'bridge', info_data: { vlan_filtering: 1 } },
     addr_info: [{ family: 'inet', local: '10.244.0.1', prefixlen: 24, broadcast: '10.244.0.255' }],
   },
   {
@@ -241,6 +244,7 @@ describe('rebuilding a node', () => {
         line: json('ip-addr'),
         message: 'interface wg0: kind wireguard is not modelled: a veth to namespace wire stands for it',
       },
+      { line: json('ip-addr'), message: 'interface cni0: vlan_filtering is not modelled (built without it)' },
       { line: json('ip-addr'), message: 'interface ens5: 1 IPv6 address not built (IPv6 is not modelled)' },
       {
         line: json('ip-route'),
@@ -293,7 +297,7 @@ describe('rebuilding a node', () => {
     // A NIC and an unmodelled kind are veths to the wire namespace, with the snapshot's MAC, MTU and addresses.
     expect(runArgv(node, ['ip', '-br', 'addr'], '').stdout).toBe(
       [
-        'lo               UNKNOWN        127.0.0.1/8 ',
+        'lo               UNKNOWN        127.0.0.1/8 169.254.20.10/32 ',
         'ens5@if2         UP             10.0.0.5/24 ',
         'wg0@if3          UP             100.64.0.1/32 ',
         'cni0             UP             10.244.0.1/24 ',
@@ -348,7 +352,7 @@ describe('rebuilding a node', () => {
     expect(lines).toContainEqual(
       expect.stringMatching(/^sysctl -w 'net.ipv4.ip_local_port_range=1024 65000' +# line \d+$/),
     );
-    expect(lines).toContain('not built, or built otherwise (18):');
+    expect(lines).toContain('not built, or built otherwise (19):');
     expect(lines.at(-1)).toBe(
       `node.snap:${lineOf(TEXT, 'section extra')}: section extra is not one packetlab reads`,
     );
