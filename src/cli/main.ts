@@ -11,6 +11,7 @@ import { type RecordOptions, recordStories, type StoryRecording } from '../story
 import type { ShellWorld } from '../story/shell-session.ts';
 import { checkLines, LANGS, type Lang, type StoryResult, transcript } from '../story/story.ts';
 import { runShell } from './shell.ts';
+import { nodeCommand, snapshotCommand, traceCommand } from './snapshot.ts';
 import { isUserFile, loadUserScenario } from './user-file.ts';
 import { VERIFY_USAGE, verify } from './verify/verify.ts';
 
@@ -31,7 +32,7 @@ export interface CommandScenario {
 }
 
 const USAGE =
-  'usage: packetlab list | run NAME|FILE [ARGS...] [--seed S] [--lang en|fr] [--json] [--pcap FILE] [--trace] [--mermaid] [--metrics FILE] [--debug] | shell NAME [ARGS...] [--seed S] | verify NAME [ARGS...] | NAME | help';
+  'usage: packetlab list | run NAME|FILE [ARGS...] [--seed S] [--lang en|fr] [--json] [--pcap FILE] [--trace] [--mermaid] [--metrics FILE] [--debug] | shell NAME [ARGS...] [--seed S] | verify NAME [ARGS...] | snapshot | node FILE | trace FILE PACKET | NAME | help';
 
 function help(scenarios: readonly CommandScenario[]): string {
   return [
@@ -53,6 +54,10 @@ function help(scenarios: readonly CommandScenario[]): string {
     '                reads commands line by line when standard input is not a terminal; `help` there says more',
     "  verify NAME   run the scenario's kernel plan on packetlab and in real namespaces (Linux, root); print the differences",
     `    ${VERIFY_USAGE.slice('usage: '.length)}`,
+    "  snapshot      print a shell script that collects a real node's network state into one file (run it as root)",
+    '  node FILE     rebuild that node from the file; print what was built and every part that was not',
+    "  trace FILE PACKET  rebuild it and send one packet ('tcp 203.0.113.7:5555 > 172.18.0.2:30080 in eth0', or out):",
+    '                nft monitor trace, the path trace with marks, the verdict and the counters that moved',
     `  NAME          the same as run NAME (${scenarios.map((entry) => entry.name).join(', ')})`,
     `  shells: ${scenarios
       .filter((entry) => entry.shell !== undefined)
@@ -328,6 +333,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   run: runCommand,
   shell: shellCommand,
   verify: (words, scenarios) => verify(words, scenarios),
+  snapshot: (words) => snapshotCommand(words),
+  node: (words) => nodeCommand(words),
+  trace: (words) => traceCommand(words),
 };
 
 export async function main(args: readonly string[], scenarios: readonly CommandScenario[]): Promise<number> {

@@ -28,6 +28,8 @@ export interface DropEvent extends TraceSite {
   readonly frame: Uint8Array;
   /** Offset of the IPv4 header in `frame`, or -1 when the frame starts with its Ethernet header. */
   readonly networkOffset: number;
+  /** skb->mark when it was freed (pwru's --output-meta shows it). */
+  readonly mark: number;
 }
 
 /** A frame received (`rx`) or transmitted (`tx`) by a device, as a tap on it would see it. */
@@ -44,6 +46,8 @@ export interface StepEvent extends TraceSite {
   readonly frame: Uint8Array;
   /** Offset of the IPv4 header in `frame`, or -1 when the frame starts with its Ethernet header. */
   readonly networkOffset: number;
+  /** skb->mark at this step (pwru's --output-meta shows it). */
+  readonly mark: number;
 }
 
 /** Every trace kind and its event; extend here. */

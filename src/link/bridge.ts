@@ -220,6 +220,7 @@ export class Bridge extends NetDevice {
         detail,
         frame: pkt.frame(),
         networkOffset: -1,
+        mark: pkt.mark,
       });
   }
 }

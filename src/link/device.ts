@@ -252,6 +252,7 @@ export abstract class NetDevice {
         reason,
         frame: pkt.frame(),
         networkOffset: -1,
+        mark: pkt.mark,
       });
   }
 }

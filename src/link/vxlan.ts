@@ -194,6 +194,7 @@ export class Vxlan extends NetDevice {
         detail,
         frame: pkt.frame(),
         networkOffset: -1,
+        mark: pkt.mark,
       });
   }
 }

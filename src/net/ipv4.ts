@@ -179,6 +179,7 @@ export class Ipv4Stack {
         reason,
         frame: pkt.frame(),
         networkOffset: networkOffsetOf(pkt),
+        mark: pkt.mark,
       });
   }
 
@@ -194,6 +195,7 @@ export class Ipv4Stack {
         detail,
         frame: pkt.frame(),
         networkOffset: networkOffsetOf(pkt),
+        mark: pkt.mark,
       });
   }
 

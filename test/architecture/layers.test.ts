@@ -19,6 +19,7 @@ const LAYERS = [
   'tools',
   'k8s',
   'story',
+  'node-snapshot',
   'harness',
   'cli',
 ];

@@ -17,7 +17,15 @@ describe('trace bus', () => {
     let built = 0;
     const buildDrop = (): DropEvent => {
       built++;
-      return { time: 1, netns: 'node-a', dev: 'eth0', reason: 'NETFILTER_DROP', frame, networkOffset: -1 };
+      return {
+        time: 1,
+        netns: 'node-a',
+        dev: 'eth0',
+        reason: 'NETFILTER_DROP',
+        frame,
+        networkOffset: -1,
+        mark: 0,
+      };
     };
     for (let i = 0; i < 1000; i++) if (bus.wants.drop) bus.emit('drop', buildDrop());
     expect(built).toBe(0);
@@ -67,6 +75,7 @@ describe('trace bus', () => {
         reason: 'NETFILTER_DROP',
         frame,
         networkOffset: -1,
+        mark: 0,
       });
     if (bus.wants.step) {
       bus.emit('step', {
@@ -77,12 +86,13 @@ describe('trace bus', () => {
         detail: 'via 10.0.0.2',
         frame,
         networkOffset: -1,
+        mark: 0,
       });
     }
     if (bus.wants.tx) throw new Error('no tx listener');
 
     expect(drops).toEqual([
-      { time: 5, netns: 'node-a', dev: 'eth0', reason: 'NETFILTER_DROP', frame, networkOffset: -1 },
+      { time: 5, netns: 'node-a', dev: 'eth0', reason: 'NETFILTER_DROP', frame, networkOffset: -1, mark: 0 },
     ]);
     expect(steps).toEqual(['node-a eth0 ip_forward: via 10.0.0.2']);
   });
