@@ -72,6 +72,21 @@ export class Packet {
   brPrerouted = false;
   brDnatPort = 0;
   brDnatSrcMac = 0;
+  /**
+   * br_netfilter's bridge ports (nf_bridge->physindev / physoutdev, ifindex, 0: none), which `-m physdev`
+   * reads; `physBridged` is set once the frame was bridged on to a port (physoutdev known).
+   */
+  physIn = 0;
+  physOut = 0;
+  /** The owning socket's file credentials (skb->sk->sk_socket->file->f_cred), -1: no socket (`-m owner`). */
+  skUid = -1;
+  skGid = -1;
+  /**
+   * The transparent socket TPROXY assigned to the packet (nf_tproxy_assign_sock): its bound address and port,
+   * which the transport's demux takes instead of the packet's destination (0: none).
+   */
+  tproxyAddr = 0;
+  tproxyPort = 0;
 
   constructor(buf: Uint8Array, start: number, end: number) {
     this.buf = buf;
@@ -140,6 +155,12 @@ export class Packet {
     copy.brPrerouted = this.brPrerouted;
     copy.brDnatPort = this.brDnatPort;
     copy.brDnatSrcMac = this.brDnatSrcMac;
+    copy.physIn = this.physIn;
+    copy.physOut = this.physOut;
+    copy.skUid = this.skUid;
+    copy.skGid = this.skGid;
+    copy.tproxyAddr = this.tproxyAddr;
+    copy.tproxyPort = this.tproxyPort;
     return copy;
   }
 }

@@ -146,7 +146,9 @@ function evalRule(
       case 'verdict':
         return expr.verdict;
       case 'nat':
-      case 'reject': {
+      case 'reject':
+      case 'tproxy':
+      case 'tcpmss': {
         const verdict = statements.terminal(state, expr, table);
         if (verdict !== undefined) return verdict;
         break;

@@ -58,6 +58,9 @@ export interface UdpSendOptions {
   readonly pmtudisc?: PmtuDisc;
   readonly mark?: number;
   readonly checksum?: boolean;
+  /** The sending process's uid and gid (the socket file's credentials, `-m owner`); absent: 0. */
+  readonly uid?: number;
+  readonly gid?: number;
 }
 
 export class UdpTable {
@@ -231,6 +234,8 @@ export class UdpTable {
     if (!route.ok) return { ok: false, error: route.error };
     const pkt = this.stack.allocatePacket(UDP_HEADER_LEN + options.payload.length);
     if (options.mark !== undefined) pkt.mark = options.mark;
+    pkt.skUid = options.uid ?? 0;
+    pkt.skGid = options.gid ?? 0;
     pkt.buf.set(options.payload, pkt.start + UDP_HEADER_LEN);
     const pseudo = options.checksum === false ? undefined : { srcAddr: route.src, dstAddr: route.dst };
     emitUdp(

@@ -72,6 +72,10 @@ export function establishedOptions(s: Tcb): OutgoingOptions {
 /** ip_queue_xmit with the socket's mark, DF set (IP_PMTUDISC_DO is TCP's default) and the socket's IP id. */
 export function output(s: Tcb, pkt: Packet, connected: boolean): void {
   pkt.mark = s.mark;
+  // skb->sk: the socket's file credentials; a TIME_WAIT answer leaves from the control socket, without a file.
+  const owned = s.state !== 'TIME_WAIT';
+  pkt.skUid = owned ? s.uid : -1;
+  pkt.skGid = owned ? s.gid : -1;
   const route = s.stack.routeOutput(s.remoteAddr, { src: s.localAddr, mark: s.mark });
   s.outputOptions.ident = connected ? s.ipId : 0;
   if (connected) s.ipId = (s.ipId + 1) & 0xffff;
