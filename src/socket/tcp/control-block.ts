@@ -382,7 +382,11 @@ export class Tcb implements TcpEndpoints {
 
   /** The route's MTU toward the peer, a learned path MTU included. */
   pathMtu(): number {
-    const route = this.stack.routeOutput(this.remoteAddr, { src: this.localAddr, mark: this.mark });
+    const route = this.stack.routeOutput(this.remoteAddr, {
+      src: this.localAddr,
+      mark: this.mark,
+      anySrc: this.transparent,
+    });
     if (!route.ok) return 576;
     const dev = this.stack.interfaces.byIndex(route.ifindex);
     return dev === undefined ? 576 : this.stack.pathMtu(route, this.remoteAddr, dev);

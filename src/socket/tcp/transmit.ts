@@ -76,7 +76,7 @@ export function output(s: Tcb, pkt: Packet, connected: boolean): void {
   const owned = s.state !== 'TIME_WAIT';
   pkt.skUid = owned ? s.uid : -1;
   pkt.skGid = owned ? s.gid : -1;
-  const route = s.stack.routeOutput(s.remoteAddr, { src: s.localAddr, mark: s.mark });
+  const route = s.stack.routeOutput(s.remoteAddr, { src: s.localAddr, mark: s.mark, anySrc: s.transparent });
   s.outputOptions.ident = connected ? s.ipId : 0;
   if (connected) s.ipId = (s.ipId + 1) & 0xffff;
   // Process context: the segment before s.socket one reached the peer, and its answer came back, before s.socket one leaves.
