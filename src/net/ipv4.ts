@@ -349,7 +349,13 @@ export class Ipv4Stack {
     dst: Ipv4Addr,
     options: { src?: Ipv4Addr; oif?: number; mark?: number; anySrc?: boolean } = {},
   ): RouteResult {
-    return this.router.output(dst, options.src ?? 0, options.oif ?? 0, options.mark ?? 0, options.anySrc ?? false);
+    return this.router.output(
+      dst,
+      options.src ?? 0,
+      options.oif ?? 0,
+      options.mark ?? 0,
+      options.anySrc ?? false,
+    );
   }
 
   /** The MTU toward `dst` on `route`: a learned PMTU exception, the route's mtu metric, or the device MTU. */
