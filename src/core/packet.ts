@@ -29,6 +29,9 @@ function packetBuffer(size: number): Uint8Array {
   return buf;
 }
 
+/** Packet.skUid/skGid of a packet the stack's own control socket sent (a socket without a file). */
+export const SK_KERNEL = -2;
+
 /** Where a received frame was addressed, as the kernel's `skb->pkt_type` (and SLL2's packet type). */
 export const enum PacketType {
   Host = 0,
@@ -78,7 +81,10 @@ export class Packet {
    */
   physIn = 0;
   physOut = 0;
-  /** The owning socket's file credentials (skb->sk->sk_socket->file->f_cred), -1: no socket (`-m owner`). */
+  /**
+   * The owning socket's file credentials (skb->sk->sk_socket->file->f_cred) for `-m owner`: -1 no socket,
+   * SK_KERNEL a kernel socket without a file (the ICMP and TCP control sockets' answers).
+   */
   skUid = -1;
   skGid = -1;
   /**

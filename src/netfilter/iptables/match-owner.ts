@@ -74,15 +74,17 @@ function badValue(option: string, text: string): IptError {
   return param(`owner: Bad value for "--${option}" option: "${text}"`);
 }
 
-/** owner_mt (xt_owner.c) for a packet whose socket has credentials `uid`/`gid` (-1: no socket). */
+/** owner_mt (xt_owner.c) for a packet whose socket has credentials `uid`/`gid` (-1: no socket, -2: no file). */
 export function ownerMatches(
   options: Extract<XtMatchOptions, { name: 'owner' }>,
   uid: number,
   gid: number,
 ): boolean {
   const { match, invert } = options;
-  if (uid < 0) return (match ^ invert) === 0;
+  if (uid === -1) return (match ^ invert) === 0;
   if (match & invert & OWNER_SOCKET) return false;
+  // A kernel socket has no file: only a test of the socket's existence can match.
+  if (uid < 0) return ((match ^ invert) & (OWNER_UID | OWNER_GID)) === 0;
   if (match & OWNER_UID) {
     const inRange = uid >= options.uidMin && uid <= options.uidMax;
     if (inRange !== ((invert & OWNER_UID) === 0)) return false;

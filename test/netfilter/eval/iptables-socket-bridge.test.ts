@@ -57,14 +57,14 @@ function synOf(frame: Uint8Array): {
 }
 
 describe('-m owner: the credentials of the socket that sent the packet', () => {
-  it('counts uid, gid and socket-exists on OUTPUT; a RST and a ping have no socket', () => {
+  it("counts uid, gid and socket-exists on OUTPUT; ping's socket is root's", () => {
     const l = lab('owner');
     iptables(
       l.a,
       'iptables -A OUTPUT -p tcp --dport 80 -m owner --uid-owner 1337 -j ACCEPT',
       'iptables -A OUTPUT -p tcp --dport 80 -m owner ! --uid-owner 1337',
       'iptables -A OUTPUT -p udp -m owner --uid-owner 1000-2000 --gid-owner 5',
-      'iptables -A OUTPUT -m owner ! --socket-exists',
+      'iptables -A OUTPUT -p icmp -m owner --uid-owner 0 --socket-exists',
       'iptables -A OUTPUT -p udp -m owner --socket-exists',
     );
     l.a.tcp.connect({ dst: B, dstPort: 80, uid: 1337 });
@@ -74,8 +74,7 @@ describe('-m owner: the credentials of the socket that sent the packet', () => {
     l.sim.run(SEC);
     exec(l.a, 'ping -c 1 10.0.2.1');
     // Both SYNs reach b, which has no listener: a gets two RSTs and sends nothing back (a RST is not answered).
-    // The two SYNs, then the UDP datagram of uid 1500/gid 5, then the ping's echo request (no socket), then
-    // both datagrams have a socket.
+    // The two SYNs, then the UDP datagram of uid 1500/gid 5, then the ping's echo request, then both datagrams.
     expect(rulePackets(l.a, 'filter', 'OUTPUT')).toEqual([1, 1, 1, 1, 2]);
   });
 
