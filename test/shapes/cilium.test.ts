@@ -48,6 +48,12 @@ describe('shapes: Cilium iptables mode with kube-proxy', () => {
       '0x00000c00 counter packets 6',
     ]);
     expect(probe).toContain('meta mark & 0x00004000 == 0x00004000 counter packets 1 bytes 60');
+    // The trace of that SYN: 0x4c00 through filter and mangle, KUBE-POSTROUTING's xor before its masquerade.
+    const trace = output(run, 'w1: nft monitor trace');
+    expect(trace).toContain('ip filter OUTPUT policy accept meta mark 0x00004c00');
+    expect(trace).toContain(
+      'ip nat KUBE-POSTROUTING rule counter packets 0 bytes 0 meta mark set mark xor 0x4000',
+    );
     const { sim } = runPacketlab(ciliumNode('shapes-cilium-marks').build());
     const w1 = sim.namespace('w1');
     const marks: number[] = [];

@@ -36,6 +36,19 @@ export const MARK_PROBE = `table inet probe {
 }
 `;
 
+/** The incident's trace chains, before the raw table: every packet to the two services' ports is traced. */
+export const TRACE = `table inet debug {
+\tchain prerouting {
+\t\ttype filter hook prerouting priority -301;
+\t\ttcp dport { 80, 8000 } meta nftrace set 1
+\t}
+\tchain output {
+\t\ttype filter hook output priority -301;
+\t\ttcp dport { 80, 8000 } meta nftrace set 1
+\t}
+}
+`;
+
 /** w1 (172.18.0.2 on the lan, cilium_host 10.244.1.1) with pods pod (10.244.1.5) and web (10.244.1.9), and ext. */
 export function ciliumNode(name: string): ScenarioBuilder {
   const b = new ScenarioBuilder(name).namespace('w1').namespace('pod').namespace('web').namespace('ext');
@@ -70,6 +83,8 @@ export const CILIUM_FIXED_PORTS = [41234, 41235, 8000];
 export function ciliumScenario(name = 'shapes-cilium'): Scenario {
   return (
     ciliumNode(name)
+      .nft('w1', TRACE, 'trace.nft')
+      .monitor('w1', 'nft', 'monitor', 'trace')
       // A pod to the outside: CILIUM_FORWARD accepts from lxc+, CILIUM_POST_nat masquerades to 172.18.0.2.
       .tcp({
         client: { ns: 'pod', bind: '0.0.0.0', port: 41234 },
