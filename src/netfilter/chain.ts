@@ -190,6 +190,7 @@ function snapshot(state: PacketState): TracedPacket {
     oifname: state.outDev?.name,
     mark: pkt.mark >>> 0,
     linkHeader: received ? pkt.buf.slice(pkt.network - 14, pkt.network) : undefined,
+    linkEthernet: state.inDev?.kind !== 'loopback',
     network: pkt.buf.slice(pkt.network, pkt.end),
   };
 }

@@ -44,9 +44,24 @@ export function istioNode(name: string): ScenarioBuilder {
     .iptablesRestore('app', shapeFixture('istio.iptables-save'));
 }
 
+/** Trace chains before the raw table in the pod: the calls to the Service, the app and the health port. */
+const TRACE = `table inet debug {
+\tchain prerouting {
+\t\ttype filter hook prerouting priority -301;
+\t\ttcp dport { 8080, 15021 } meta nftrace set 1
+\t}
+\tchain output {
+\t\ttype filter hook output priority -301;
+\t\ttcp dport 80 meta nftrace set 1
+\t}
+}
+`;
+
 export function istioScenario(name = 'shapes-istio'): Scenario {
   return (
     istioNode(name)
+      .nft('app', TRACE, 'trace.nft')
+      .monitor('app', 'nft', 'monitor', 'trace')
       // The app calls the Service: ISTIO_OUTPUT → ISTIO_REDIRECT, REDIRECT to the sidecar's 15001.
       .tcp({
         client: { ns: 'app', bind: '0.0.0.0', port: 41234 },
