@@ -1,7 +1,7 @@
 // The socket match (libxt_socket.c rev 3, xt_socket.c socket_mt4_v1_v2_v3): a local socket the packet belongs
 // to (an established TCP connection or listener, a UDP socket), optionally only a transparent one, and
 // `--restore-skmark` copying its SO_MARK to the packet. PREROUTING and INPUT only; `xt match socket` for nft.
-// Sockets are TCP ones in packetlab (a UDP datagram never matches).
+// No TIME_WAIT sockets are looked up for UDP (there are none) and no ICMP errors are matched to their socket.
 
 import type { SocketInfo } from '../host.ts';
 import { type IptError, param } from './errors.ts';

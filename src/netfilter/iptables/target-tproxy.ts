@@ -1,7 +1,6 @@
 // The TPROXY target (libxt_TPROXY.c, xt_TPROXY.c tproxy_tg4): `--on-port PORT [--on-ip ADDR] [--tproxy-mark
 // VALUE[/MASK]]`, handing a TCP or UDP packet to a local transparent socket whatever its destination, and marking
-// it so a policy route delivers it locally. Mangle PREROUTING only; `xt target TPROXY` for nft. Only TCP sockets
-// are found in packetlab, so a UDP packet is dropped as when no socket listens.
+// it so a policy route delivers it locally. Mangle PREROUTING only; `xt target TPROXY` for nft.
 
 import { formatIpv4, parseIpv4 } from '../../wire/address.ts';
 import type { NetfilterHost } from '../host.ts';

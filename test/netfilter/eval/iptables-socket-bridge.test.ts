@@ -130,6 +130,35 @@ describe('-j TPROXY and -m socket: a forwarded connection taken by a transparent
   });
 });
 
+describe('-j TPROXY for UDP: a DNS query for b taken by a transparent socket on r', () => {
+  it('reaches the socket bound to 15419 with its original destination; b never sees it', () => {
+    const l = lab('tproxy-udp');
+    iptables(
+      l.r,
+      'iptables -t mangle -A PREROUTING -p udp --dport 53 -j TPROXY --on-port 15419 --tproxy-mark 0x200/0xf00',
+    );
+    must(l.r, 'ip rule add fwmark 0x200/0xf00 lookup 100');
+    must(l.r, 'ip route add local 0.0.0.0/0 dev lo table 100');
+    const got: string[] = [];
+    l.r.udp.bind(
+      0,
+      15419,
+      (d) => got.push(`${formatIpv4(d.srcAddr)} > ${formatIpv4(d.dstAddr)}:${d.dstPort}`),
+      undefined,
+      undefined,
+      {
+        transparent: true,
+      },
+    );
+    const atB = tap(l.b, 'eth0');
+    sendUdp(l.a, '10.0.2.1');
+    l.sim.run(SEC);
+    expect(got).toEqual(['10.0.1.1 > 10.0.2.1:53']);
+    expect(select(atB, rx)).toEqual([]);
+    expect(rulePackets(l.r, 'mangle', 'PREROUTING')).toEqual([1]);
+  });
+});
+
 describe('-m physdev: the bridge ports of a bridged frame (br_netfilter)', () => {
   it('matches in and out ports and is-bridged on FORWARD; frames routed to the host match only is-in', () => {
     const l = lab('physdev');
