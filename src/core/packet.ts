@@ -29,6 +29,9 @@ function packetBuffer(size: number): Uint8Array {
   return buf;
 }
 
+/** Packet.skUid/skGid of a packet the stack's own control socket sent (a socket without a file). */
+export const SK_KERNEL = -2;
+
 /** Where a received frame was addressed, as the kernel's `skb->pkt_type` (and SLL2's packet type). */
 export const enum PacketType {
   Host = 0,
@@ -72,6 +75,24 @@ export class Packet {
   brPrerouted = false;
   brDnatPort = 0;
   brDnatSrcMac = 0;
+  /**
+   * br_netfilter's bridge ports (nf_bridge->physindev / physoutdev, ifindex, 0: none), which `-m physdev`
+   * reads; `physBridged` is set once the frame was bridged on to a port (physoutdev known).
+   */
+  physIn = 0;
+  physOut = 0;
+  /**
+   * The owning socket's file credentials (skb->sk->sk_socket->file->f_cred) for `-m owner`: -1 no socket,
+   * SK_KERNEL a kernel socket without a file (the ICMP and TCP control sockets' answers).
+   */
+  skUid = -1;
+  skGid = -1;
+  /**
+   * The transparent socket TPROXY assigned to the packet (nf_tproxy_assign_sock): its bound address and port,
+   * which the transport's demux takes instead of the packet's destination (0: none).
+   */
+  tproxyAddr = 0;
+  tproxyPort = 0;
 
   constructor(buf: Uint8Array, start: number, end: number) {
     this.buf = buf;
@@ -140,6 +161,12 @@ export class Packet {
     copy.brPrerouted = this.brPrerouted;
     copy.brDnatPort = this.brDnatPort;
     copy.brDnatSrcMac = this.brDnatSrcMac;
+    copy.physIn = this.physIn;
+    copy.physOut = this.physOut;
+    copy.skUid = this.skUid;
+    copy.skGid = this.skGid;
+    copy.tproxyAddr = this.tproxyAddr;
+    copy.tproxyPort = this.tproxyPort;
     return copy;
   }
 }

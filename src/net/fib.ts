@@ -528,6 +528,8 @@ export interface RouteQuery {
   readonly oif: number;
   readonly mark: number;
   readonly tos: number;
+  /** FLOWI_FLAG_ANYSRC (an IP_TRANSPARENT socket's flows): the source need not be a local address. */
+  readonly anySrc?: boolean;
 }
 
 /** The route the kernel would build (a struct rtable), reduced to what `ip route get` prints. */
@@ -616,7 +618,7 @@ export function routeOutput(
   const oif = query.oif;
   if (src !== 0) {
     if (isMulticast(src) || src === LIMITED_BROADCAST) return kernelError('EINVAL');
-    if (!fib.isLocalAddress(src)) return kernelError('ENETUNREACH');
+    if (query.anySrc !== true && !fib.isLocalAddress(src)) return kernelError('ENETUNREACH');
   }
   if (oif !== 0) {
     if (dst === LIMITED_BROADCAST) {

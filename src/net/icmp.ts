@@ -2,7 +2,7 @@
 // limits, PMTU learning from frag-needed, and dispatch of replies and errors to echo sockets and protocols.
 // No timestamp or address-mask messages, no redirects.
 
-import type { Packet } from '../core/packet.ts';
+import { type Packet, SK_KERNEL } from '../core/packet.ts';
 import type { NetDevice } from '../link/device.ts';
 import type { Ipv4Addr } from '../wire/address.ts';
 import { readU16 } from '../wire/bytes.ts';
@@ -122,6 +122,9 @@ export class Icmp {
     const route = this.stack.routeOutput(ip.srcAddr, { src: ip.dstAddr });
     if (!route.ok) return;
     const pkt = this.stack.allocatePacket(ICMPV4_HEADER_LEN + data.length);
+    // icmp_reply sends from the namespace's ICMP socket: a socket, without a file.
+    pkt.skUid = SK_KERNEL;
+    pkt.skGid = SK_KERNEL;
     const view = Icmpv4View.unchecked(pkt.buf, pkt.start);
     view.type = ICMPV4_ECHO_REPLY;
     view.code = 0;
@@ -153,6 +156,8 @@ export class Icmp {
     if (!this.allowed(type, code, route.ifindex, src)) return;
     const quoteLen = Math.min(orig.end - orig.network, ip.totalLen, MAX_ERROR_QUOTE);
     const pkt = this.stack.allocatePacket(ICMPV4_HEADER_LEN + quoteLen);
+    pkt.skUid = SK_KERNEL;
+    pkt.skGid = SK_KERNEL;
     const view = Icmpv4View.unchecked(pkt.buf, pkt.start);
     view.type = type;
     view.code = code;

@@ -347,8 +347,17 @@ export class Ipv4Stack {
   // ---- output ------------------------------------------------------------------------
 
   /** ip_route_output_key for a locally generated datagram; picks the source address when none is given. */
-  routeOutput(dst: Ipv4Addr, options: { src?: Ipv4Addr; oif?: number; mark?: number } = {}): RouteResult {
-    return this.router.output(dst, options.src ?? 0, options.oif ?? 0, options.mark ?? 0);
+  routeOutput(
+    dst: Ipv4Addr,
+    options: { src?: Ipv4Addr; oif?: number; mark?: number; anySrc?: boolean } = {},
+  ): RouteResult {
+    return this.router.output(
+      dst,
+      options.src ?? 0,
+      options.oif ?? 0,
+      options.mark ?? 0,
+      options.anySrc ?? false,
+    );
   }
 
   /** The MTU toward `dst` on `route`: a learned PMTU exception, the route's mtu metric, or the device MTU. */

@@ -72,10 +72,10 @@ export class Router {
   }
 
   /** ip_route_output_key_hash_rcu: the path of a locally generated packet, with its source address. */
-  output(dst: Ipv4Addr, src: Ipv4Addr, oif: number, mark: number): RouteResult {
+  output(dst: Ipv4Addr, src: Ipv4Addr, oif: number, mark: number, anySrc = false): RouteResult {
     const decision = routeOutput(
       this.fib,
-      { dstAddr: dst, srcAddr: src, iif: 0, oif, mark, tos: 0 },
+      { dstAddr: dst, srcAddr: src, iif: 0, oif, mark, tos: 0, anySrc },
       this.interfaces,
     );
     if (!decision.ok) return { ok: false, error: routeErrno(decision.errno) };

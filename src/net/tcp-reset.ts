@@ -1,7 +1,7 @@
 // The TCP reset REJECT --reject-with tcp-reset sends back (net/ipv4/netfilter/nf_reject_ipv4.c: nf_send_reset):
 // addresses and ports swapped; seq = the segment's ack if it had one, else ack = its seq + its length.
 
-import type { Packet } from '../core/packet.ts';
+import { type Packet, SK_KERNEL } from '../core/packet.ts';
 import { IPPROTO_TCP, Ipv4View } from '../wire/ipv4.ts';
 import { emitTcp, TCP_HEADER_LEN, TcpView } from '../wire/tcp.ts';
 import type { Ipv4Stack } from './ipv4.ts';
@@ -35,6 +35,9 @@ export function sendTcpReset(stack: Ipv4Stack, orig: Packet, mark = 0): void {
   if (!found.ok) return;
   const route = { ...found, src: ip.dstAddr };
   const pkt = stack.allocatePacket(TCP_HEADER_LEN);
+  // ip_send_unicast_reply: the per-namespace TCP control socket, without a file.
+  pkt.skUid = SK_KERNEL;
+  pkt.skGid = SK_KERNEL;
   pkt.mark = mark;
   emitTcp(
     {

@@ -146,7 +146,9 @@ function evalRule(
       case 'verdict':
         return expr.verdict;
       case 'nat':
-      case 'reject': {
+      case 'reject':
+      case 'tproxy':
+      case 'tcpmss': {
         const verdict = statements.terminal(state, expr, table);
         if (verdict !== undefined) return verdict;
         break;
@@ -188,6 +190,7 @@ function snapshot(state: PacketState): TracedPacket {
     oifname: state.outDev?.name,
     mark: pkt.mark >>> 0,
     linkHeader: received ? pkt.buf.slice(pkt.network - 14, pkt.network) : undefined,
+    linkEthernet: state.inDev?.kind !== 'loopback',
     network: pkt.buf.slice(pkt.network, pkt.end),
   };
 }

@@ -16,6 +16,22 @@ export type AddressType =
   | 'unreachable'
   | 'prohibit';
 
+/** What xt_socket and xt_TPROXY read of a local socket (inet_sk, sk_mark, sk_state). */
+export interface SocketInfo {
+  /** inet_rcv_saddr: the bound address, 0 for a listener on any. */
+  readonly boundAddr: number;
+  readonly boundPort: number;
+  /** IP_TRANSPARENT (inet_sk_transparent; tw_transparent for TIME_WAIT). */
+  readonly transparent: boolean;
+  /** SO_MARK. */
+  readonly mark: number;
+  readonly listening: boolean;
+  readonly timeWait: boolean;
+}
+
+/** Which sockets a lookup considers (nf_tproxy_lookup_t; 'any' is nf_sk_lookup_slow_v4's established-then-listener). */
+export type SocketLookup = 'any' | 'established' | 'listener';
+
 export interface NetfilterHost {
   readonly rng: Rng;
   now(): number;
@@ -30,6 +46,20 @@ export interface NetfilterHost {
    * packet is then dropped).
    */
   redirectAddress(iif: number): number | undefined;
+  /**
+   * The local socket for a packet's 4-tuple (`saddr:sport` the remote end, `daddr:dport` the local one), as
+   * nf_socket_get_sock_v4 and nf_tproxy_get_sock_v4 find it; absent: the namespace has none.
+   */
+  socketLookup?(
+    proto: number,
+    saddr: number,
+    sport: number,
+    daddr: number,
+    dport: number,
+    kind: SocketLookup,
+  ): SocketInfo | undefined;
+  /** The MTU of the route toward `dst` (TCPMSS --clamp-mss-to-pmtu); absent or undefined: the out device's. */
+  routeMtu?(dst: number): number | undefined;
   /** Sends the answer REJECT asks for (nf_send_reset / nf_send_unreach) for the packet being rejected. */
   reject(pkt: Packet, how: RejectWith, hook: string): void;
   /** The kernel log (dmesg): LOG target lines and conntrack's "table full". */

@@ -250,6 +250,19 @@ export type Expr =
       readonly flags: readonly string[];
     }
   | { readonly kind: 'notrack' }
+  /**
+   * The TPROXY target (xt_TPROXY tproxy_tg4): the packet goes to the transparent socket on `addr` (0: the in
+   * device's address) and `port` (0: its own), its mark becoming (mark & ~markMask) ^ markValue; no socket drops.
+   */
+  | {
+      readonly kind: 'tproxy';
+      readonly addr: number;
+      readonly port: number;
+      readonly markValue: number;
+      readonly markMask: number;
+    }
+  /** The TCPMSS target (xt_TCPMSS): a SYN's MSS option lowered to `mss`, or to the path MTU's ('pmtu'). */
+  | { readonly kind: 'tcpmss'; readonly mss: number | 'pmtu' }
   /** `update @set { ip saddr }` / `add @set { ... }` (nft_dynset): adds the packet's key, `update` refreshing its timeout. */
   | {
       readonly kind: 'set-update';
@@ -270,7 +283,17 @@ export type Expr =
 /** How REJECT answers: an ICMP unreachable code, or a TCP reset. */
 export type RejectWith = { readonly kind: 'icmp'; readonly code: number } | { readonly kind: 'tcp-reset' };
 
-export type XtMatchName = 'statistic' | 'recent' | 'comment' | 'conntrack' | 'icmp' | 'multiport' | 'set';
+export type XtMatchName =
+  | 'statistic'
+  | 'recent'
+  | 'comment'
+  | 'conntrack'
+  | 'icmp'
+  | 'multiport'
+  | 'set'
+  | 'owner'
+  | 'socket'
+  | 'physdev';
 
 /** Which address or port of the packet each dimension of an ipset element takes (`src,dst`). */
 export type IpsetDirection = 'src' | 'dst';
@@ -338,6 +361,32 @@ export type XtMatchOptions =
       readonly updateSubcounters: boolean;
       readonly packets: IpsetCounterTest | undefined;
       readonly bytes: IpsetCounterTest | undefined;
+    }
+  /**
+   * The owner match (xt_owner rev 1): `match` and `invert` are XT_OWNER_* bits (uid 1, gid 2, socket 4, supplementary
+   * groups 8), the ranges inclusive; iptables/match-owner.ts: ownerMatches.
+   */
+  | {
+      readonly name: 'owner';
+      readonly match: number;
+      readonly invert: number;
+      readonly uidMin: number;
+      readonly uidMax: number;
+      readonly gidMin: number;
+      readonly gidMax: number;
+    }
+  /** The socket match (xt_socket rev 3): XT_SOCKET_* flags (transparent 1, nowildcard 2, restore-skmark 4). */
+  | { readonly name: 'socket'; readonly flags: number }
+  /**
+   * The physdev match (xt_physdev): XT_PHYSDEV_OP_* bits in `bitmask` and `invert` (in 1, out 2, bridged 4,
+   * is-in 8, is-out 16) and the port names (a trailing `+` for a prefix); iptables/match-physdev.ts.
+   */
+  | {
+      readonly name: 'physdev';
+      readonly bitmask: number;
+      readonly invert: number;
+      readonly physIn: string;
+      readonly physOut: string;
     }
   /** multiport `--ports` (source or destination port in the list), xor invert: multiportMatches. */
   | {

@@ -4,14 +4,20 @@
 import type { StatementRunner } from './chain.ts';
 import type { Conntrack } from './conntrack/conntrack.ts';
 import { setUntracked } from './conntrack/conntrack.ts';
+import { IPS_SRC_NAT_DONE } from './conntrack/table.ts';
 import { updateSet } from './expr/compare.ts';
 import { readValue } from './expr/selectors.ts';
-import type { NetfilterHost } from './host.ts';
+import type { NetfilterHost, SocketInfo } from './host.ts';
 import { ipsetChange, ipsetTest, type PacketFields } from './ipset/match.ts';
 import type { IpSets } from './ipset/sets.ts';
 import { conntrackStateMatches } from './iptables/match-conntrack.ts';
 import { icmpMatches } from './iptables/match-icmp.ts';
 import { multiportMatches } from './iptables/match-multiport.ts';
+import { ownerMatches } from './iptables/match-owner.ts';
+import { physdevMatches } from './iptables/match-physdev.ts';
+import { socketMatches } from './iptables/match-socket.ts';
+import { tcpmssMangle } from './iptables/target-tcpmss.ts';
+import { tproxyDecide } from './iptables/target-tproxy.ts';
 import type { Expr, Rule, Source, Table, Value, Verdict, XtMatchOptions } from './ir.ts';
 import { formatLogLine } from './log.ts';
 import type { NatEngine } from './nat-engine.ts';
@@ -164,6 +170,20 @@ export class Statements implements StatementRunner {
             this.host.now(),
           ) !== options.invert
         );
+      case 'owner':
+        return ownerMatches(options, pkt.skUid, pkt.skGid);
+      case 'physdev':
+        return physdevMatches(
+          options,
+          pkt.physIn !== 0,
+          pkt.physIn !== 0 ? this.host.ifname(pkt.physIn) : undefined,
+          pkt.physOut !== 0 ? this.host.ifname(pkt.physOut) : undefined,
+        );
+      case 'socket': {
+        const found = socketMatches(options.flags, this.socketOf(state));
+        if (found.mark !== undefined) pkt.mark = found.mark;
+        return found.matched;
+      }
       case 'multiport': {
         const sport = readValue(state, TH_SPORT);
         const dport = readValue(state, TH_DPORT);
@@ -175,6 +195,17 @@ export class Statements implements StatementRunner {
   }
 
   terminal(state: PacketState, expr: Expr, _table: Table): Verdict | undefined {
+    if (expr.kind === 'tproxy') {
+      const pkt = state.pkt;
+      const outcome = tproxyDecide(this.host, pkt.buf, pkt.network, pkt.end, pkt.iif, pkt.mark, expr);
+      if (outcome.kind === 'drop') return DROP;
+      pkt.mark = outcome.mark;
+      pkt.tproxyAddr = outcome.addr;
+      pkt.tproxyPort = outcome.port;
+      return ACCEPT;
+    }
+    if (expr.kind === 'tcpmss')
+      return tcpmssMangle(state.pkt, expr.mss, () => this.clampMtu(state)) === 'drop' ? DROP : undefined;
     if (expr.kind === 'reject') {
       this.host.reject(state.pkt, expr.with, state.hook);
       return DROP;
@@ -192,6 +223,38 @@ export class Statements implements StatementRunner {
       this.host.now(),
     );
     return verdict === 'accept' ? ACCEPT : DROP;
+  }
+
+  /**
+   * nf_sk_lookup_slow_v4: the socket for the packet's addresses and ports; a reply of a SNATed connection is
+   * looked up by the address and port it had before NAT.
+   */
+  private socketOf(state: PacketState): SocketInfo | undefined {
+    const lookup = this.host.socketLookup;
+    const pkt = state.pkt;
+    const buf = pkt.buf;
+    const ip = pkt.network;
+    const proto = buf[ip + 9]!;
+    if (lookup === undefined || (proto !== 6 && proto !== 17)) return undefined;
+    const th = ip + (buf[ip]! & 0x0f) * 4;
+    if ((((buf[ip + 6]! << 8) | buf[ip + 7]!) & 0x1fff) !== 0 || th + 4 > pkt.end) return undefined;
+    let daddr = readU32(buf, ip + 16);
+    let dport = (buf[th + 2]! << 8) | buf[th + 3]!;
+    if (pkt.ctIndex >= 0 && pkt.ctReply && (this.conntrack.status(pkt.ctIndex) & IPS_SRC_NAT_DONE) !== 0) {
+      const original = this.conntrack.tuple(pkt.ctIndex, 0, state.scratchTuple);
+      daddr = original.src;
+      dport = original.srcPort;
+    }
+    return lookup(proto, readU32(buf, ip + 12), (buf[th]! << 8) | buf[th + 1]!, daddr, dport, 'any');
+  }
+
+  /** tcpmss_reverse_mtu and dst_mtu(skb_dst): the smaller of the MTUs toward the destination and back to the source. */
+  private clampMtu(state: PacketState): number {
+    const buf = state.pkt.buf;
+    const ip = state.pkt.network;
+    const forward = this.host.routeMtu?.(readU32(buf, ip + 16)) ?? state.outDev?.mtu ?? 0xffff_ffff;
+    const reverse = this.host.routeMtu?.(readU32(buf, ip + 12)) ?? 0xffff_ffff;
+    return Math.min(forward, reverse);
   }
 
   /** A constant, or a value read from the packet (`meta mark set mark or 0x4000`). */

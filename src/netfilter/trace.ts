@@ -10,6 +10,8 @@ export interface TracedPacket {
   readonly mark: number;
   /** The Ethernet header when one was received with the packet (prerouting, input, forward), else undefined. */
   readonly linkHeader: Uint8Array | undefined;
+  /** NFTA_TRACE_IIFTYPE is ARPHRD_ETHER (false for lo, whose header nft prints raw, `@ll,0,112 0x800`); absent: true. */
+  readonly linkEthernet?: boolean;
   /** The IPv4 header and everything after it (copied: the packet goes on changing). */
   readonly network: Uint8Array;
 }

@@ -38,6 +38,7 @@ export function brNetfilterPreRouting(ns: Namespace): BridgePreRoutingHook {
     }
     const daddrBefore = view.dstAddr;
     pkt.network = view.offset;
+    pkt.physIn = inPort.ifindex;
     const reason = ns.netfilter.run('PREROUTING', pkt, bridge, undefined);
     pkt.network = -1;
     if (reason !== undefined) {
@@ -76,7 +77,7 @@ export function brNetfilterPreRouting(ns: Namespace): BridgePreRoutingHook {
 
 /** br_nf_forward_ip and br_nf_post_routing for a frame bridged from port to port (PREROUTING, if it was missed). */
 export function brNetfilterHook(ns: Namespace): BridgeForwardHook {
-  return (bridge, pkt, inPort) => {
+  return (bridge, pkt, inPort, outPort) => {
     if (ns.sysctls.int(BRIDGE_NF_CALL_IPTABLES) === 0) return true;
     const view = ipv4Of(pkt);
     if (view === 'not-ipv4') return true;
@@ -85,6 +86,8 @@ export function brNetfilterHook(ns: Namespace): BridgeForwardHook {
       return false;
     }
     pkt.network = view.offset;
+    pkt.physIn = inPort.ifindex;
+    pkt.physOut = outPort.ifindex;
     const netfilter = ns.netfilter;
     const reason =
       (pkt.brPrerouted ? undefined : netfilter.run('PREROUTING', pkt, bridge, undefined)) ??

@@ -139,6 +139,19 @@ export class Namespace implements DeviceOwner, Interfaces {
         if (iif === 0) return 0x7f00_0001;
         return this.ipv4.addresses.onDevice(iif).find((ifa) => ifa.primary)?.addr;
       },
+      // nf_socket_get_sock_v4 / nf_tproxy_get_sock_v4: TCP's tables, or UDP's.
+      socketLookup: (proto, saddr, sport, daddr, dport, kind) =>
+        proto === 6
+          ? this.tcp.netfilterLookup(daddr, dport, saddr, sport, kind)
+          : proto === 17
+            ? this.udp.netfilterLookup(daddr, dport, saddr, sport, kind)
+            : undefined,
+      routeMtu: (dst) => {
+        const route = this.ipv4.routeOutput(dst);
+        if (!route.ok) return undefined;
+        const dev = this.byIndex(route.ifindex);
+        return dev === undefined ? undefined : this.ipv4.pathMtu(route, dst, dev);
+      },
       log: (line) => this.sim.printk(line),
       netRatelimit: () => this.sim.netRatelimit(),
       netnsInum: this.inum,

@@ -45,6 +45,10 @@ export interface UdpSocket {
   readonly remote: { readonly addr: Ipv4Addr; readonly port: number } | undefined;
   readonly onDatagram: UdpHandler;
   readonly onError: UdpErrorHandler | undefined;
+  /** IP_TRANSPARENT (TPROXY hands it datagrams for any destination; `-m socket --transparent`). */
+  readonly transparent: boolean;
+  /** SO_MARK, which `-m socket --restore-skmark` reads. */
+  readonly mark: number;
 }
 
 export interface UdpSendOptions {
@@ -58,6 +62,9 @@ export interface UdpSendOptions {
   readonly pmtudisc?: PmtuDisc;
   readonly mark?: number;
   readonly checksum?: boolean;
+  /** The sending process's uid and gid (the socket file's credentials, `-m owner`); absent: 0. */
+  readonly uid?: number;
+  readonly gid?: number;
 }
 
 export class UdpTable {
@@ -86,10 +93,19 @@ export class UdpTable {
     onDatagram: UdpHandler,
     onError?: UdpErrorHandler,
     remote?: { readonly addr: Ipv4Addr; readonly port: number },
+    options: { readonly transparent?: boolean; readonly mark?: number } = {},
   ): boolean {
     const bound = this.sockets.get(port) ?? [];
     if (bound.some((socket) => socket.addr === addr || socket.addr === 0 || addr === 0)) return false;
-    bound.push({ addr, port, onDatagram, onError, remote });
+    bound.push({
+      addr,
+      port,
+      onDatagram,
+      onError,
+      remote,
+      transparent: options.transparent ?? false,
+      mark: options.mark ?? 0,
+    });
     this.sockets.set(port, bound);
     return true;
   }
@@ -146,6 +162,42 @@ export class UdpTable {
     else this.sockets.set(port, bound);
   }
 
+  /**
+   * udp4_lib_lookup as netfilter's socket lookups call it (nf_socket_get_sock_v4, nf_tproxy_get_sock_v4): for TPROXY's
+   * 'established' lookup only a connected socket bound to an address counts, for its 'listener' one only an
+   * unconnected socket.
+   */
+  netfilterLookup(
+    localAddr: Ipv4Addr,
+    localPort: number,
+    remoteAddr: Ipv4Addr,
+    remotePort: number,
+    kind: 'any' | 'established' | 'listener',
+  ):
+    | {
+        boundAddr: Ipv4Addr;
+        boundPort: number;
+        transparent: boolean;
+        mark: number;
+        listening: boolean;
+        timeWait: boolean;
+      }
+    | undefined {
+    const socket = this.lookup(localAddr, localPort, remoteAddr, remotePort);
+    if (socket === undefined) return undefined;
+    const connected = socket.remote !== undefined;
+    if (kind === 'established' && (!connected || socket.addr === 0)) return undefined;
+    if (kind === 'listener' && connected) return undefined;
+    return {
+      boundAddr: socket.addr,
+      boundPort: socket.port,
+      transparent: socket.transparent,
+      mark: socket.mark,
+      listening: !connected,
+      timeWait: false,
+    };
+  }
+
   /** The bound sockets, for `ss`-style listings. */
   *bound(): IterableIterator<UdpSocket> {
     for (const list of this.sockets.values()) yield* list;
@@ -169,7 +221,11 @@ export class UdpTable {
       this.stack.drop(pkt, 'UDP_CSUM');
       return;
     }
-    const socket = this.lookup(ip.dstAddr, udp.dstPort, ip.srcAddr, udp.srcPort);
+    // A socket TPROXY assigned (skb_steal_sock) stands in for the lookup by the packet's destination.
+    const socket =
+      pkt.tproxyPort !== 0
+        ? this.lookup(pkt.tproxyAddr, pkt.tproxyPort, ip.srcAddr, udp.srcPort)
+        : this.lookup(ip.dstAddr, udp.dstPort, ip.srcAddr, udp.srcPort);
     if (socket === undefined) {
       this.stats.noPorts++;
       this.stack.icmp.sendError(pkt, 3, 3, 0);
@@ -231,6 +287,8 @@ export class UdpTable {
     if (!route.ok) return { ok: false, error: route.error };
     const pkt = this.stack.allocatePacket(UDP_HEADER_LEN + options.payload.length);
     if (options.mark !== undefined) pkt.mark = options.mark;
+    pkt.skUid = options.uid ?? 0;
+    pkt.skGid = options.gid ?? 0;
     pkt.buf.set(options.payload, pkt.start + UDP_HEADER_LEN);
     const pseudo = options.checksum === false ? undefined : { srcAddr: route.src, dstAddr: route.dst };
     emitUdp(

@@ -248,6 +248,9 @@ export function ping(ns: Namespace, args: string[]): CommandResult {
     lastSendNs = scheduler.now;
     const pkt = stack.allocatePacket(ICMPV4_HEADER_LEN + parsed.size);
     pkt.mark = parsed.mark;
+    // ping's own socket, root's.
+    pkt.skUid = 0;
+    pkt.skGid = 0;
     const view = Icmpv4View.unchecked(pkt.buf, pkt.start);
     view.type = ICMPV4_ECHO_REQUEST;
     view.code = 0;

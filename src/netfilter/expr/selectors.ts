@@ -108,10 +108,11 @@ function meta(
       return state.inDev?.ifindex;
     case 'oif':
       return state.outDev?.ifindex;
+    // nft_meta_store_ifname: no device reads as the empty name (`! -o lo` matches in PREROUTING).
     case 'iifname':
-      return state.inDev?.name;
+      return state.inDev?.name ?? '';
     case 'oifname':
-      return state.outDev?.name;
+      return state.outDev?.name ?? '';
     case 'l4proto':
       return pkt.buf[pkt.network + 9]!;
     case 'nfproto':

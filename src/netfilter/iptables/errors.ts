@@ -28,12 +28,18 @@ export type IptError =
   /** An unknown table (exit 3). */
   | { readonly kind: 'table'; readonly table: string }
   /** Any other fatal `iptables v1.8.9 (nf_tables): MSG` without the try-help line. */
-  | { readonly kind: 'fatal'; readonly message: string; readonly exitCode: number };
+  | { readonly kind: 'fatal'; readonly message: string; readonly exitCode: number }
+  /** A form iptables accepts that packetlab does not model: `packetlab: iptables OPTION is not supported` (exit 1). */
+  | { readonly kind: 'unsupported'; readonly option: string };
 
 export const VERSION = 'v1.8.9 (nf_tables)';
 
 export function param(message: string): IptError {
   return { kind: 'param', message };
+}
+
+export function notModelled(option: string): IptError {
+  return { kind: 'unsupported', option };
 }
 
 export function nftError(message: string): IptError {
@@ -60,6 +66,8 @@ export function exitCodeOf(error: IptError): number {
       return 3;
     case 'fatal':
       return error.exitCode;
+    case 'unsupported':
+      return 1;
   }
 }
 
@@ -79,6 +87,8 @@ export function formatIptablesError(error: IptError, program = 'iptables'): stri
       return `${program} ${VERSION}: table '${error.table}' does not exist\nPerhaps iptables or your kernel needs to be upgraded.\n`;
     case 'fatal':
       return `${program} ${VERSION}: ${error.message}\n`;
+    case 'unsupported':
+      return `packetlab: ${program} ${error.option} is not supported\n`;
   }
 }
 
@@ -100,5 +110,7 @@ export function formatRestoreError(error: IptError, line: number): string {
       return `${program} ${VERSION}: table '${error.table}' does not exist\n${where}${tryHelp}`;
     case 'fatal':
       return `${program} ${VERSION}: ${error.message}\n${where}${tryHelp}`;
+    case 'unsupported':
+      return `packetlab: ${program} ${error.option} is not supported\n${where}`;
   }
 }

@@ -11,9 +11,12 @@ import { lengthMatch } from './match-length.ts';
 import { macMatch } from './match-mac.ts';
 import { connmarkMatch, markMatch } from './match-mark.ts';
 import { multiportMatch } from './match-multiport.ts';
+import { ownerMatch } from './match-owner.ts';
+import { physdevMatch } from './match-physdev.ts';
 import { pkttypeMatch } from './match-pkttype.ts';
 import { recentMatch } from './match-recent.ts';
 import { setMatch } from './match-set.ts';
+import { socketMatch } from './match-socket.ts';
 import { statisticMatch } from './match-statistic.ts';
 import { tcpMatch, udpMatch } from './match-tcp.ts';
 import { ttlMatch } from './match-ttl.ts';
@@ -23,6 +26,8 @@ import { connmarkTarget, markTarget } from './target-mark.ts';
 import { dnatTarget, masqueradeTarget, redirectTarget, snatTarget } from './target-nat.ts';
 import { rejectTarget } from './target-reject.ts';
 import { setTarget } from './target-set.ts';
+import { tcpmssTarget } from './target-tcpmss.ts';
+import { tproxyTarget } from './target-tproxy.ts';
 import { traceTarget } from './target-trace.ts';
 
 export const MATCHES: ReadonlyMap<string, MatchModule> = new Map(
@@ -46,6 +51,9 @@ export const MATCHES: ReadonlyMap<string, MatchModule> = new Map(
     ttlMatch,
     dscpMatch,
     macMatch,
+    ownerMatch,
+    socketMatch,
+    physdevMatch,
   ].map((module) => [module.name, module]),
 );
 
@@ -63,6 +71,8 @@ export const TARGETS: ReadonlyMap<string, TargetModule> = new Map(
     ctTarget,
     notrackTarget,
     setTarget,
+    tproxyTarget,
+    tcpmssTarget,
   ].map((module) => [module.name, module]),
 );
 

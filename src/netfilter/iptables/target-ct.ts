@@ -1,26 +1,66 @@
 // The CT target with --notrack, and NOTRACK, its alias (libxt_CT.c rev 2): the packet skips connection
-// tracking. Raw table only; CT's zone, helper, timeout and event options are not supported.
+// tracking. Raw table only. `--zone`, `--zone-orig` and `--zone-reply` parse as iptables parses them, but a zone
+// other than 0 is refused as not modelled (packetlab's conntrack has one zone); helper, timeout and event
+// options are not supported.
 
-import type { IptError } from './errors.ts';
-import type { Compiled, OptionDef, TargetModule, Usage, XtTarget } from './extension.ts';
+import { type IptError, notModelled, param } from './errors.ts';
+import {
+  type Compiled,
+  type OptionDef,
+  onlyOnce,
+  type TargetModule,
+  type Usage,
+  type XtTarget,
+} from './extension.ts';
+import { parseUnsigned } from './names.ts';
+
+const ZONE_OPTIONS = ['zone', 'zone-orig', 'zone-reply'];
 
 export class CtTarget implements XtTarget {
   readonly kind = 'target';
   readonly listName = 'CT';
   readonly options: readonly OptionDef[];
   notrack: boolean;
+  /** The zone id and whether it is taken from the mark (XT_CT_ZONE_MARK); 0 is the default zone. */
+  zone = 0;
+  zoneFromMark = false;
+  private readonly given = new Set<string>();
 
   constructor(readonly name: 'CT' | 'NOTRACK') {
     this.notrack = name === 'NOTRACK';
-    this.options = name === 'CT' ? [{ name: 'notrack', arg: false, invert: false }] : [];
+    this.options =
+      name === 'CT'
+        ? [
+            { name: 'notrack', arg: false, invert: false },
+            ...ZONE_OPTIONS.map((zone) => ({ name: zone, arg: true, invert: false })),
+          ]
+        : [];
   }
 
-  parse(): IptError | undefined {
-    this.notrack = true;
+  parse(option: string, args: readonly string[]): IptError | undefined {
+    if (this.given.has(option)) return param(onlyOnce('CT', option));
+    this.given.add(option);
+    if (option === 'notrack') {
+      this.notrack = true;
+      return undefined;
+    }
+    // ct_parse_zone_id: `mark` or a number up to 65535 (strtoul base 0).
+    const text = args[0]!;
+    if (text === 'mark') {
+      this.zoneFromMark = true;
+      this.zone = 0;
+      return undefined;
+    }
+    const zone = parseUnsigned(text, 0xffff);
+    if (zone === undefined) return param(`Cannot parse ${text} as a zone ID`);
+    this.zoneFromMark = false;
+    this.zone = zone;
     return undefined;
   }
 
   finish(): IptError | undefined {
+    // Conntrack zones are not modelled: only the default zone is.
+    if (this.zone !== 0 || this.zoneFromMark) return notModelled('-j CT --zone');
     return undefined;
   }
 
@@ -30,7 +70,7 @@ export class CtTarget implements XtTarget {
 
   print(): string {
     if (this.name === 'NOTRACK') return ' NOTRACK';
-    return this.notrack ? ' CT notrack' : '';
+    return this.notrack ? ' CT notrack' : ' CT';
   }
 
   compile(): Compiled {

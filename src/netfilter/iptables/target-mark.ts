@@ -7,7 +7,9 @@ import { type IptError, param } from './errors.ts';
 import {
   badValue,
   type Compiled,
+  cannotCombine,
   type OptionDef,
+  onlyOnce,
   type TargetModule,
   type Usage,
   type XtTarget,
@@ -54,6 +56,56 @@ const SET_FAMILY: readonly OptionDef[] = [
   { name: 'xor-mark', arg: true, invert: false },
 ];
 
+/**
+ * xtables_options_fcheck's exclusions: the first option given, in the option table's order, that excludes
+ * another given one, named with the first of those in option-id order.
+ */
+function conflict(
+  ext: string,
+  given: ReadonlySet<string>,
+  tableOrder: readonly string[],
+  idOrder: readonly string[],
+  excludes: (option: string) => readonly string[],
+): IptError | undefined {
+  for (const option of tableOrder) {
+    if (!given.has(option)) continue;
+    const other = idOrder.find(
+      (candidate) => candidate !== option && given.has(candidate) && excludes(option).includes(candidate),
+    );
+    if (other !== undefined) return param(cannotCombine(ext, option, other));
+  }
+  return undefined;
+}
+
+const MARK_OPERATIONS = ['set-xmark', 'set-mark', 'and-mark', 'or-mark', 'xor-mark'];
+/** libxt_MARK.c's option ids: O_SET_MARK, O_AND_MARK, O_OR_MARK, O_XOR_MARK, O_SET_XMARK. */
+const MARK_IDS = ['set-mark', 'and-mark', 'or-mark', 'xor-mark', 'set-xmark'];
+const CONNMARK_OPERATIONS = [...MARK_OPERATIONS, 'save-mark', 'restore-mark'];
+const CONNMARK_TABLE = [...CONNMARK_OPERATIONS, 'ctmask', 'nfmask', 'mask'];
+/** libxt_CONNMARK.c's option ids (O_SET_MARK, O_SAVE_MARK, O_RESTORE_MARK, ...). */
+const CONNMARK_IDS = [
+  'set-mark',
+  'save-mark',
+  'restore-mark',
+  'and-mark',
+  'or-mark',
+  'xor-mark',
+  'set-xmark',
+  'ctmask',
+  'nfmask',
+  'mask',
+];
+
+function connmarkExcludes(option: string): readonly string[] {
+  if (CONNMARK_OPERATIONS.includes(option)) return CONNMARK_OPERATIONS;
+  return option === 'mask' ? ['ctmask', 'nfmask'] : ['mask'];
+}
+
+/** XTTYPE_UINT32's range message. */
+function badUint32(ext: string, option: string): string {
+  return `${ext}: bad value for option "--${option}", or out of range (0-4294967295).\n`;
+}
+
 /** `(key & ~mask) ^ value` as a statement source. */
 function masked(selector: Value['selector'], value: number, mask: number): Value {
   return { selector, mask: ~mask >>> 0, xor: value };
@@ -66,22 +118,23 @@ export class MarkTarget implements XtTarget {
   readonly options = SET_FAMILY;
   value = 0;
   mask = 0;
-  private given = false;
+  private readonly given = new Set<string>();
 
   parse(option: string, args: readonly string[]): IptError | undefined {
-    if (this.given)
-      return param('MARK: Only one of --set-xmark, --set-mark, --and-mark, --or-mark or --xor-mark allowed');
+    if (this.given.has(option)) return param(onlyOnce('MARK', option));
     const parsed = parseSetFamily('MARK', option, args[0]!);
     if (parsed === undefined) return undefined;
     if ('kind' in parsed) return parsed;
+    this.given.add(option);
     this.value = parsed.value;
     this.mask = parsed.mask;
-    this.given = true;
     return undefined;
   }
 
   finish(): IptError | undefined {
-    if (!this.given)
+    const error = conflict('MARK', this.given, MARK_OPERATIONS, MARK_IDS, () => MARK_OPERATIONS);
+    if (error !== undefined) return error;
+    if (this.given.size === 0)
       return param('MARK: One of the --set-xmark, --{and,or,xor,set}-mark options is required');
     return undefined;
   }
@@ -132,33 +185,40 @@ export class ConnmarkTarget implements XtTarget {
   ctmark = 0;
   ctmask = ALL;
   nfmask = ALL;
+  private readonly given = new Set<string>();
 
   parse(option: string, args: readonly string[]): IptError | undefined {
     const text = args[0] ?? '';
+    if (this.given.has(option)) return param(onlyOnce('CONNMARK', option));
+    this.given.add(option);
     if (option === 'save-mark' || option === 'restore-mark') {
-      if (this.mode !== undefined) return param('CONNMARK target: Can only specify one action');
       this.mode = option === 'save-mark' ? 'save' : 'restore';
       return undefined;
     }
     if (option === 'mask' || option === 'nfmask' || option === 'ctmask') {
       const value = parseUnsigned(text);
-      if (value === undefined) return param(badValue('CONNMARK', option));
+      if (value === undefined) return param(badUint32('CONNMARK', option));
       if (option !== 'ctmask') this.nfmask = value;
       if (option !== 'nfmask') this.ctmask = value;
       return undefined;
     }
-    if (this.mode !== undefined) return param('CONNMARK target: Can only specify one action');
     const parsed = parseSetFamily('CONNMARK', option, text);
     if (parsed === undefined) return undefined;
     if ('kind' in parsed) return parsed;
     this.mode = 'set';
     this.ctmark = parsed.value;
-    this.ctmask = parsed.mask;
+    this.setMask = parsed.mask;
     return undefined;
   }
 
+  /** The set family's mask, which --nfmask/--ctmask/--mask do not change. */
+  private setMask = ALL;
+
   finish(): IptError | undefined {
+    const error = conflict('CONNMARK', this.given, CONNMARK_TABLE, CONNMARK_IDS, connmarkExcludes);
+    if (error !== undefined) return error;
     if (this.mode === undefined) return param('CONNMARK target: No operation specified');
+    if (this.mode === 'set') this.ctmask = this.setMask;
     return undefined;
   }
 

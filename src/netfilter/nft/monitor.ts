@@ -61,7 +61,7 @@ export function packetFields(packet: TracedPacket, family: 'ip' | 'inet'): strin
   if (packet.oifname !== undefined) fields.push(`oif "${packet.oifname}"`);
   const link = packet.linkHeader;
   if (link !== undefined && link.length > 0) {
-    if (packet.iifname !== undefined && link.length >= 14) {
+    if (packet.iifname !== undefined && link.length >= 14 && packet.linkEthernet !== false) {
       fields.push(`ether saddr ${macAt(link, 6)}`, `ether daddr ${macAt(link, 0)}`);
     } else fields.push(raw('ll', link, 0, link.length));
   }

@@ -638,6 +638,10 @@ function exprText(
       return `${expr.op} @${expr.set} { ${expr.key.map((value) => valueText(value, ctx)).join(' . ')} }`;
     case 'ipset-update':
       return 'xt target SET';
+    case 'tproxy':
+      return 'xt target TPROXY';
+    case 'tcpmss':
+      return `tcp option maxseg size set ${expr.mss === 'pmtu' ? 'rt mtu' : expr.mss}`;
     case 'verdict':
       return verdictText(expr.verdict, ctx.iptables);
   }

@@ -53,6 +53,11 @@ export interface TcpEndpoints {
   readonly congestion?: CongestionAlgorithm;
   /** SO_RCVBUF set before the handshake (connect's option, or a listener's that its children inherit), in bytes as passed. */
   readonly receiveBuffer?: number;
+  /** The owning process's uid and gid (the socket file's f_cred, `-m owner`); absent: 0 (root). */
+  readonly uid?: number;
+  readonly gid?: number;
+  /** IP_TRANSPARENT (a listener's, which its children inherit): TPROXY and `-m socket --transparent` take it. */
+  readonly transparent?: boolean;
 }
 
 /** One connection's state; TcpSocket is the application's handle on it. */
@@ -68,6 +73,13 @@ export class Tcb implements TcpEndpoints {
   readonly remotePort: number;
 
   readonly mark: number;
+
+  /** The owner's uid and gid (see TcpEndpoints), stamped on every segment sent (skb->sk for `-m owner`). */
+  readonly uid: number;
+
+  readonly gid: number;
+
+  readonly transparent: boolean;
 
   // Send sequence space (RFC 9293 names).
   iss = 0;
@@ -340,6 +352,9 @@ export class Tcb implements TcpEndpoints {
     this.remoteAddr = endpoints.remoteAddr;
     this.remotePort = endpoints.remotePort;
     this.mark = endpoints.mark;
+    this.uid = endpoints.uid ?? 0;
+    this.gid = endpoints.gid ?? 0;
+    this.transparent = endpoints.transparent ?? false;
     this.congestionSetsockopt = endpoints.congestion;
     this.congestion = endpoints.congestion ?? defaultCongestion(host.stack.sysctls);
     this.state = state;
@@ -367,7 +382,11 @@ export class Tcb implements TcpEndpoints {
 
   /** The route's MTU toward the peer, a learned path MTU included. */
   pathMtu(): number {
-    const route = this.stack.routeOutput(this.remoteAddr, { src: this.localAddr, mark: this.mark });
+    const route = this.stack.routeOutput(this.remoteAddr, {
+      src: this.localAddr,
+      mark: this.mark,
+      anySrc: this.transparent,
+    });
     if (!route.ok) return 576;
     const dev = this.stack.interfaces.byIndex(route.ifindex);
     return dev === undefined ? 576 : this.stack.pathMtu(route, this.remoteAddr, dev);

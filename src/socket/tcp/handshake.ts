@@ -139,7 +139,7 @@ export function establish(s: Tcb): void {
   cancelRto(s);
   s.rttHost.sackOk = s.sackOk;
   s.rttHost.srttUs = s.srtt / 1000;
-  const route = s.stack.routeOutput(s.remoteAddr, { src: s.localAddr, mark: s.mark });
+  const route = s.stack.routeOutput(s.remoteAddr, { src: s.localAddr, mark: s.mark, anySrc: s.transparent });
   s.congestion = assignCongestion(
     route.ok ? route.congctl : undefined,
     s.congestionSetsockopt,

@@ -56,6 +56,20 @@ export class TcpSocket implements TcpEndpoints {
     return this.tcb.state;
   }
 
+  /** IP_TRANSPARENT (inherited from the listener that accepted it). */
+  get transparent(): boolean {
+    return this.tcb.transparent;
+  }
+
+  /** The owning process's uid and gid (`-m owner`). */
+  get uid(): number {
+    return this.tcb.uid;
+  }
+
+  get gid(): number {
+    return this.tcb.gid;
+  }
+
   /** The congestion control the connection runs (icsk_ca_ops): tcp_init_sock's, then the route's at establish. */
   get congestion(): CongestionAlgorithm {
     return this.tcb.congestion;

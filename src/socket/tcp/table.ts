@@ -25,6 +25,11 @@ export interface TcpListener {
   readonly congestion: CongestionAlgorithm | undefined;
   /** SO_RCVBUF set on the listening socket: its children inherit the locked buffer (sk_clone_lock). */
   readonly receiveBuffer: number | undefined;
+  /** The owner's uid/gid, IP_TRANSPARENT and SO_MARK, which its children inherit (sk_clone_lock). */
+  readonly uid: number;
+  readonly gid: number;
+  readonly transparent: boolean;
+  readonly mark: number;
   /** close() on the listening socket: connections still in the handshake are dropped. */
   close(): void;
 }
@@ -39,6 +44,23 @@ export interface ReuseOptions {
 export interface ListenOptions extends ReuseOptions {
   readonly congestion?: CongestionAlgorithm;
   readonly receiveBuffer?: number;
+  /** The owning process's uid and gid (default 0). */
+  readonly uid?: number;
+  readonly gid?: number;
+  /** IP_TRANSPARENT: the listener takes connections TPROXY sends it, for any destination. */
+  readonly transparent?: boolean;
+  /** SO_MARK (its children's; `-m socket --restore-skmark` reads it). */
+  readonly mark?: number;
+}
+
+/** What netfilter's socket lookups read of the socket they find (netfilter/host.ts: SocketInfo). */
+export interface TcpSocketView {
+  readonly boundAddr: Ipv4Addr;
+  readonly boundPort: number;
+  readonly transparent: boolean;
+  readonly mark: number;
+  readonly listening: boolean;
+  readonly timeWait: boolean;
 }
 
 /** A socket bound with bind() and neither listening nor connected: it holds its port. */
@@ -78,6 +100,9 @@ export interface ConnectOptions {
   readonly srcPort?: number;
   /** SO_MARK. */
   readonly mark?: number;
+  /** The owning process's uid and gid (default 0). */
+  readonly uid?: number;
+  readonly gid?: number;
   /** SO_REUSEADDR (Node sets it whenever it binds, so with srcPort or src). */
   readonly reuseAddr?: boolean;
   readonly reusePort?: boolean;
@@ -199,6 +224,10 @@ export class TcpTable implements TcpHost {
       onAccept,
       congestion: options.congestion,
       receiveBuffer: options.receiveBuffer,
+      uid: options.uid ?? 0,
+      gid: options.gid ?? 0,
+      transparent: options.transparent ?? false,
+      mark: options.mark ?? 0,
       close: () => {
         const left = (this.listeners.get(bound) ?? []).filter((other) => other !== listener);
         if (left.length === 0) this.listeners.delete(bound);
@@ -328,6 +357,8 @@ export class TcpTable implements TcpHost {
         localPort,
         ...(options.congestion !== undefined ? { congestion: options.congestion } : {}),
         ...(options.receiveBuffer !== undefined ? { receiveBuffer: options.receiveBuffer } : {}),
+        ...(options.uid !== undefined ? { uid: options.uid } : {}),
+        ...(options.gid !== undefined ? { gid: options.gid } : {}),
       },
       'SYN_SENT',
     );
@@ -577,7 +608,11 @@ export class TcpTable implements TcpHost {
       socket.receive(tcp, pkt);
       return;
     }
-    const listener = this.listenerFor(ip.dstAddr, tcp.dstPort, ip.srcAddr, tcp.srcPort);
+    // A socket TPROXY assigned (skb_steal_sock) stands in for the lookup by the packet's destination.
+    const listener =
+      pkt.tproxyPort !== 0
+        ? this.listenerFor(pkt.tproxyAddr, pkt.tproxyPort, ip.srcAddr, tcp.srcPort)
+        : this.listenerFor(ip.dstAddr, tcp.dstPort, ip.srcAddr, tcp.srcPort);
     if (socket !== undefined && listener === undefined) {
       socket.receive(tcp, pkt);
       return;
@@ -597,7 +632,10 @@ export class TcpTable implements TcpHost {
           localPort: tcp.dstPort,
           remoteAddr: ip.srcAddr,
           remotePort: tcp.srcPort,
-          mark: 0,
+          mark: listener.mark,
+          uid: listener.uid,
+          gid: listener.gid,
+          transparent: listener.transparent,
           ...(listener.congestion !== undefined ? { congestion: listener.congestion } : {}),
           ...(listener.receiveBuffer !== undefined ? { receiveBuffer: listener.receiveBuffer } : {}),
         },
@@ -627,6 +665,42 @@ export class TcpTable implements TcpHost {
       sendTcpReset(this.stack, pkt);
     }
     this.stack.drop(pkt, 'NO_SOCKET');
+  }
+
+  /**
+   * inet_lookup / __inet_lookup_established / inet_lookup_listener as netfilter's socket lookups call them
+   * (nf_socket_get_sock_v4, nf_tproxy_get_sock_v4): what xt_socket and TPROXY read of the socket found.
+   */
+  netfilterLookup(
+    localAddr: Ipv4Addr,
+    localPort: number,
+    remoteAddr: Ipv4Addr,
+    remotePort: number,
+    kind: 'any' | 'established' | 'listener',
+  ): TcpSocketView | undefined {
+    if (kind !== 'listener') {
+      const socket = this.find(localAddr, localPort, remoteAddr, remotePort);
+      if (socket !== undefined)
+        return {
+          boundAddr: socket.localAddr,
+          boundPort: socket.localPort,
+          transparent: socket.transparent,
+          mark: socket.mark,
+          listening: false,
+          timeWait: socket.state === 'TIME_WAIT',
+        };
+      if (kind === 'established') return undefined;
+    }
+    const listener = this.listenerFor(localAddr, localPort, remoteAddr, remotePort);
+    if (listener === undefined) return undefined;
+    return {
+      boundAddr: listener.addr,
+      boundPort: listener.port,
+      transparent: listener.transparent,
+      mark: listener.mark,
+      listening: true,
+      timeWait: false,
+    };
   }
 
   /**

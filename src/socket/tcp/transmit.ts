@@ -2,7 +2,7 @@
 // the socket's mark and IP id, and resets for foreign segments; not the choice of what to send (send-
 // path.ts).
 
-import type { Packet } from '../../core/packet.ts';
+import { type Packet, SK_KERNEL } from '../../core/packet.ts';
 import { sendTcpReset } from '../../net/tcp-reset.ts';
 import { TCP_HEADER_LEN, TcpView } from '../../wire/tcp.ts';
 import { ackSent, advertisedWindow } from './ack-policy.ts';
@@ -72,7 +72,11 @@ export function establishedOptions(s: Tcb): OutgoingOptions {
 /** ip_queue_xmit with the socket's mark, DF set (IP_PMTUDISC_DO is TCP's default) and the socket's IP id. */
 export function output(s: Tcb, pkt: Packet, connected: boolean): void {
   pkt.mark = s.mark;
-  const route = s.stack.routeOutput(s.remoteAddr, { src: s.localAddr, mark: s.mark });
+  // skb->sk: the socket's file credentials; a TIME_WAIT answer leaves from the control socket, without a file.
+  const owned = s.state !== 'TIME_WAIT';
+  pkt.skUid = owned ? s.uid : SK_KERNEL;
+  pkt.skGid = owned ? s.gid : SK_KERNEL;
+  const route = s.stack.routeOutput(s.remoteAddr, { src: s.localAddr, mark: s.mark, anySrc: s.transparent });
   s.outputOptions.ident = connected ? s.ipId : 0;
   if (connected) s.ipId = (s.ipId + 1) & 0xffff;
   // Process context: the segment before s.socket one reached the peer, and its answer came back, before s.socket one leaves.

@@ -423,6 +423,132 @@ function targets(): { table: CorpusRule['table']; rule: string }[] {
   return out;
 }
 
+/** owner, socket, physdev, TPROXY, TCPMSS, CONNMARK's options and CT's zones (issue 12), in their chains' hooks. */
+export function socketAndBridgeForms(): { table: CorpusRule['table']; rule: string }[] {
+  const out: { table: CorpusRule['table']; rule: string }[] = [];
+  const add = (table: CorpusRule['table'], rule: string) => out.push({ table, rule });
+  for (const owner of [
+    '--uid-owner 1337',
+    '! --uid-owner 1337',
+    '--uid-owner 1000-2000',
+    '--uid-owner 1000:2000',
+    '--uid-owner root',
+    '--uid-owner 0x10',
+    '--gid-owner 1337',
+    '! --gid-owner 1337',
+    '--gid-owner 10-20 --suppl-groups',
+    '--socket-exists',
+    '! --socket-exists',
+    '--uid-owner 1 --gid-owner 2 --socket-exists',
+    '! --uid-owner 1 ! --gid-owner 2',
+    '',
+    '--uid-owner nosuchuser',
+    '--uid-owner 4294967295',
+    '--uid-owner 20-10',
+    '--uid-owner 1 --uid-owner 2',
+    '--suppl-groups',
+    '--uid-owner 1x',
+  ])
+    add('filter', `-m owner ${owner} -j ACCEPT`.replace('  ', ' '));
+  add('nat', '-p tcp -m owner --uid-owner 1337 -j RETURN');
+  add('mangle', '-m owner ! --uid-owner 1337 -j MARK --set-mark 0x1');
+  for (const socket of [
+    '',
+    '--transparent',
+    '--nowildcard',
+    '--restore-skmark',
+    '--transparent --nowildcard --restore-skmark',
+    '! --transparent',
+    '--transparent --transparent',
+  ])
+    add('mangle', `-m socket ${socket} -j ACCEPT`.replace('  ', ' '));
+  for (const physdev of [
+    '--physdev-in eth0',
+    '--physdev-out eth0',
+    '! --physdev-in veth+',
+    '--physdev-is-in',
+    '! --physdev-is-in',
+    '--physdev-is-bridged',
+    '! --physdev-is-bridged',
+    '--physdev-is-out',
+    '--physdev-in eth0 --physdev-out eth1 --physdev-is-in --physdev-is-out --physdev-is-bridged',
+    '! --physdev-is-bridged ! --physdev-in eth0',
+    '',
+    '--physdev-in averyveryverylongname',
+    '--physdev-in eth0 --physdev-in eth1',
+  ])
+    add('filter', `-m physdev ${physdev} -j ACCEPT`.replace('  ', ' '));
+  for (const tproxy of [
+    '-p tcp -j TPROXY --on-port 15001 --tproxy-mark 0x200/0xf00',
+    '-p tcp -j TPROXY --on-port 15001 --on-ip 127.0.0.1 --tproxy-mark 0x1',
+    '-p udp -j TPROXY --on-port 0',
+    '-p tcp -j TPROXY --on-port 65536',
+    '-p tcp -j TPROXY --on-port ssh',
+    '-p tcp -j TPROXY --on-port 010',
+    '-p tcp -j TPROXY --on-port -1',
+    '-p tcp -j TPROXY --on-port 0x10',
+    '-p tcp -j TPROXY --on-port 1 --on-ip localhost',
+    '-p tcp -j TPROXY --on-port 1 --on-ip 300.1.1.1',
+    '-p tcp -j TPROXY --on-port 1 --on-ip 1.2.3.4/24',
+    '-p tcp -j TPROXY --on-port 1 --tproxy-mark foo',
+    '-p tcp -j TPROXY --on-port 1 --tproxy-mark 0x1/0x2/0x3',
+    '-p tcp -j TPROXY --on-port 1 --on-port 2',
+    '-p tcp -j TPROXY',
+    '-j TPROXY --on-port 1',
+    '! -p tcp -j TPROXY --on-port 1',
+    '-p icmp -j TPROXY --on-port 1',
+  ])
+    add('mangle', tproxy);
+  add('filter', '-p tcp -j TPROXY --on-port 1');
+  for (const mss of [
+    '-p tcp --tcp-flags SYN,RST SYN -j TCPMSS --clamp-mss-to-pmtu',
+    '-p tcp --syn -j TCPMSS --set-mss 1400',
+    '-p tcp -j TCPMSS --set-mss 1400',
+    '-j TCPMSS --set-mss 1400',
+    '-p tcp --tcp-flags SYN,RST SYN -j TCPMSS',
+    '-p tcp --tcp-flags SYN,RST SYN -j TCPMSS --set-mss 1400 --clamp-mss-to-pmtu',
+    '-p tcp -j TCPMSS --set-mss 65536',
+    '-p tcp -j TCPMSS --set-mss 65515',
+    '-p tcp -j TCPMSS --set-mss 65516',
+    '-p tcp -j TCPMSS --set-mss 0x100',
+    '-p tcp -j TCPMSS --set-mss foo',
+    '-p tcp -j TCPMSS --set-mss 1 --set-mss 2',
+  ])
+    add('mangle', mss);
+  add('filter', '-p tcp --tcp-flags SYN,RST SYN -j TCPMSS --clamp-mss-to-pmtu');
+  add('nat', '-p tcp -j TCPMSS --set-mss 1000');
+  for (const conn of [
+    '--set-xmark 0x1/0xff',
+    '--and-mark 0xff',
+    '--or-mark 0x200',
+    '--xor-mark 0x3',
+    '--save-mark --nfmask 0xf00 --ctmask 0xff0',
+    '--restore-mark --nfmask 0xf00 --ctmask 0xff0',
+    '--restore-mark --mask 0xf00',
+    '--set-mark 0x1/0x2',
+    '--save-mark --restore-mark',
+    '--set-mark 1 --save-mark',
+    '--save-mark --set-mark 1',
+    '--nfmask 0xff',
+    '--set-mark 1 --nfmask 0xff',
+    '--set-xmark 1/2 --set-xmark 3',
+    '--set-mark x',
+  ])
+    add('mangle', `-j CONNMARK ${conn}`);
+  for (const ct of [
+    '--zone 0',
+    '--zone 65536',
+    '--zone x',
+    '--zone 1 --zone 2',
+    '--notrack --notrack',
+    '--zone-orig mark',
+  ])
+    add('raw', `-j CT ${ct}`);
+  add('raw', '-j NOTRACK --zone 1');
+  add('mangle', '-j CT --notrack');
+  return out;
+}
+
 /** The corpus: a few hundred rules per family of options, each on its own in the user chain `C` of its table. */
 export function iptablesCorpus(): CorpusRule[] {
   const filterRules = [
@@ -442,5 +568,6 @@ export function iptablesCorpus(): CorpusRule[] {
   return [
     ...filterRules.map((rule) => ({ table: 'filter' as const, words: words(rule) })),
     ...targets().map(({ table, rule }) => ({ table, words: words(rule) })),
+    ...socketAndBridgeForms().map(({ table, rule }) => ({ table, words: words(rule) })),
   ];
 }
