@@ -146,7 +146,8 @@ function evalRule(
       case 'verdict':
         return expr.verdict;
       case 'nat':
-      case 'reject': {
+      case 'reject':
+      case 'xt-target': {
         const verdict = statements.terminal(state, expr, table);
         if (verdict !== undefined) return verdict;
         break;

@@ -32,6 +32,8 @@ export const DEFRAG_PRIORITY = -400;
 /** XT_JUMP_STACK_MAX / NFT_JUMP_STACK_SIZE: how deep jumps may nest. */
 export const JUMP_STACK_MAX = 16;
 
+import type { ExtMatchOptions, ExtTargetOptions } from './xt/ext-options.ts';
+
 // ---- values read from the packet --------------------------------------------------------
 
 /** Header fields by their nft names. `th` is the transport header whatever the protocol. */
@@ -265,12 +267,23 @@ export type Expr =
       readonly exist: boolean;
       readonly timeout: number | undefined;
     }
-  | { readonly kind: 'verdict'; readonly verdict: Verdict };
+  | { readonly kind: 'verdict'; readonly verdict: Verdict }
+  /** issue 12, ipt-b: the xt targets NFLOG, NFQUEUE, CHECKSUM, NETMAP, ECN, TOS, DSCP (xt/ext-targets.ts). */
+  | { readonly kind: 'xt-target'; readonly options: ExtTargetOptions };
 
 /** How REJECT answers: an ICMP unreachable code, or a TCP reset. */
 export type RejectWith = { readonly kind: 'icmp'; readonly code: number } | { readonly kind: 'tcp-reset' };
 
-export type XtMatchName = 'statistic' | 'recent' | 'comment' | 'conntrack' | 'icmp' | 'multiport' | 'set';
+export type XtMatchName =
+  | 'statistic'
+  | 'recent'
+  | 'comment'
+  | 'conntrack'
+  | 'icmp'
+  | 'multiport'
+  | 'set'
+  // issue 12, ipt-b: the matches of xt/ext-options.ts
+  | ExtMatchOptions['name'];
 
 /** Which address or port of the packet each dimension of an ipset element takes (`src,dst`). */
 export type IpsetDirection = 'src' | 'dst';
@@ -345,7 +358,9 @@ export type XtMatchOptions =
       readonly side: 'source' | 'destination' | 'either';
       readonly ranges: readonly (readonly [number, number])[];
       readonly invert: boolean;
-    };
+    }
+  // issue 12, ipt-b: sctp, limit, hashlimit, connlimit, helper, rpfilter, u32, string, time, policy, ah, esp...
+  | ExtMatchOptions;
 
 // ---- rules, chains, tables ---------------------------------------------------------------
 

@@ -16,6 +16,8 @@ import type { Expr, Rule, Source, Table, Value, Verdict, XtMatchOptions } from '
 import { formatLogLine } from './log.ts';
 import type { NatEngine } from './nat-engine.ts';
 import type { PacketState } from './packet-state.ts';
+import { ExtMatches } from './xt/ext-matches.ts';
+import { runExtTarget } from './xt/ext-targets.ts';
 import { RecentLists } from './xt/recent.ts';
 import { statisticMatches } from './xt/statistic.ts';
 
@@ -32,6 +34,8 @@ const DROP: Verdict = { kind: 'drop' };
 
 export class Statements implements StatementRunner {
   readonly recent = new RecentLists();
+  /** issue 12, ipt-b: sctp, limit, hashlimit, connlimit... (xt/ext-matches.ts). */
+  private readonly ext = new ExtMatches();
 
   constructor(
     private readonly host: NetfilterHost,
@@ -171,10 +175,13 @@ export class Statements implements StatementRunner {
           typeof sport === 'number' && typeof dport === 'number' && multiportMatches(options, sport, dport)
         );
       }
+      default:
+        return this.ext.matches(state, options, rule);
     }
   }
 
   terminal(state: PacketState, expr: Expr, _table: Table): Verdict | undefined {
+    if (expr.kind === 'xt-target') return runExtTarget(state, expr.options, this.nat());
     if (expr.kind === 'reject') {
       this.host.reject(state.pkt, expr.with, state.hook);
       return DROP;

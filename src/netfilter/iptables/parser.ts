@@ -289,7 +289,9 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
     if (found === undefined && !protoUsed && proto !== 0) {
       const protoName = protocolName(proto);
       const module = protoName === undefined ? undefined : MATCHES.get(protoName);
-      if (module !== undefined && (protoName === 'tcp' || protoName === 'udp' || protoName === 'icmp')) {
+      const implicit =
+        protoName === 'tcp' || protoName === 'udp' || protoName === 'icmp' || protoName === 'sctp';
+      if (module !== undefined && implicit) {
         const created = module.create();
         matches.push(created);
         loaded.push(created);
@@ -307,7 +309,7 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
       args.push(first);
       if (def.arg === 'two') {
         const second = peekOperand();
-        if (second === undefined) return param(`--${name} requires two args.`);
+        if (second === undefined) return param(def.missingSecond ?? `--${name} requires two args.`);
         next();
         args.push(second);
       }

@@ -638,6 +638,8 @@ function exprText(
       return `${expr.op} @${expr.set} { ${expr.key.map((value) => valueText(value, ctx)).join(' . ')} }`;
     case 'ipset-update':
       return 'xt target SET';
+    case 'xt-target':
+      return `xt target ${expr.options.name}`;
     case 'verdict':
       return verdictText(expr.verdict, ctx.iptables);
   }

@@ -442,5 +442,402 @@ export function iptablesCorpus(): CorpusRule[] {
   return [
     ...filterRules.map((rule) => ({ table: 'filter' as const, words: words(rule) })),
     ...targets().map(({ table, rule }) => ({ table, words: words(rule) })),
+    ...iptBCorpus().map(({ table, rule }) => ({ table, words: words(rule) })),
+  ];
+}
+
+// ---- ipt-b (issue 12): sctp, limit, hashlimit, connlimit, helper, rpfilter, u32, string, time, policy, ah, esp,
+// ecn, tos matches; NFLOG, NFQUEUE, CHECKSUM, NETMAP, ECN, TOS, DSCP targets ----------------------------------
+
+const SCTP_PORTS = ['80', '1:1024', ':1024', '1024:', 'http', '65536', 'nosuch', '! 443', '80:22'];
+const RATES = [
+  '3/min',
+  '3/minute',
+  '10/s',
+  '10/second',
+  '1/h',
+  '1/hour',
+  '5/d',
+  '5/day',
+  '100',
+  '0/s',
+  'x/s',
+  '1000000/s',
+  '10/sec',
+  '10/mi',
+];
+
+function sctpMatches(): string[] {
+  const rules: string[] = [];
+  for (const port of SCTP_PORTS)
+    rules.push(`-p sctp --sport ${port}`, `-p sctp -m sctp --dport ${port} -j ACCEPT`);
+  rules.push('-p sctp --sport 80 --dport 90:100 -j ACCEPT', '-p sctp --source-port 5 --destination-port 6');
+  for (const chunks of [
+    'any DATA',
+    'all INIT,INIT_ACK',
+    'only SACK',
+    'any DATA,INIT,INIT_ACK,SACK,HEARTBEAT,HEARTBEAT_ACK,ABORT,SHUTDOWN,SHUTDOWN_ACK,ERROR,COOKIE_ECHO,COOKIE_ACK,ECN_ECNE,ECN_CWR,SHUTDOWN_COMPLETE,ASCONF,ASCONF_ACK,FORWARD_TSN',
+    'all DATA:Be',
+    'any DATA:I',
+    'any ABORT:T',
+    'all SHUTDOWN_COMPLETE:t',
+    'any FOO',
+    'some DATA',
+    'any',
+    'all NONE',
+    'all ALL',
+    '! any DATA',
+  ])
+    rules.push(`-p sctp -m sctp --chunk-types ${chunks}`);
+  rules.push(
+    '-m sctp --dport 80',
+    '-p tcp -m sctp --dport 80',
+    '-p sctp -m sctp',
+    '-p sctp -m sctp ! --sport 1 ! --dport 2',
+  );
+  return rules;
+}
+
+function rateMatches(): string[] {
+  const rules: string[] = [];
+  for (const rate of RATES) rules.push(`-m limit --limit ${rate}`);
+  for (const burst of ['1', '5', '10000', '10001', '0', 'x', '-1'])
+    rules.push(`-m limit --limit 10/s --limit-burst ${burst} -j ACCEPT`);
+  rules.push(
+    '-m limit',
+    '-m limit ! --limit 1/s',
+    '-m limit --limit-burst 3',
+    '-m limit --limit 1/s --limit 2/s',
+  );
+  let name = 0;
+  const hashlimit = (rest: string) => rules.push(`-m hashlimit --hashlimit-name h${name++} ${rest}`.trim());
+  for (const rate of ['5/sec', '5/s', '1/min', '100/hour', '7/day', '100', '0/s', '2000000/s', 'x'])
+    hashlimit(`--hashlimit-upto ${rate}`);
+  for (const rate of ['5/sec', '1/min']) hashlimit(`--hashlimit-above ${rate} -j DROP`);
+  for (const mode of [
+    'srcip',
+    'dstip',
+    'srcport',
+    'dstport',
+    'srcip,dstport',
+    'dstip,srcip',
+    'srcip,srcport,dstip,dstport',
+    'foo',
+    '',
+  ])
+    hashlimit(`--hashlimit-upto 10/s --hashlimit-mode ${mode}`);
+  for (const extra of [
+    '--hashlimit-burst 10',
+    '--hashlimit-burst 0',
+    '--hashlimit-burst 100000',
+    '--hashlimit-srcmask 24',
+    '--hashlimit-dstmask 16 --hashlimit-mode dstip',
+    '--hashlimit-srcmask 33',
+    '--hashlimit-htable-size 1024',
+    '--hashlimit-htable-max 2048',
+    '--hashlimit-htable-expire 10000',
+    '--hashlimit-htable-gcinterval 500',
+    '--hashlimit-htable-size 16 --hashlimit-htable-max 32 --hashlimit-htable-expire 1000 --hashlimit-htable-gcinterval 100',
+    '--hashlimit-mode srcip --hashlimit-srcmask 24 --hashlimit-burst 20',
+  ])
+    hashlimit(`--hashlimit-upto 10/s ${extra}`);
+  hashlimit('');
+  hashlimit('--hashlimit-upto 1/s --hashlimit-above 2/s');
+  hashlimit('! --hashlimit-upto 1/s');
+  hashlimit('--hashlimit 10/s');
+  rules.push('-m hashlimit --hashlimit-upto 1/s');
+  rules.push(`-m hashlimit --hashlimit-upto 1/s --hashlimit-name ${'n'.repeat(40)}`);
+  rules.push(
+    '-m hashlimit --hashlimit-above 5/sec --hashlimit-mode srcip,dstport --hashlimit-name kube -j DROP',
+  );
+  return rules;
+}
+
+function connlimitHelperPolicy(): string[] {
+  const rules: string[] = [];
+  for (const spec of [
+    '--connlimit-above 3',
+    '--connlimit-upto 3',
+    '--connlimit-above 3 --connlimit-mask 24',
+    '--connlimit-upto 10 --connlimit-mask 16 --connlimit-daddr',
+    '--connlimit-above 1 --connlimit-saddr',
+    '--connlimit-above 0',
+    '--connlimit-above x',
+    '--connlimit-mask 24',
+    '--connlimit-above 3 --connlimit-mask 33',
+    '--connlimit-above 3 --connlimit-upto 4',
+    '! --connlimit-above 3',
+    '--connlimit-above 3 --connlimit-saddr --connlimit-daddr',
+    '',
+  ])
+    rules.push(`-p tcp -m connlimit ${spec}`.trim(), `-m connlimit ${spec} -j REJECT`.trim());
+  for (const helper of ['ftp', 'sip', '"amanda"', 'x'.repeat(30), '""', 'ftp-2121'])
+    rules.push(`-m helper --helper ${helper} -j ACCEPT`, `-m helper ! --helper ${helper}`);
+  rules.push('-m helper');
+  for (const policy of [
+    '--dir in --pol none',
+    '--dir out --pol none',
+    '--dir in --pol ipsec',
+    '--dir in ! --pol none',
+    '--pol none',
+    '--dir in',
+    '--dir sideways --pol none',
+    '--dir in --pol foo',
+    '--dir out --pol ipsec --strict --reqid 1 --proto esp',
+    '--dir in --pol ipsec --spi 0x10 --proto ah',
+    '--dir in --pol ipsec --mode tunnel --tunnel-src 10.0.0.1 --tunnel-dst 10.0.0.2',
+    '--dir in --pol ipsec --mode transport',
+    '--dir in --pol ipsec --strict --reqid 1 --next --reqid 2',
+    '--dir in --pol ipsec --proto udp',
+    '--dir in --pol none --strict',
+    '--dir in --pol ipsec ! --reqid 5',
+  ])
+    rules.push(`-m policy ${policy} -j ACCEPT`);
+  return rules;
+}
+
+function payloadMatches(): string[] {
+  const rules: string[] = [];
+  for (const u32 of [
+    '"0>>22&0x3C@0>>16=0x50"',
+    '"0&0xFFFF=0x100:0xFFFF"',
+    '"6&0xFF=1"',
+    '"12=0x0a000001"',
+    '"0>>22&0x3C@12>>26&0x3C@0=0x47455420"',
+    '"6&0xFF=6 && 0>>22&0x3C@0>>16=80"',
+    '"0=1,2,3"',
+    '"0=1:5,7"',
+    '"foo"',
+    '"0="',
+    '""',
+    '"0x10&0xff=0x11"',
+    '"4&0x3FFF=0x0"',
+  ])
+    rules.push(`-m u32 --u32 ${u32} -j ACCEPT`, `-m u32 ! --u32 ${u32}`);
+  for (const algo of ['bm', 'kmp', 'foo', ''])
+    rules.push(`-m string --algo ${algo} --string abc`.replace('--algo  ', ''));
+  for (const spec of [
+    '--string "GET /"',
+    '--string "GET /" --from 10 --to 100',
+    '--string x --from 100 --to 10',
+    '--string x --to 65535',
+    '--string x --to 65536',
+    '--string x --from -1',
+    '--hex-string "|47455420|"',
+    '--hex-string "|47 45 54|20"',
+    '--hex-string "abc|0d0a|"',
+    '--hex-string "|4|"',
+    '--hex-string "|zz|"',
+    '--hex-string "|00|"',
+    '--string "tab\there"',
+    `--string ${'s'.repeat(128)}`,
+    `--string ${'s'.repeat(129)}`,
+    '--string x --icase',
+    '! --string x',
+    '--string ""',
+    '',
+  ])
+    rules.push(`-m string --algo bm ${spec}`.trim());
+  rules.push('-m string --string x');
+  return rules;
+}
+
+function timeMatches(): string[] {
+  const rules: string[] = [];
+  for (const spec of [
+    '--timestart 09:00 --timestop 17:00',
+    '--timestart 09:00:30',
+    '--timestop 23:59:59',
+    '--timestart 24:00',
+    '--timestart 9',
+    '--timestart 22:00 --timestop 06:00',
+    '--timestart 22:00 --timestop 06:00 --contiguous',
+    '--weekdays Mon,Tue,Wed',
+    '--weekdays 1,2,7',
+    '--weekdays Sat,Sun --timestart 10:00',
+    '--weekdays Foo',
+    '! --weekdays Mon',
+    '--monthdays 1,15,31',
+    '--monthdays 32',
+    '! --monthdays 1',
+    '--datestart 2020-01-01',
+    '--datestart 2020-01-01T10:00:00',
+    '--datestart 2020-01-01T10:00',
+    '--datestart 2020-13-01',
+    '--datestop 2030-06-30T23:59:59',
+    '--datestart 2020-01-01 --datestop 2021-01-01',
+    '--datestart 1969-01-01',
+    '--kerneltz',
+    '--utc',
+    '--localtz',
+    '--timestart 08:00 --kerneltz',
+    '--timestart 08:00 --localtz',
+    '',
+  ])
+    rules.push(`-m time ${spec} -j ACCEPT`.trim());
+  return rules;
+}
+
+function headerMatches(): string[] {
+  const rules: string[] = [];
+  for (const spi of ['100', '100:200', ':200', '200:', '! 5', '4294967295', '4294967296', 'x', '0x10'])
+    rules.push(`-p ah -m ah --ahspi ${spi}`, `-p esp -m esp --espspi ${spi} -j ACCEPT`);
+  rules.push(
+    '-m ah --ahspi 1',
+    '-m esp --espspi 1',
+    '-p ah -m ah',
+    '-p esp -m esp',
+    '-p tcp -m esp --espspi 1',
+  );
+  for (const ecn of [
+    '--ecn-tcp-cwr',
+    '--ecn-tcp-ece',
+    '--ecn-tcp-cwr --ecn-tcp-ece',
+    '! --ecn-tcp-cwr',
+    '--ecn-ip-ect 0',
+    '--ecn-ip-ect 1',
+    '--ecn-ip-ect 3',
+    '--ecn-ip-ect 4',
+    '! --ecn-ip-ect 2',
+    '--ecn-tcp-ece --ecn-ip-ect 2',
+    '',
+  ])
+    rules.push(`-p tcp -m ecn ${ecn}`.trim());
+  rules.push('-m ecn --ecn-ip-ect 1', '-m ecn --ecn-tcp-cwr', '-p udp -m ecn --ecn-ip-ect 1');
+  for (const tos of [
+    '0x10',
+    '0x10/0x3f',
+    '16',
+    'Minimize-Delay',
+    'Maximize-Throughput',
+    'Maximize-Reliability',
+    'Minimize-Cost',
+    'Normal-Service',
+    '0x100',
+    'foo',
+    '! 0x08',
+    '0x02/0x02',
+  ])
+    rules.push(`-m tos --tos ${tos} -j ACCEPT`);
+  rules.push('-m tos');
+  return rules;
+}
+
+function moreTargets(): { table: CorpusRule['table']; rule: string }[] {
+  const out: { table: CorpusRule['table']; rule: string }[] = [];
+  const filter = (rule: string) => out.push({ table: 'filter', rule });
+  const nat = (rule: string) => out.push({ table: 'nat', rule });
+  const mangle = (rule: string) => out.push({ table: 'mangle', rule });
+  const raw = (rule: string) => out.push({ table: 'raw', rule });
+  for (const nflog of [
+    '',
+    '--nflog-group 5',
+    '--nflog-group 65535',
+    '--nflog-group 65536',
+    '--nflog-prefix hello',
+    '--nflog-prefix "with space"',
+    `--nflog-prefix ${'p'.repeat(64)}`,
+    '--nflog-size 200',
+    '--nflog-size 0',
+    '--nflog-range 100',
+    '--nflog-threshold 3',
+    '--nflog-threshold 0',
+    '--nflog-group 2 --nflog-prefix x --nflog-size 128 --nflog-threshold 10',
+    '--nflog-group x',
+  ])
+    filter(`-j NFLOG ${nflog}`.trim());
+  mangle('-j NFLOG --nflog-group 1');
+  raw('-j NFLOG');
+  for (const queue of [
+    '',
+    '--queue-num 3',
+    '--queue-num 65535',
+    '--queue-num 65536',
+    '--queue-bypass',
+    '--queue-num 3 --queue-bypass',
+    '--queue-balance 1:4',
+    '--queue-balance 4:1',
+    '--queue-balance 1:4 --queue-cpu-fanout',
+    '--queue-balance 0:3 --queue-bypass --queue-cpu-fanout',
+    '--queue-num 1 --queue-balance 1:2',
+    '--queue-num x',
+    '--fail-open',
+  ])
+    filter(`-j NFQUEUE ${queue}`.trim());
+  mangle('-j NFQUEUE --queue-num 7');
+  for (const rule of ['-p udp -j CHECKSUM --checksum-fill', '-j CHECKSUM', '-j CHECKSUM --checksum-fill'])
+    mangle(rule);
+  filter('-j CHECKSUM --checksum-fill');
+  for (const to of ['10.0.0.0/24', '10.0.0.0/8', '192.168.1.5', '10.0.0.0/255.255.0.0', '300.0.0.0/8', ''])
+    nat(`-j NETMAP --to ${to}`.trim());
+  nat('-j NETMAP');
+  filter('-j NETMAP --to 10.0.0.0/24');
+  for (const ecn of ['--ecn-tcp-remove', '', '--ecn-tcp-cwr', '--ecn-tcp-ece', '--ecn-ip-ect 1'])
+    mangle(`-p tcp -j ECN ${ecn}`.trim());
+  mangle('-j ECN --ecn-tcp-remove');
+  filter('-p tcp -j ECN --ecn-tcp-remove');
+  for (const tos of [
+    '--set-tos 0x10',
+    '--set-tos 0x10/0x3f',
+    '--set-tos Minimize-Delay',
+    '--and-tos 0x3',
+    '--or-tos 0x4',
+    '--xor-tos 0x1',
+    '--set-tos 0x100',
+    '--set-tos foo',
+    '',
+  ])
+    mangle(`-j TOS ${tos}`.trim());
+  filter('-j TOS --set-tos 0x10');
+  for (const dscp of [
+    '--set-dscp 10',
+    '--set-dscp 0x3f',
+    '--set-dscp 64',
+    '--set-dscp x',
+    '--set-dscp-class AF41',
+    '--set-dscp-class ef',
+    '--set-dscp-class CS0',
+    '--set-dscp-class BE',
+    '--set-dscp-class foo',
+    '--set-dscp 1 --set-dscp-class EF',
+    '',
+  ])
+    mangle(`-j DSCP ${dscp}`.trim());
+  filter('-j DSCP --set-dscp 1');
+  return out;
+}
+
+function rpfilterMatches(): { table: CorpusRule['table']; rule: string }[] {
+  const out: { table: CorpusRule['table']; rule: string }[] = [];
+  for (const spec of [
+    '',
+    '--loose',
+    '--validmark',
+    '--accept-local',
+    '--invert',
+    '--loose --validmark --accept-local --invert',
+    '--loose --invert',
+  ]) {
+    out.push({ table: 'raw', rule: `-m rpfilter ${spec} -j DROP`.trim() });
+    out.push({ table: 'mangle', rule: `-m rpfilter ${spec}`.trim() });
+  }
+  out.push({ table: 'filter', rule: '-m rpfilter' });
+  out.push({ table: 'nat', rule: '-m rpfilter' });
+  return out;
+}
+
+/** ipt-b's block of the corpus. */
+export function iptBCorpus(): { table: CorpusRule['table']; rule: string }[] {
+  return [
+    ...[
+      ...sctpMatches(),
+      ...rateMatches(),
+      ...connlimitHelperPolicy(),
+      ...payloadMatches(),
+      ...timeMatches(),
+      ...headerMatches(),
+    ].map((rule) => ({ table: 'filter' as const, rule })),
+    ...rpfilterMatches(),
+    ...moreTargets(),
   ];
 }
