@@ -4,6 +4,7 @@
 // policy (xt_policy.c), ah/esp, ecn (xt_ecn.c), tos (xt_dscp.c: tos_mt). State lives per rule (limit, connlimit)
 // or per named table (hashlimit), in this object, one per namespace. Time is the virtual clock.
 
+import type { Tuple } from '../conntrack/tuple.ts';
 import type { Rule } from '../ir.ts';
 import type { PacketState } from '../packet-state.ts';
 import { civilFromDays } from './calendar.ts';
@@ -40,12 +41,6 @@ interface HashEntry {
   expires: number;
 }
 
-/** nf_conncount's list for one key: the connections (by entry and id) the rule has seen. */
-interface CountedConn {
-  readonly index: number;
-  readonly id: number;
-}
-
 const HASHLIMIT_SCALE = 1_000_000;
 const NS_PER_SEC = 1e9;
 
@@ -53,7 +48,8 @@ export class ExtMatches {
   private readonly buckets = new WeakMap<object, Bucket>();
   /** hashlimit tables by name (the first rule's name creates it; later rules of that name share it). */
   private readonly hashTables = new Map<string, Map<number, Map<number, Map<number, HashEntry>>>>();
-  private readonly counted = new WeakMap<object, Map<number, CountedConn[]>>();
+  /** nf_conncount's lists: per rule, per key, the original tuples of the connections it saw. */
+  private readonly counted = new WeakMap<object, Map<number, Tuple[]>>();
 
   matches(state: PacketState, options: ExtMatchOptions, _rule: Rule): boolean {
     switch (options.name) {
@@ -201,7 +197,10 @@ export class ExtMatches {
     return options.above;
   }
 
-  /** connlimit_mt with nf_conncount: the connections of the key this rule saw that are still alive. */
+  /**
+   * connlimit_mt with nf_conncount: the connections of the key this rule saw (their original tuples) that conntrack
+   * still holds, TCP ones in TIME_WAIT or CLOSE left out (already_closed), the packet's own counted once.
+   */
   private connlimit(state: PacketState, options: Options<'connlimit'>): boolean {
     const pkt = state.pkt;
     const conntrack = state.conntrack;
@@ -219,24 +218,20 @@ export class ExtMatches {
       lists.set(key, list);
     }
     const now = state.host.now();
-    const current = pkt.ctIndex;
-    const currentId = conntrack.id(current);
+    const current = conntrack.tuple(pkt.ctIndex, 0, state.scratchTuple);
     let seen = false;
     for (let i = list.length - 1; i >= 0; i--) {
-      const conn = list[i]!;
-      const isCurrent = conn.index === current && conn.id === currentId;
-      if (isCurrent) {
+      const tuple = list[i]!;
+      if (sameTuple(tuple, current)) {
         seen = true;
         continue;
       }
-      const alive = conntrack.id(conn.index) === conn.id && conntrack.isListed(conn.index, now);
-      const tcpState =
-        alive && conntrack.protocol(conn.index) === 6 ? conntrack.tcpStateName(conn.index) : '';
-      // already_closed: a confirmed TCP connection in TIME_WAIT or CLOSE no longer counts.
-      const closed = tcpState === 'TIME_WAIT' || tcpState === 'CLOSE';
-      if (!alive || closed) list.splice(i, 1);
+      const found = conntrack.find(tuple, now);
+      const index = found >> 1;
+      const tcpState = found >= 0 && tuple.protocol === 6 ? conntrack.tcpStateName(index) : '';
+      if (found < 0 || tcpState === 'TIME_WAIT' || tcpState === 'CLOSE') list.splice(i, 1);
     }
-    if (!seen) list.push({ index: current, id: currentId });
+    if (!seen) list.push({ ...current });
     return list.length > options.limit === options.above;
   }
 
@@ -276,6 +271,16 @@ export class ExtMatches {
     if (options.cwr !== undefined && ((flags & 0x80) !== 0) === options.cwr.invert) return false;
     return true;
   }
+}
+
+function sameTuple(a: Tuple, b: Tuple): boolean {
+  return (
+    a.src === b.src &&
+    a.dst === b.dst &&
+    a.protocol === b.protocol &&
+    a.srcPort === b.srcPort &&
+    a.dstPort === b.dstPort
+  );
 }
 
 function maskOf(len: number): number {
