@@ -137,7 +137,8 @@ export function restoreRuleset(store: RulesetStore, input: string, options: Rest
           run: (draft) => {
             // xtables-restore.c: `-` declares the built-in chain without setting its policy or counters (kube-proxy
             // writes `:INPUT - [0:0]`); the chain keeps the policy it has, ACCEPT once the table was flushed.
-            if (policy !== 'ACCEPT' && policy !== 'DROP' && policy !== '-') return nftError('Bad policy name.');
+            if (policy !== 'ACCEPT' && policy !== 'DROP' && policy !== '-')
+              return nftError('Bad policy name.');
             const created = ensureBuiltin(draft, tableName, chain);
             if (created === undefined || 'errno' in created) return nftError('Bad built-in chain name.');
             if (policy === '-') {
