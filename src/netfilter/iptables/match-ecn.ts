@@ -54,11 +54,13 @@ export class EcnMatch implements XtMatch {
     return text;
   }
 
+  /** ecn_xlate as iptables 1.8.9 has it: one `!` anywhere inverts every part. */
   private xlate(): string {
+    const not = this.ece?.invert || this.cwr?.invert || this.ect?.invert ? '!= ' : '';
     const parts: string[] = [];
-    if (this.ece) parts.push(`tcp flags ${this.ece.invert ? '!= ' : ''}ecn`);
-    if (this.cwr) parts.push(`tcp flags ${this.cwr.invert ? '!= ' : ''}cwr`);
-    if (this.ect) parts.push(`ip ecn ${this.ect.invert ? '!= ' : ''}${ECN_NAMES[this.ect.value]}`);
+    if (this.ece) parts.push(`tcp flags ${not}ecn`);
+    if (this.cwr) parts.push(`tcp flags ${not}cwr`);
+    if (this.ect) parts.push(`ip ecn ${not}${ECN_NAMES[this.ect.value]}`);
     return parts.join(' ');
   }
 

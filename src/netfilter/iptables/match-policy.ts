@@ -98,7 +98,12 @@ export class PolicyMatch implements XtMatch {
   }
 
   finish(): IptError | undefined {
+    if (this.elements.length > 1 && !this.strict)
+      return param('policy: option "--next" also requires "--strict".\n');
     if (this.dir === undefined) return param('policy match: neither --dir in nor --dir out specified');
+    for (const element of this.elements)
+      if ((element.src !== undefined || element.dst !== undefined) && element.mode?.value !== 'tunnel')
+        return param('policy match: --tunnel-src/--tunnel-dst is only valid in tunnel mode');
     if (!this.ipsec) {
       if (this.strict) return param('policy match: policy none but --strict given');
       if (this.elements.some((element) => Object.keys(element).length > 0))

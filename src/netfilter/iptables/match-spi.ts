@@ -24,6 +24,8 @@ export class SpiMatch implements XtMatch {
       param(
         `${this.name}: bad value for option "--${option}" near "${near}", or out of range (0-4294967295).\n`,
       );
+    if (text.split(':').length > 2)
+      return param(`${this.name}: Too many components for option "--${option}" (max: 2)\n`);
     const colon = text.indexOf(':');
     const lowText = colon < 0 ? text : text.slice(0, colon);
     const low = lowText === '' ? 0 : parseUnsigned(lowText);

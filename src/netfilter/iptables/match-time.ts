@@ -33,7 +33,8 @@ function parseDate(text: string): number | IptError {
     second! > 59
   )
     return bad;
-  return daysFromCivil(year!, month!, day!) * 86400 + hour! * 3600 + minute! * 60 + second!;
+  const seconds = daysFromCivil(year!, month!, day!) * 86400 + hour! * 3600 + minute! * 60 + second!;
+  return seconds > DATE_MAX ? bad : seconds;
 }
 
 /** time_parse_minutes: hh:mm[:ss] within the day. */
@@ -123,6 +124,7 @@ export class TimeMatch implements XtMatch {
         let mask = 0;
         for (const day of text.split(',')) {
           if (/^[0-9]+$/.test(day)) {
+            if (Number(day) === 0) return param('No, the week does NOT begin with Sunday.');
             mask |= 2 ** Number(day) <= 0x8000_0000 ? (1 << Number(day)) >>> 0 : 0;
             continue;
           }

@@ -42,6 +42,7 @@ export function parseU32(text: string): U32Test[] | IptError {
   for (;;) {
     skip();
     if (at >= text.length) return param('u32: abrupt end of input after location specifier');
+    if (text[at] === '=') return param(`u32: at char ${at}: location spec missing`);
     const start = number();
     if (typeof start !== 'number') return start;
     const steps: U32Step[] = [];

@@ -138,9 +138,11 @@ export class TosTarget implements XtTarget {
   value = 0;
   mask = 0;
   given = false;
+  private readonly actions: string[] = [];
 
   parse(option: string, args: readonly string[]): IptError | undefined {
     const text = args[0] ?? '';
+    this.actions.push(option);
     if (option === 'set-tos') {
       const parsed = parseTos(text);
       if ('kind' in parsed) return parsed;
@@ -158,7 +160,12 @@ export class TosTarget implements XtTarget {
     return undefined;
   }
 
+  /** x6: the four actions exclude each other, reported in definition order. */
   finish(): IptError | undefined {
+    const order = ['set-tos', 'and-tos', 'or-tos', 'xor-tos'].filter((action) =>
+      this.actions.includes(action),
+    );
+    if (order.length > 1) return param(cannotCombine('TOS', order[0]!, order[1]!));
     return this.given ? undefined : param('TOS: An action is required');
   }
 

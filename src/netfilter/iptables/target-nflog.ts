@@ -6,6 +6,7 @@ import { type IptError, param } from './errors.ts';
 import {
   type Compiled,
   type OptionDef,
+  onlyOnce,
   saveString,
   type TargetModule,
   type Usage,
@@ -29,9 +30,12 @@ export class NflogTarget implements XtTarget {
   size: number | undefined;
   threshold = 1;
   private range = false;
+  private readonly given = new Set<string>();
 
   parse(option: string, args: readonly string[]): IptError | undefined {
     const text = args[0] ?? '';
+    if (this.given.has(option)) return param(onlyOnce('NFLOG', option));
+    this.given.add(option);
     if (option === 'nflog-prefix') {
       this.prefix = text;
       return undefined;

@@ -45,8 +45,8 @@ export class NfqueueTarget implements XtTarget {
         const low = parseDecimal(parts[0] ?? '', 0xffff);
         const high = parseDecimal(parts[1] ?? '', 0xffff);
         if (parts.length !== 2 || low === undefined || high === undefined)
-          return param('NFQUEUE: bad value for option "--queue-balance", or out of range (0-65535).\n');
-        if (low > high) return param(`${low} should be less than ${high}`);
+          return param(`Bad range "${text}"`);
+        if (low >= high) return param(`${low} should be less than ${high}`);
         this.balance = [low, high];
         return undefined;
       }

@@ -826,6 +826,215 @@ function rpfilterMatches(): { table: CorpusRule['table']; rule: string }[] {
   return out;
 }
 
+/** Combinations of the ipt-b extensions with the generic options and with each other. */
+function iptBCombinations(): { table: CorpusRule['table']; rule: string }[] {
+  const out: { table: CorpusRule['table']; rule: string }[] = [];
+  const filter = (rule: string) => out.push({ table: 'filter', rule });
+  const mangle = (rule: string) => out.push({ table: 'mangle', rule });
+  const raw = (rule: string) => out.push({ table: 'raw', rule });
+  const nat = (rule: string) => out.push({ table: 'nat', rule });
+  const prefixes = ['', '-p tcp', '-p udp --dport 53', '-s 10.0.0.0/8', '-i eth0', '! -d 192.168.0.1'];
+  for (const rule of product(
+    prefixes,
+    [
+      '-m limit --limit 5/s',
+      '-m limit --limit 2/min --limit-burst 1',
+      '-m helper --helper ftp',
+      '-m policy --dir in --pol none',
+    ],
+    ['-j ACCEPT', '-j NFLOG --nflog-group 2', '-j NFQUEUE --queue-num 4 --queue-bypass'],
+  ))
+    filter(rule);
+  for (const rate of [
+    '1/s',
+    '7/sec',
+    '30/m',
+    '2/minute',
+    '5/h',
+    '1/day',
+    '100',
+    '10000/s',
+    '10001/s',
+    '3/x',
+    '/s',
+    '5/',
+  ])
+    for (const burst of ['', '--limit-burst 1', '--limit-burst 100'])
+      filter(`-m limit --limit ${rate} ${burst}`.trim());
+  let name = 100;
+  for (const kind of ['upto', 'above'])
+    for (const rate of ['1/s', '20/min', '3/hour'])
+      for (const mode of ['', 'srcip', 'dstip,dstport', 'srcip,srcport'])
+        for (const extra of ['', '--hashlimit-burst 3', '--hashlimit-srcmask 16 --hashlimit-dstmask 24'])
+          filter(
+            `-p tcp -m hashlimit --hashlimit-${kind} ${rate} ${mode === '' ? '' : `--hashlimit-mode ${mode}`} ${extra} --hashlimit-name c${name++}`.replace(
+              / +/g,
+              ' ',
+            ),
+          );
+  for (const spec of [
+    '--connlimit-above 10',
+    '--connlimit-upto 2 --connlimit-mask 24',
+    '--connlimit-above 5 --connlimit-daddr',
+  ])
+    for (const proto of ['-p tcp --syn', '-p udp', '-p tcp --dport 22'])
+      filter(`${proto} -m connlimit ${spec} -j REJECT --reject-with tcp-reset`);
+  for (const u32 of [
+    '0>>22&0x3C@4>>16=0x1000',
+    '0>>22&0x3C@12>>26&0x3C@0=0x50',
+    '0 & 0x0000FFFF = 0x0000FFFF',
+    '3&0x20>>5=1',
+    '0<<1=2',
+    '0>>22&0x3C@0>>16=53:54,80',
+    '0=0xffffffff',
+    '0=0x100000000',
+    '0&0xFF',
+    '0@',
+    '0=1&&',
+    '=1',
+  ])
+    filter(`-m u32 --u32 "${u32}"`);
+  for (const algo of ['bm', 'kmp'])
+    for (const pattern of [
+      '--string HTTP',
+      '--string "Host: example"',
+      '--hex-string "|0d0a0d0a|"',
+      '--hex-string "a|20|b"',
+      '! --string x',
+    ])
+      for (const range of ['', '--from 20', '--to 1500', '--from 40 --to 60 --icase'])
+        filter(`-p tcp --dport 80 -m string --algo ${algo} ${pattern} ${range}`.trim());
+  for (const day of [
+    'Mon',
+    'Tue',
+    'Wed',
+    'Thu',
+    'Fri',
+    'Sat',
+    'Sun',
+    'Mo',
+    'Tu',
+    'Su',
+    'Monday',
+    '1',
+    '7',
+    '0',
+  ])
+    filter(`-m time --weekdays ${day}`);
+  for (const window of [
+    '00:00 --timestop 00:01',
+    '08:00:00 --timestop 18:30',
+    '23:59:59 --timestop 00:00:00',
+    '12:00 --timestop 12:00',
+  ])
+    for (const tz of ['', '--kerneltz', '--utc']) filter(`-m time --timestart ${window} ${tz}`.trim());
+  for (const date of [
+    '2000',
+    '2000-02',
+    '2000-02-29',
+    '2000-02-29T23',
+    '2000-02-29T23:59',
+    '1970-01-01',
+    '2038-01-19T03:14:07',
+    '2100-01-01',
+    '20000',
+    'x',
+  ])
+    filter(`-m time --datestart ${date}`);
+  for (const days of ['1', '2', '3', '21', '22', '23', '28,29,30', '1,32'])
+    filter(`-m time --monthdays ${days}`);
+  for (const policy of [
+    '--dir out --pol ipsec --proto esp',
+    '--dir in --pol ipsec --mode tunnel',
+    '--dir in --pol ipsec --tunnel-src 10.0.0.0/8',
+    '--dir in --pol ipsec --reqid 0x10',
+    '--dir in --pol ipsec --spi 7 --next --spi 8 --next --spi 9',
+  ])
+    filter(`-m policy ${policy}`);
+  for (const tos of [
+    '0x00',
+    '0x08/0x08',
+    '0xff',
+    '0xff/0xff',
+    '4/0x3f',
+    'minimize-delay',
+    'MINIMIZE-COST',
+    '0x1e/0x1e',
+  ])
+    filter(`-p udp -m tos ! --tos ${tos}`);
+  for (const ecn of [
+    '--ecn-ip-ect 2',
+    '! --ecn-ip-ect 3',
+    '--ecn-tcp-ece ! --ecn-tcp-cwr',
+    '! --ecn-tcp-ece --ecn-ip-ect 1',
+  ])
+    for (const proto of ['-p tcp', '! -p tcp', '-p 6']) filter(`${proto} -m ecn ${ecn}`);
+  for (const spi of ['0', '1:1', '5:4', '0:4294967295', '1:2:3', '-1'])
+    for (const match of ['-p ah -m ah --ahspi', '-p esp -m esp --espspi', '-p 50 -m esp --espspi'])
+      filter(`${match} ${spi}`);
+  for (const port of ['0', '1', '65535', '100:200', '! 7', '0:0'])
+    for (const side of ['--sport', '--dport']) filter(`-p sctp ${side} ${port} -j DROP`);
+  for (const chunks of [
+    'all INIT_ACK,COOKIE_ECHO',
+    'only DATA,SACK',
+    'any HEARTBEAT',
+    'all ABORT:T',
+    'all DATA:IUBE',
+    'all DATA:iube',
+    'any DATA:X',
+    'all INIT:T',
+  ])
+    filter(`-p sctp -m sctp --dport 5060 --chunk-types ${chunks}`);
+  for (const spec of ['', '--loose', '--validmark --invert', '--accept-local'])
+    for (const target of ['-j DROP', '-j ACCEPT', '-j MARK --set-mark 1'])
+      raw(`-i eth0 -m rpfilter ${spec} ${target}`.replace(/ +/g, ' '));
+  for (const queue of [
+    '--queue-num 0',
+    '--queue-num 100 --queue-bypass',
+    '--queue-balance 0:0',
+    '--queue-balance 2:9 --queue-cpu-fanout',
+    '--queue-balance 1',
+    '--queue-bypass --queue-num 5',
+  ])
+    for (const prefix of ['-p tcp --dport 443', '-s 10.1.0.0/16']) filter(`${prefix} -j NFQUEUE ${queue}`);
+  for (const nflog of [
+    '--nflog-group 1 --nflog-prefix "kube drop"',
+    '--nflog-prefix a --nflog-prefix b',
+    '--nflog-size 65535',
+    '--nflog-threshold 65535',
+    '--nflog-threshold 65536',
+    '--nflog-size -1',
+  ])
+    for (const prefix of ['-p icmp', '-m conntrack --ctstate INVALID']) filter(`${prefix} -j NFLOG ${nflog}`);
+  for (const rule of [
+    '-p tcp -j TOS --set-tos Maximize-Throughput',
+    '-p tcp -j TOS --set-tos 0x08/0x08',
+    '-j TOS --and-tos 0xff',
+    '-j TOS --or-tos 0',
+    '-j TOS --xor-tos 0xff',
+    '-j TOS --set-tos 0x10 --and-tos 3',
+    '-p udp --dport 53 -j DSCP --set-dscp-class CS6',
+    '-j DSCP --set-dscp-class af11',
+    '-j DSCP --set-dscp 0',
+    '-j DSCP --set-dscp 0x40',
+    '-p tcp -j ECN --ecn-tcp-cwr 1',
+    '-p tcp -j ECN --ecn-tcp-ece 0 --ecn-ip-ect 2',
+    '-p tcp -j ECN --ecn-tcp-cwr 2',
+    '-j ECN --ecn-ip-ect 3',
+    '-p udp --dport 68 -j CHECKSUM --checksum-fill',
+  ])
+    mangle(rule);
+  for (const rule of [
+    '-d 10.0.0.0/24 -j NETMAP --to 192.168.0.0/24',
+    '-s 10.0.0.0/16 -j NETMAP --to 172.16.0.0/16',
+    '-j NETMAP --to 0.0.0.0/0',
+    '-j NETMAP --to 10.0.0.1/255.255.255.255',
+    '-p tcp -j NETMAP --to 10.0.0.0/30',
+  ])
+    nat(rule);
+  return out;
+}
+
 /** ipt-b's block of the corpus. */
 export function iptBCorpus(): { table: CorpusRule['table']; rule: string }[] {
   return [
@@ -839,5 +1048,6 @@ export function iptBCorpus(): { table: CorpusRule['table']; rule: string }[] {
     ].map((rule) => ({ table: 'filter' as const, rule })),
     ...rpfilterMatches(),
     ...moreTargets(),
+    ...iptBCombinations(),
   ];
 }
