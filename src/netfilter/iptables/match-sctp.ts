@@ -204,7 +204,7 @@ export class SctpMatch implements XtMatch {
     return words;
   }
 
-  print(): string {
+  print(numeric: boolean): string {
     let text = ' sctp';
     for (const [label, range] of [
       ['spt', this.sport],
@@ -215,7 +215,7 @@ export class SctpMatch implements XtMatch {
       text += ` ${label}${plural}:${range.invert ? '!' : ''}${SctpMatch.ports(range, ':')}`;
     }
     if (this.chunkMatch !== undefined)
-      text += `${this.chunkInvert ? ' !' : ''} ${this.chunkMatch} ${this.chunkWords(true)}`;
+      text += `${this.chunkInvert ? ' !' : ''} ${this.chunkMatch} ${this.chunkWords(numeric)}`;
     return text;
   }
 

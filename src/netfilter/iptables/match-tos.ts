@@ -71,7 +71,7 @@ export class TosMatch implements XtMatch {
     const name = TOS_NAMES.find(([, value]) => value === this.value);
     const text =
       !numeric && this.mask === 0x3f && name !== undefined
-        ? name[0]
+        ? ` ${name[0]}`
         : `${hex2(this.value)}/${hex2(this.mask)}`;
     return ` tos match${this.invert ? '!' : ''}${text}`;
   }

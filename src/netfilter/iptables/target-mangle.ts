@@ -177,7 +177,8 @@ export class TosTarget implements XtTarget {
   print(numeric: boolean): string {
     if (numeric) return ` TOS set ${hex2(this.value)}/${hex2(this.mask)}`;
     const name = TOS_NAMES.find(([, value]) => value === this.value);
-    if (this.mask === 0x3f && name !== undefined) return ` TOS set ${name[0]}`;
+    // tos_try_print_symbolic(" TOS set", ...) after the target's own blank: `  TOS setNAME`.
+    if (this.mask === 0x3f && name !== undefined) return `  TOS set${name[0]}`;
     if (this.value === 0) return ` TOS and ${hex2(~this.mask & 0xff)}`;
     if (this.value === this.mask) return ` TOS or ${hex2(this.value)}`;
     if (this.mask === 0) return ` TOS xor ${hex2(this.value)}`;
