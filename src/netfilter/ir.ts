@@ -208,6 +208,8 @@ export interface NatRange {
   readonly addrHigh: number | undefined;
   readonly portLow: number | undefined;
   readonly portHigh: number | undefined;
+  /** issue 12, ipt-b: DNAT's `PORT-PORT/BASE` (NF_NAT_RANGE_PROTO_OFFSET): ports shift by their distance from BASE. */
+  readonly portBase?: number;
 }
 
 export interface NatFlags {

@@ -24,6 +24,11 @@ export interface ParseContext {
   readonly table: string;
   /** Whether an ipset of that name exists (libxt_set asks the kernel when the rule is made); absent: not checked. */
   readonly setExists?: (name: string) => boolean;
+  /**
+   * Set when packetlab reads back words iptables-save printed (rule.ts: ruleSpecOf), which may hold what the
+   * command line refuses (SNAT's `PORT-PORT/0`).
+   */
+  readonly reread?: boolean;
 }
 
 /** What a module compiles to. */

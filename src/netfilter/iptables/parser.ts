@@ -198,6 +198,8 @@ export interface ParseOptions {
   readonly restoreTable?: string;
   /** Whether an ipset exists, for `-m set` and `-j SET` (unchecked when absent). */
   readonly setExists?: (name: string) => boolean;
+  /** Reading back saved words (ParseContext.reread). */
+  readonly reread?: boolean;
 }
 
 /** Parses one iptables command line (without the program name). */
@@ -236,8 +238,12 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
   const setExists = options.setExists;
   let addressError: IptError | undefined;
   let fragment: { invert: boolean } | undefined;
-  const ctx = (): ParseContext =>
-    setExists === undefined ? { proto, protoInvert, table } : { proto, protoInvert, table, setExists };
+  const reread = options.reread === true;
+  const ctx = (): ParseContext => {
+    const base =
+      setExists === undefined ? { proto, protoInvert, table } : { proto, protoInvert, table, setExists };
+    return reread ? { ...base, reread } : base;
+  };
 
   let index = 0;
   const next = (): string | undefined => argv[index++];

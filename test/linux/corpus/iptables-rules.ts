@@ -1024,6 +1024,32 @@ function iptBCombinations(): { table: CorpusRule['table']; rule: string }[] {
     '-p udp --dport 68 -j CHECKSUM --checksum-fill',
   ])
     mangle(rule);
+  for (const to of [
+    '10.0.0.1:80-90/100',
+    '10.0.0.1:1000-2000/3000',
+    '10.0.0.1:http-https',
+    '10.0.0.1:80/100',
+    '10.0.0.1:90-80',
+    '10.0.0.1:80:90',
+    '10.0.0.1:80-90x',
+    '10.0.0.1:80-http',
+    '10.0.0.1:ssh-90',
+    '10.0.0.1:80-90/0',
+    '10.0.0.1:80-90/ssh',
+    '10.0.0.1:80-90/x',
+    '10.0.0.1:80-90/65536',
+    '10.0.0.1:65536',
+    '10.0.0.1:x',
+    '10.0.0.1:',
+    '10.0.0.1:0x50',
+    ':80-90/100',
+    '10.0.0.1:domain',
+  ])
+    nat(`-p tcp -j DNAT --to-destination ${to}`);
+  nat('-j DNAT --to-destination 10.0.0.1:80-90/100');
+  nat('-p udp -j SNAT --to-source 10.0.0.1:1000-2000/5000');
+  for (const ports of ['http', '80-90/100', '90-80', 'x', '80:90', '80-90x', '65536', 'ssh'])
+    for (const target of ['REDIRECT', 'MASQUERADE']) nat(`-p tcp -j ${target} --to-ports ${ports}`);
   for (const rule of [
     '-d 10.0.0.0/24 -j NETMAP --to 192.168.0.0/24',
     '-s 10.0.0.0/16 -j NETMAP --to 172.16.0.0/16',

@@ -256,6 +256,20 @@ describe('issue-12 iptables targets on packets', () => {
     expect(rulePackets(l.r, 'nat', 'PREROUTING')).toEqual([1]);
   });
 
+  it('DNAT with a shifted portmap moves each port by its distance from the base', () => {
+    const l = lab('portmap');
+    iptables(
+      l.r,
+      'iptables -t nat -A PREROUTING -p udp -d 10.0.2.1 --dport 80:90 -j DNAT --to-destination 10.0.2.1:8000-8010/80',
+    );
+    for (const port of [8005, 8010]) l.b.udp.bind(0, port, () => {});
+    sendUdp(l.a, '10.0.2.1', { dport: 85, sport: 40001 });
+    sendUdp(l.a, '10.0.2.1', { dport: 90, sport: 40002 });
+    l.sim.run(1e9);
+    const ports = select(l.atB, rx, protocol(17)).map((seen) => (seen.frame[36]! << 8) | seen.frame[37]!);
+    expect(ports).toEqual([8005, 8010]);
+  });
+
   for (const [target, tos] of [
     ['DSCP --set-dscp 0x0a', 0x28],
     ['DSCP --set-dscp-class EF', 0xb8],
