@@ -1050,6 +1050,65 @@ function iptBCombinations(): { table: CorpusRule['table']; rule: string }[] {
   nat('-p udp -j SNAT --to-source 10.0.0.1:1000-2000/5000');
   for (const ports of ['http', '80-90/100', '90-80', 'x', '80:90', '80-90x', '65536', 'ssh'])
     for (const target of ['REDIRECT', 'MASQUERADE']) nat(`-p tcp -j ${target} --to-ports ${ports}`);
+  // Each match with the generic options and targets around it, in the filter and mangle tables.
+  let table = 0;
+  for (const rule of product(
+    ['-p tcp --dport 443', '-s 10.244.0.0/16 ! -o cni0', '-p udp -m conntrack --ctstate NEW'],
+    [
+      '-m sctp --dport 1',
+      '-m hashlimit --hashlimit-upto 50/sec --hashlimit-mode srcip --hashlimit-name NAME',
+      '-m connlimit --connlimit-above 100',
+      '-m u32 --u32 "0>>22&0x3C@8=0"',
+      '-m string --algo bm --string kube',
+      '-m time --timestart 01:00 --timestop 02:00 --weekdays Sat',
+      '-m policy --dir out --pol none',
+      '-m tos --tos 0x04',
+      '-m ecn --ecn-ip-ect 3',
+      '-m helper --helper tftp',
+      '-m limit --limit 100/s --limit-burst 200',
+      '-m esp --espspi 1',
+    ],
+    ['-j ACCEPT', '-j DROP', '-j NFLOG --nflog-prefix x', '-j NFQUEUE --queue-bypass', '-j RETURN'],
+  )) {
+    const named = rule.replace('NAME', `p${table++}`);
+    if (table % 2 === 0) filter(named);
+    else mangle(named);
+  }
+  // The targets with the generic options: mangle, raw (where the header targets are refused) and nat.
+  for (const rule of product(
+    [
+      '-p tcp',
+      '-p udp --sport 53',
+      '-d 10.96.0.10',
+      '-i eth0 -o eth1',
+      '! -s 10.0.0.0/8',
+      '-p icmp --icmp-type 8',
+    ],
+    [
+      '-j TOS --set-tos 0x08',
+      '-j TOS --xor-tos 0x02',
+      '-j DSCP --set-dscp 46',
+      '-j DSCP --set-dscp-class AF21',
+      '-j ECN --ecn-tcp-remove',
+      '-j ECN --ecn-ip-ect 0',
+      '-j CHECKSUM --checksum-fill',
+      '-j NFLOG --nflog-group 7 --nflog-threshold 2',
+      '-j NFQUEUE --queue-balance 3:5 --queue-bypass',
+      '-m rpfilter --loose -j DROP',
+    ],
+  )) {
+    mangle(rule);
+    raw(rule);
+  }
+  for (const rule of product(
+    ['-p tcp', '-d 10.96.0.0/12', '-o eth0', '-i eth0'],
+    [
+      '-j NETMAP --to 10.1.0.0/16',
+      '-j DNAT --to-destination 10.0.0.9:8000-8099/9000',
+      '-j SNAT --to-source 10.0.0.9:2000-3000/2000',
+    ],
+  ))
+    nat(rule);
   for (const rule of [
     '-d 10.0.0.0/24 -j NETMAP --to 192.168.0.0/24',
     '-s 10.0.0.0/16 -j NETMAP --to 172.16.0.0/16',
