@@ -50,6 +50,8 @@ export class ExtMatches {
   private readonly hashTables = new Map<string, Map<number, Map<number, Map<number, HashEntry>>>>();
   /** nf_conncount's lists: per rule, per key, the original tuples of the connections it saw. */
   private readonly counted = new WeakMap<object, Map<number, Tuple[]>>();
+  /** sctp --chunk-types all: which wanted chunk types the packet has shown (reset after each packet). */
+  private readonly chunkSeen = new Uint8Array(256);
 
   matches(state: PacketState, options: ExtMatchOptions, _rule: Rule): boolean {
     switch (options.name) {
@@ -106,23 +108,48 @@ export class ExtMatches {
     if (!inRange(options.sport, u16(buf, th)) || !inRange(options.dport, u16(buf, th + 2))) return false;
     const chunks = options.chunks;
     if (chunks === undefined) return true;
-    const pending = chunks.match === 'all' ? new Set(chunks.types) : undefined;
+    // The chunk types ALL still waits for, marked in a reused map (SCTP_CHUNKMAP_COPY without allocating).
+    const done = this.chunkSeen;
+    let pending = chunks.match === 'all' ? chunks.types.length : 0;
+    let result: boolean | undefined;
     let offset = th + 12;
     do {
-      if (offset + 4 > end) return false;
+      if (offset + 4 > end) {
+        result = false;
+        break;
+      }
       const type = buf[offset]!;
       const flags = buf[offset + 1]!;
       const length = u16(buf, offset + 2);
-      if (length === 0) return false;
-      const flagsOk = chunks.flags.every((test) => test.type !== type || (flags & test.mask) === test.flags);
+      if (length === 0) {
+        result = false;
+        break;
+      }
+      let flagsOk = true;
+      for (const test of chunks.flags)
+        if (test.type === type && (flags & test.mask) !== test.flags) flagsOk = false;
       if (chunks.types.includes(type)) {
-        if (chunks.match === 'any' && flagsOk) return true;
-        if (chunks.match === 'all' && flagsOk) pending!.delete(type);
-        if (chunks.match === 'only' && !flagsOk) return false;
-      } else if (chunks.match === 'only') return false;
+        if (chunks.match === 'any' && flagsOk) {
+          result = true;
+          break;
+        }
+        if (chunks.match === 'all' && flagsOk && done[type] === 0) {
+          done[type] = 1;
+          pending--;
+        }
+        if (chunks.match === 'only' && !flagsOk) {
+          result = false;
+          break;
+        }
+      } else if (chunks.match === 'only') {
+        result = false;
+        break;
+      }
       offset += (length + 3) & ~3;
     } while (offset < end);
-    if (chunks.match === 'all') return pending!.size === 0;
+    if (chunks.match === 'all') done.fill(0);
+    if (result !== undefined) return result;
+    if (chunks.match === 'all') return pending === 0;
     return chunks.match === 'only';
   }
 

@@ -184,6 +184,23 @@ describe('issue-12 iptables matches on packets', () => {
     });
   });
 
+  for (const [chunks, fate] of [
+    ['all DATA,INIT', 'passed'],
+    ['all DATA', 'dropped'],
+    ['only DATA', 'dropped'],
+    ['only INIT', 'passed'],
+    ['any INIT,DATA:E', 'passed'],
+    ['any INIT,DATA:e', 'dropped'],
+  ] as const)
+    it(`sctp --chunk-types ${chunks} on a packet of one DATA chunk: ${fate}`, () => {
+      checkRuleCase({
+        name: `sctp ${chunks}`,
+        rules: [`iptables -A FORWARD -p sctp -m sctp --chunk-types ${chunks} -j DROP`],
+        steps: [[sctpData(0x02), fate]],
+        packets: [fate === 'dropped' ? 1 : 0],
+      });
+    });
+
   it('esp: an SPI range', () => {
     checkRuleCase({
       name: 'esp',
