@@ -148,7 +148,8 @@ function evalRule(
       case 'nat':
       case 'reject':
       case 'tproxy':
-      case 'tcpmss': {
+      case 'tcpmss':
+      case 'xt-target': {
         const verdict = statements.terminal(state, expr, table);
         if (verdict !== undefined) return verdict;
         break;

@@ -38,6 +38,17 @@ export interface NetfilterHost {
   ifname(ifindex: number): string | undefined;
   /** inet_addr_type / fib lookup of `addr` in table local then main, as nft_fib and xt_addrtype do. */
   addressType(addr: number): AddressType;
+  /**
+   * fib_lookup toward `dst` from `src` with `mark` and `tos`, as ipt_rpfilter's reverse lookup makes it (iif
+   * loopback, FIB_LOOKUP_IGNORE_LINKSTATE): the route's type and output device, undefined on a miss. Absent: no
+   * route is found (rpfilter then fails).
+   */
+  reverseRoute?(
+    dst: number,
+    src: number,
+    mark: number,
+    tos: number,
+  ): { type: AddressType; oif: number } | undefined;
   /** The address MASQUERADE takes on `oif` toward `dst` (inet_select_addr on the egress device). */
   masqueradeAddress(oif: number, dst: number): number | undefined;
   /**

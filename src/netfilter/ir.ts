@@ -32,6 +32,8 @@ export const DEFRAG_PRIORITY = -400;
 /** XT_JUMP_STACK_MAX / NFT_JUMP_STACK_SIZE: how deep jumps may nest. */
 export const JUMP_STACK_MAX = 16;
 
+import type { ExtMatchOptions, ExtTargetOptions } from './xt/ext-options.ts';
+
 // ---- values read from the packet --------------------------------------------------------
 
 /** Header fields by their nft names. `th` is the transport header whatever the protocol. */
@@ -206,6 +208,8 @@ export interface NatRange {
   readonly addrHigh: number | undefined;
   readonly portLow: number | undefined;
   readonly portHigh: number | undefined;
+  /** issue 12, ipt-b: DNAT's `PORT-PORT/BASE` (NF_NAT_RANGE_PROTO_OFFSET): ports shift by their distance from BASE. */
+  readonly portBase?: number;
 }
 
 export interface NatFlags {
@@ -278,7 +282,9 @@ export type Expr =
       readonly exist: boolean;
       readonly timeout: number | undefined;
     }
-  | { readonly kind: 'verdict'; readonly verdict: Verdict };
+  | { readonly kind: 'verdict'; readonly verdict: Verdict }
+  /** issue 12, ipt-b: the xt targets NFLOG, NFQUEUE, CHECKSUM, NETMAP, ECN, TOS, DSCP (xt/ext-targets.ts). */
+  | { readonly kind: 'xt-target'; readonly options: ExtTargetOptions };
 
 /** How REJECT answers: an ICMP unreachable code, or a TCP reset. */
 export type RejectWith = { readonly kind: 'icmp'; readonly code: number } | { readonly kind: 'tcp-reset' };
@@ -293,7 +299,9 @@ export type XtMatchName =
   | 'set'
   | 'owner'
   | 'socket'
-  | 'physdev';
+  | 'physdev'
+  // issue 12, ipt-b: the matches of xt/ext-options.ts
+  | ExtMatchOptions['name'];
 
 /** Which address or port of the packet each dimension of an ipset element takes (`src,dst`). */
 export type IpsetDirection = 'src' | 'dst';
@@ -394,7 +402,9 @@ export type XtMatchOptions =
       readonly side: 'source' | 'destination' | 'either';
       readonly ranges: readonly (readonly [number, number])[];
       readonly invert: boolean;
-    };
+    }
+  // issue 12, ipt-b: sctp, limit, hashlimit, connlimit, helper, rpfilter, u32, string, time, policy, ah, esp...
+  | ExtMatchOptions;
 
 // ---- rules, chains, tables ---------------------------------------------------------------
 

@@ -268,6 +268,9 @@ function usesConntrack(rules: readonly Rule[]): boolean {
   for (const rule of rules)
     for (const expr of rule.exprs) {
       if (expr.kind === 'ct-set' || expr.kind === 'notrack' || expr.kind === 'nat') return true;
+      // issue 12, ipt-b: xt_connlimit and xt_helper take conntrack (nf_ct_netns_get) when a rule loads them.
+      if (expr.kind === 'match' && (expr.options.name === 'connlimit' || expr.options.name === 'helper'))
+        return true;
       if (expr.kind === 'meta-set' && sourceReadsCt(expr.source)) return true;
       if (
         (expr.kind === 'cmp' || expr.kind === 'lookup' || expr.kind === 'vmap') &&

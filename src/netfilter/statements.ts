@@ -22,6 +22,8 @@ import type { Expr, Rule, Source, Table, Value, Verdict, XtMatchOptions } from '
 import { formatLogLine } from './log.ts';
 import type { NatEngine } from './nat-engine.ts';
 import type { PacketState } from './packet-state.ts';
+import { ExtMatches } from './xt/ext-matches.ts';
+import { runExtTarget } from './xt/ext-targets.ts';
 import { RecentLists } from './xt/recent.ts';
 import { statisticMatches } from './xt/statistic.ts';
 
@@ -38,6 +40,8 @@ const DROP: Verdict = { kind: 'drop' };
 
 export class Statements implements StatementRunner {
   readonly recent = new RecentLists();
+  /** issue 12, ipt-b: sctp, limit, hashlimit, connlimit... (xt/ext-matches.ts). */
+  private readonly ext = new ExtMatches();
 
   constructor(
     private readonly host: NetfilterHost,
@@ -191,6 +195,8 @@ export class Statements implements StatementRunner {
           typeof sport === 'number' && typeof dport === 'number' && multiportMatches(options, sport, dport)
         );
       }
+      default:
+        return this.ext.matches(state, options, rule);
     }
   }
 
@@ -206,6 +212,7 @@ export class Statements implements StatementRunner {
     }
     if (expr.kind === 'tcpmss')
       return tcpmssMangle(state.pkt, expr.mss, () => this.clampMtu(state)) === 'drop' ? DROP : undefined;
+    if (expr.kind === 'xt-target') return runExtTarget(state, expr.options, this.nat());
     if (expr.kind === 'reject') {
       this.host.reject(state.pkt, expr.with, state.hook);
       return DROP;

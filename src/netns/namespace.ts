@@ -14,9 +14,10 @@ import {
   type VxlanConfig,
   type VxlanUnderlay,
 } from '../link/vxlan.ts';
-import { Fib } from '../net/fib.ts';
+import { Fib, newFlowKey } from '../net/fib.ts';
 import { type AddrScope, type IfAddr, SCOPE_VALUE } from '../net/ifaddr.ts';
 import { type Interfaces, Ipv4Stack, type NetContext } from '../net/ipv4.ts';
+import { LOOPBACK_IFINDEX } from '../net/route.ts';
 import { Sysctls } from '../net/sysctl.ts';
 import { sendTcpReset } from '../net/tcp-reset.ts';
 import { defineConntrackSysctls } from '../netfilter/conntrack/sysctl.ts';
@@ -48,6 +49,8 @@ export class Namespace implements DeviceOwner, Interfaces {
   readonly inum: number;
   readonly sysctls = new Sysctls();
   readonly fib: Fib;
+  /** The flow ipt_rpfilter's reverse lookups reuse (iif loopback, scope universe). */
+  private readonly rpfilterFlow = newFlowKey({ iif: LOOPBACK_IFINDEX });
   readonly ipv4: Ipv4Stack;
   readonly udp: UdpTable;
   readonly tcp: TcpTable;
@@ -123,6 +126,17 @@ export class Namespace implements DeviceOwner, Interfaces {
       addressType: (addr) => {
         const type = this.fib.addressType(addr);
         return type === 'throw' ? 'unspec' : type;
+      },
+      reverseRoute: (dst, src, mark, tos) => {
+        // ipt_rpfilter.c: rpfilter_mt's flow (iif loopback) through fib_lookup.
+        const flow = this.rpfilterFlow;
+        flow.dstAddr = dst;
+        flow.srcAddr = src;
+        flow.mark = mark;
+        flow.tos = tos;
+        const result = this.fib.lookup(flow);
+        if (!result.ok || result.route.oif === undefined) return undefined;
+        return { type: result.type === 'throw' ? 'unspec' : result.type, oif: result.route.oif };
       },
       masqueradeAddress: (oif, dst) => {
         // nf_nat_masquerade_ipv4: inet_select_addr(out, nexthop, RT_SCOPE_UNIVERSE).

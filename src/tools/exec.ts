@@ -7,7 +7,14 @@ import { curl } from './curl.ts';
 import { dmesg } from './dmesg.ts';
 import { ip } from './ip/ip.ts';
 import { ipset } from './ipset/ipset.ts';
-import { iptables, iptablesRestore, iptablesSave, startXtablesMonitor, xtablesMonitor } from './iptables.ts';
+import {
+  iptables,
+  iptablesRestore,
+  iptablesSave,
+  iptablesTranslate,
+  startXtablesMonitor,
+  xtablesMonitor,
+} from './iptables.ts';
 import { nc, startNc } from './nc/nc.ts';
 import { nft, startNft } from './nft.ts';
 import { nstat } from './nstat.ts';
@@ -34,6 +41,7 @@ const COMMANDS: Record<string, Command> = {
   iptables,
   'iptables-restore': iptablesRestore,
   'iptables-save': iptablesSave,
+  'iptables-translate': iptablesTranslate,
   nc,
   nft,
   nstat,

@@ -7,11 +7,17 @@ import { formatXtablesTrace } from '../netfilter/iptables/monitor.ts';
 import { parseRestoreArgs, restoreRuleset } from '../netfilter/iptables/restore.ts';
 import { ctime, saveTables } from '../netfilter/iptables/save.ts';
 import { TABLES } from '../netfilter/iptables/tables.ts';
+import { translateIptables } from '../netfilter/iptables/translate.ts';
 import type { NftTraceEvent } from '../netfilter/trace.ts';
 import type { Namespace } from '../netns/namespace.ts';
 import type { CommandResult } from './result.ts';
 
 const NS_PER_SECOND = 1_000_000_000;
+
+/** `iptables-translate ARGS`: the nft command for a rule, as iptables-translate 1.8.9 prints it. */
+export function iptablesTranslate(_ns: Namespace, args: string[]): CommandResult {
+  return translateIptables(args);
+}
 
 /** `iptables ARGS`. */
 export function iptables(ns: Namespace, args: string[]): CommandResult {

@@ -6,6 +6,7 @@ import type { Chain, Rule, Table } from '../ir.ts';
 import { makeRule, type RulesetDraft, type RulesetError, type RulesetStore } from '../ruleset.ts';
 import {
   BAD_RULE,
+  type Errno,
   exitCodeOf,
   formatIptablesError,
   type IptError,
@@ -301,11 +302,17 @@ function fits(usage: Usage | undefined, tableName: string, hooks: ReadonlySet<st
   return true;
 }
 
-function ruleFits(spec: RuleSpec, tableName: string, hooks: ReadonlySet<string>): boolean {
+/** The errno the kernel refuses the rule with (a match's or target's checkentry), undefined when it fits. */
+function ruleRefusal(spec: RuleSpec, tableName: string, hooks: ReadonlySet<string>): Errno | undefined {
   const ctx = { proto: spec.proto, protoInvert: spec.protoInvert, table: tableName };
-  for (const match of spec.matches) if (!fits(match.usage(ctx), tableName, hooks)) return false;
-  if (spec.target?.kind === 'xt' && !fits(spec.target.target.usage(ctx), tableName, hooks)) return false;
-  return true;
+  const usages = spec.matches.map((match) => match.usage(ctx));
+  if (spec.target?.kind === 'xt') usages.push(spec.target.target.usage(ctx));
+  for (const usage of usages) if (!fits(usage, tableName, hooks)) return usage?.errno ?? 'EINVAL';
+  return undefined;
+}
+
+function ruleFits(spec: RuleSpec, tableName: string, hooks: ReadonlySet<string>): boolean {
+  return ruleRefusal(spec, tableName, hooks) === undefined;
 }
 
 /**
@@ -334,9 +341,12 @@ export function checkBatch(
   const hooks = chainHooks(table);
   const addedRules = new Map(added.map((entry) => [entry.rule, entry]));
   let blame: AddedRule | undefined;
+  let errno: Errno = 'EINVAL';
   for (const entry of added) {
-    if (!ruleFits(entry.spec, tableName, hooks.get(entry.chain) ?? new Set())) {
+    const refusal = ruleRefusal(entry.spec, tableName, hooks.get(entry.chain) ?? new Set());
+    if (refusal !== undefined) {
       blame = entry;
+      errno = refusal;
       break;
     }
   }
@@ -352,7 +362,7 @@ export function checkBatch(
       }
   }
   if (blame !== undefined)
-    return { error: kernelError(blame.op, 'EINVAL', `rule in chain ${blame.chain}`), line: blame.line };
+    return { error: kernelError(blame.op, errno, `rule in chain ${blame.chain}`), line: blame.line };
   const loop = draft.findLoop();
   if (loop !== undefined) {
     const entry = lastJump ?? added[added.length - 1]!;
@@ -450,9 +460,11 @@ function runParsed(store: RulesetStore, argv: readonly string[]): CommandOutput 
     stdout = `${ruleLine(entry.spec, entry.rule, 0, { numeric: true, verbose: false, exact: false, lineNumbers: false, notable: true })}\n`;
   }
   // Warnings the kernel's checkentry prints for a rule it takes (xt_iprange's reversed range).
-  const stderr = (cmd.rule?.matches ?? [])
-    .flatMap((match) => match.warnings?.() ?? [])
-    .map((line) => `${line}\n`);
+  const target = cmd.rule?.target?.kind === 'xt' ? cmd.rule.target.target : undefined;
+  const stderr = [
+    ...(cmd.rule?.matches ?? []).flatMap((match) => match.warnings?.() ?? []),
+    ...(target?.warnings?.() ?? []),
+  ].map((line) => `${line}\n`);
   return { stdout, stderr: stderr.join(''), exitCode: 0 };
 }
 

@@ -3,7 +3,7 @@
 // the way iptables-nft does it (native expressions, or an xt extension printed through its xlate text).
 
 import type { Expr, HookName } from '../ir.ts';
-import type { IptError } from './errors.ts';
+import type { Errno, IptError } from './errors.ts';
 
 /** One `--option` an extension accepts. */
 export interface OptionDef {
@@ -12,6 +12,8 @@ export interface OptionDef {
   readonly arg: boolean | 'two';
   /** Whether `!` may precede it. */
   readonly invert: boolean;
+  /** For 'two': the message when the second argument is missing (default `--NAME requires two args.`). */
+  readonly missingSecond?: string;
 }
 
 /** What the parser knows when an extension parses or checks its options. */
@@ -22,6 +24,11 @@ export interface ParseContext {
   readonly table: string;
   /** Whether an ipset of that name exists (libxt_set asks the kernel when the rule is made); absent: not checked. */
   readonly setExists?: (name: string) => boolean;
+  /**
+   * Set when packetlab reads back words iptables-save printed (rule.ts: ruleSpecOf), which may hold what the
+   * command line refuses (SNAT's `PORT-PORT/0`).
+   */
+  readonly reread?: boolean;
 }
 
 /** What a module compiles to. */
@@ -43,6 +50,8 @@ export interface Usage {
   readonly hooks?: readonly HookName[];
   /** The kernel refuses the rule wherever it is (REJECT --reject-with tcp-reset without -p tcp). */
   readonly never?: boolean;
+  /** The errno of the refusal when it is not EINVAL (the string match's unknown algorithm: ENOENT). */
+  readonly errno?: Errno;
 }
 
 interface Extension {
@@ -72,6 +81,8 @@ export interface XtTarget extends Extension {
   readonly kind: 'target';
   /** The name -L prints in the target column (the kernel target: `CT` for NOTRACK). */
   readonly listName: string;
+  /** What iptables prints on standard error for a rule it takes (NFLOG's `--nflog-range`). */
+  warnings?(): string[];
 }
 
 export interface MatchModule {

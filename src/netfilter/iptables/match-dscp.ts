@@ -6,7 +6,7 @@ import type { Compiled, MatchModule, OptionDef, Usage, XtMatch } from './extensi
 import { parseUnsigned } from './names.ts';
 
 /** dscp_helper.c: the class names and their code points. */
-const CLASSES: Readonly<Record<string, number>> = {
+export const DSCP_CLASSES: Readonly<Record<string, number>> = {
   CS0: 0x00,
   CS1: 0x08,
   CS2: 0x10,
@@ -49,7 +49,7 @@ export class DscpMatch implements XtMatch {
       if (value === undefined) return param('dscp: bad value for option "--dscp", or out of range (0-63).\n');
       this.dscp = value;
     } else {
-      const value = CLASSES[text.toUpperCase()];
+      const value = DSCP_CLASSES[text.toUpperCase()];
       if (value === undefined) return param(`Invalid DSCP value \`${text}'`);
       this.dscp = value;
     }

@@ -198,6 +198,8 @@ export interface ParseOptions {
   readonly restoreTable?: string;
   /** Whether an ipset exists, for `-m set` and `-j SET` (unchecked when absent). */
   readonly setExists?: (name: string) => boolean;
+  /** Reading back saved words (ParseContext.reread). */
+  readonly reread?: boolean;
 }
 
 /** Parses one iptables command line (without the program name). */
@@ -238,8 +240,12 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
   const setExists = options.setExists;
   let addressError: IptError | undefined;
   let fragment: { invert: boolean } | undefined;
-  const ctx = (): ParseContext =>
-    setExists === undefined ? { proto, protoInvert, table } : { proto, protoInvert, table, setExists };
+  const reread = options.reread === true;
+  const ctx = (): ParseContext => {
+    const base =
+      setExists === undefined ? { proto, protoInvert, table } : { proto, protoInvert, table, setExists };
+    return reread ? { ...base, reread } : base;
+  };
 
   let index = 0;
   const next = (): string | undefined => argv[index++];
@@ -315,7 +321,10 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
     if (protoUsed || proto === 0) return false;
     const protoName = protocolName(proto);
     const module = protoName === undefined ? undefined : MATCHES.get(protoName);
-    if (module === undefined || (protoName !== 'tcp' && protoName !== 'udp' && protoName !== 'icmp'))
+    if (
+      module === undefined ||
+      (protoName !== 'tcp' && protoName !== 'udp' && protoName !== 'icmp' && protoName !== 'sctp')
+    )
       return false;
     const created = module.create();
     matches.push(created);
@@ -338,7 +347,7 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
       args.push(first);
       if (def.arg === 'two') {
         const second = peekOperand();
-        if (second === undefined) return param(`--${name} requires two args.`);
+        if (second === undefined) return param(def.missingSecond ?? `--${name} requires two args.`);
         next();
         args.push(second);
       }

@@ -135,9 +135,16 @@ export function restoreRuleset(store: RulesetStore, input: string, options: Rest
         block.steps.push({
           line: lineNo,
           run: (draft) => {
-            if (policy !== 'ACCEPT' && policy !== 'DROP') return nftError('Bad policy name.');
+            // xtables-restore.c: `-` declares the built-in chain without setting its policy or counters (kube-proxy
+            // writes `:INPUT - [0:0]`); the chain keeps the policy it has, ACCEPT once the table was flushed.
+            if (policy !== 'ACCEPT' && policy !== 'DROP' && policy !== '-')
+              return nftError('Bad policy name.');
             const created = ensureBuiltin(draft, tableName, chain);
             if (created === undefined || 'errno' in created) return nftError('Bad built-in chain name.');
+            if (policy === '-') {
+              created.policyCounters = true;
+              return undefined;
+            }
             created.base = { ...created.base!, policy: policy === 'DROP' ? 'drop' : 'accept' };
             created.policyCounters = true;
             if (counters !== undefined) {

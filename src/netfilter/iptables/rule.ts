@@ -198,7 +198,7 @@ export function ruleSpecOf(rule: Rule, table: string): RuleSpec | undefined {
   const cached = parsedRules.get(rule);
   if (cached !== undefined) return cached;
   const words = tokenizeRestoreLine(rule.iptables.args.join(' '));
-  const parsed = parseCommand(['-A', 'PLACEHOLDER', ...words], { restoreTable: table });
+  const parsed = parseCommand(['-A', 'PLACEHOLDER', ...words], { restoreTable: table, reread: true });
   if ('kind' in parsed || parsed.rule === undefined) return undefined;
   parsedRules.set(rule, parsed.rule);
   return parsed.rule;

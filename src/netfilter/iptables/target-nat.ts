@@ -13,21 +13,62 @@ import {
   type Usage,
   type XtTarget,
 } from './extension.ts';
-import { parseDecimal, parsePort } from './names.ts';
+import { parsePort } from './names.ts';
 
 /** Protocols with ports NAT can change (tcp, udp, dccp, sctp, udplite, icmp has its id). */
 const PORT_PROTOS = [6, 17, 33, 132, 136];
 
 type Kind = 'DNAT' | 'SNAT' | 'MASQUERADE' | 'REDIRECT';
 
-/** libxt_NAT's parse_ports: `PORT[-PORT]`, each a number or a service name (xtables_getportbyname: any protocol). */
-function parsePorts(text: string): [number, number] | undefined {
-  const dash = text.indexOf('-');
-  const port = (word: string) => parseDecimal(word, 0xffff) ?? parsePort(word, undefined);
-  const low = port(dash < 0 ? text : text.slice(0, dash));
-  const high = dash < 0 ? low : port(text.slice(dash + 1));
-  if (low === undefined || high === undefined || high < low) return undefined;
-  return [low, high];
+interface PortSpec {
+  readonly low: number;
+  readonly high: number;
+  /** `/BASE` after a range (NF_NAT_RANGE_PROTO_OFFSET). */
+  readonly base: number | undefined;
+}
+
+/** xtables_strtoui with base 0 on the start of `text`: the number and what follows it. */
+function leadingNumber(text: string, min: number): { value: number; rest: string } | undefined {
+  const match = /^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)/.exec(text);
+  if (match === null) return undefined;
+  const digits = match[1]!;
+  const value = /^0[xX]/.test(digits)
+    ? Number(digits)
+    : digits.startsWith('0')
+      ? Number.parseInt(digits, 8)
+      : Number(digits);
+  if (value < min || value > 0xffff) return undefined;
+  return { value, rest: text.slice(digits.length) };
+}
+
+/**
+ * One port as parse_ports reads it: a number (and what follows), else the whole text as a service name (not for
+ * the upper end of a range, which iptables 1.8.9 takes as a number only).
+ */
+function onePort(text: string, min = 0, service = true): { value: number; rest: string } | string {
+  const number = leadingNumber(text, min);
+  if (number !== undefined) return number;
+  const port = service ? parsePort(text, undefined) : undefined;
+  return port === undefined || /^[0-9]/.test(text) ? `Port \`${text}' not valid` : { value: port, rest: '' };
+}
+
+/** libxt_NAT.c parse_ports: `PORT[-PORT[/BASE]]`, numbers or service names, with its messages. */
+function parsePorts(text: string, reread: boolean): PortSpec | string {
+  const first = onePort(text);
+  if (typeof first === 'string') return first;
+  if (first.rest === '') return { low: first.value, high: first.value, base: undefined };
+  if (first.rest.startsWith(':')) return 'Invalid port:port syntax - use dash';
+  if (!first.rest.startsWith('-')) return `Garbage after port value: \`${first.rest}'`;
+  const maxText = first.rest.slice(1);
+  const second = onePort(maxText, 0, false);
+  if (typeof second === 'string') return second;
+  if (second.value < first.value) return `Port range \`${maxText}' funky`;
+  if (second.rest === '') return { low: first.value, high: second.value, base: undefined };
+  if (!second.rest.startsWith('/')) return `Garbage after port range: \`${second.rest}'`;
+  // iptables-save prints SNAT's and MASQUERADE's base as 0, which only reading it back takes.
+  const base = onePort(second.rest.slice(1), reread ? 0 : 1);
+  if (typeof base === 'string') return base;
+  return { low: first.value, high: second.value, base: base.value };
 }
 
 export class NatTarget implements XtTarget {
@@ -37,6 +78,8 @@ export class NatTarget implements XtTarget {
   addrHigh: number | undefined;
   portLow: number | undefined;
   portHigh: number | undefined;
+  /** `/BASE`: DNAT keeps it; SNAT and MASQUERADE (revisions without a base) keep only the flag, as base 0. */
+  portBase: number | undefined;
   random = false;
   fullyRandom = false;
   persistent = false;
@@ -70,22 +113,23 @@ export class NatTarget implements XtTarget {
     if (this.given) return param(`${this.name}: Multiple --${option} not supported`);
     this.given = true;
     const text = args[0]!;
+    const portsOk = PORT_PROTOS.includes(ctx.proto) && !ctx.protoInvert;
     if (option === 'to-ports') {
-      const ports = parsePorts(text);
-      if (ports === undefined) return param(`Port range \`${text}' invalid\n`);
-      if (!PORT_PROTOS.includes(ctx.proto) || ctx.protoInvert)
-        return param('Need TCP, UDP, SCTP or DCCP with port specification');
-      [this.portLow, this.portHigh] = ports;
-      return undefined;
+      if (!portsOk) return param('Need TCP, UDP, SCTP or DCCP with port specification');
+      const ports = parsePorts(text, ctx.reread === true);
+      if (typeof ports === 'string') return param(ports);
+      return this.setPorts(ports);
     }
     const colon = text.indexOf(':');
     const addrText = colon < 0 ? text : text.slice(0, colon);
     if (colon >= 0) {
-      const ports = parsePorts(text.slice(colon + 1));
-      if (ports === undefined) return param(`Port range \`${text.slice(colon + 1)}' invalid\n`);
-      if (!PORT_PROTOS.includes(ctx.proto) || ctx.protoInvert)
-        return param('Need TCP, UDP, SCTP or DCCP with port specification');
-      [this.portLow, this.portHigh] = ports;
+      // A second colon makes the whole an (IPv6-looking) address.
+      if (text.indexOf(':', colon + 1) >= 0) return param(`Bad IP address "${text}"`);
+      if (!portsOk) return param('Need TCP, UDP, SCTP or DCCP with port specification');
+      const ports = parsePorts(text.slice(colon + 1), ctx.reread === true);
+      if (typeof ports === 'string') return param(ports);
+      const error = this.setPorts(ports);
+      if (error !== undefined) return error;
     }
     if (addrText !== '') {
       const dash = addrText.indexOf('-');
@@ -95,6 +139,16 @@ export class NatTarget implements XtTarget {
       this.addrLow = low >>> 0;
       this.addrHigh = high >>> 0;
     }
+    return undefined;
+  }
+
+  /** REDIRECT's revision has no shifted portmap; SNAT's and MASQUERADE's keep the flag with base 0. */
+  private setPorts(ports: PortSpec): IptError | undefined {
+    if (ports.base !== undefined && this.name === 'REDIRECT')
+      return param('Shifted portmap ranges not supported with this kernel');
+    this.portLow = ports.low;
+    this.portHigh = ports.high;
+    if (ports.base !== undefined) this.portBase = this.name === 'DNAT' ? ports.base : 0;
     return undefined;
   }
 
@@ -111,17 +165,15 @@ export class NatTarget implements XtTarget {
       if (this.addrHigh !== undefined && this.addrHigh !== this.addrLow)
         text += `-${formatIpv4(this.addrHigh)}`;
     }
-    if (this.portLow !== undefined) {
-      text += `:${this.portLow}`;
-      if (this.portHigh !== undefined && this.portHigh !== this.portLow) text += `-${this.portHigh}`;
-    }
+    if (this.portLow !== undefined) text += `:${this.portsText()}`;
     return text;
   }
 
   private portsText(): string {
     if (this.portLow === undefined) return '';
-    return this.portHigh !== undefined && this.portHigh !== this.portLow
-      ? `${this.portLow}-${this.portHigh}`
+    const base = this.portBase === undefined ? '' : `/${this.portBase}`;
+    return this.portHigh !== undefined && (this.portHigh !== this.portLow || base !== '')
+      ? `${this.portLow}-${this.portHigh}${base}`
       : `${this.portLow}`;
   }
 
@@ -154,6 +206,7 @@ export class NatTarget implements XtTarget {
       addrHigh: this.addrHigh,
       portLow: this.portLow,
       portHigh: this.portHigh,
+      ...(this.portBase === undefined ? {} : { portBase: this.portBase }),
     };
     const flags: NatFlags = {
       random: this.random,
@@ -173,6 +226,8 @@ export class NatTarget implements XtTarget {
 
   /** DNAT/SNAT/MASQUERADE/REDIRECT xlate: `dnat to A:P`, then the flags joined by commas. */
   private xlate(type: string): string {
+    // A shifted portmap has no nft translation.
+    if (this.portBase !== undefined) return `xt target ${this.name}`;
     let text = type;
     if (type === 'dnat' || type === 'snat') text += ` to ${this.rangeText()}`;
     else if (this.portLow !== undefined) text += ` to :${this.portsText()}`;

@@ -24,10 +24,12 @@ export interface NatRange2 {
   maxAddr: number;
   minProto: number;
   maxProto: number;
+  /** base_proto: with NF_NAT_RANGE_PROTO_OFFSET, the port that maps to minProto. */
+  baseProto: number;
 }
 
 export function createRange(): NatRange2 {
-  return { flags: 0, minAddr: 0, maxAddr: 0, minProto: 0, maxProto: 0 };
+  return { flags: 0, minAddr: 0, maxAddr: 0, minProto: 0, maxProto: 0, baseProto: 0 };
 }
 
 /**
@@ -53,6 +55,11 @@ export function rangeFromRule(range: IrNatRange, flags: NatFlags, out: NatRange2
   } else {
     out.minProto = 0;
     out.maxProto = 0;
+  }
+  out.baseProto = 0;
+  if (range.portBase !== undefined) {
+    bits |= NF_NAT_RANGE_PROTO_OFFSET;
+    out.baseProto = range.portBase;
   }
   if (flags.random) bits |= NF_NAT_RANGE_PROTO_RANDOM;
   if (flags.fullyRandom) bits |= NF_NAT_RANGE_PROTO_RANDOM_FULLY;

@@ -1,4 +1,4 @@
-// Choosing the tuple a new connection is NATed to: keep it, reuse the source's mapping, pick the address by hash, then search the port (or ICMP id) space in bounded rounds; IPv4 only, no zones, no GRE keys (PPTP), no NF_NAT_RANGE_PROTO_OFFSET.
+// Choosing the tuple a new connection is NATed to: keep it, reuse the source's mapping, pick the address by hash, then search the port (or ICMP id) space in bounded rounds; IPv4 only, no zones, no GRE keys (PPTP).
 //
 // Mirrors net/netfilter/nf_nat_core.c as of Linux 6.x:
 //   get_unique_tuple            the order of the steps below
@@ -40,6 +40,7 @@ import {
   type NatRange2,
   NF_NAT_RANGE_MAP_IPS,
   NF_NAT_RANGE_PERSISTENT,
+  NF_NAT_RANGE_PROTO_OFFSET,
   NF_NAT_RANGE_PROTO_RANDOM_ALL,
   NF_NAT_RANGE_PROTO_SPECIFIED,
 } from './range.ts';
@@ -93,6 +94,7 @@ export class TupleChooser {
     if ((flags & NF_NAT_RANGE_PROTO_RANDOM_ALL) === 0) {
       if ((flags & NF_NAT_RANGE_PROTO_SPECIFIED) !== 0) {
         if (
+          (flags & NF_NAT_RANGE_PROTO_OFFSET) === 0 &&
           l4InRange(tuple, manip, range.minProto, range.maxProto) &&
           (range.minProto === range.maxProto || !conntrack.isNatTupleUsed(tuple, ct, now))
         ) {
@@ -199,8 +201,14 @@ export class TupleChooser {
     }
 
     const randomOffset = (range.flags & NF_NAT_RANGE_PROTO_RANDOM_ALL) !== 0 || manip !== 'dst';
-    // off is a u16 in the kernel: it wraps at 65536 while probing.
-    let off = randomOffset ? this.randomU16() : 0;
+    // off is a u16 in the kernel: it wraps at 65536 while probing. A shifted portmap starts at key - base.
+    const key = keyIsSrc ? tuple.srcPort : tuple.dstPort;
+    let off =
+      (range.flags & NF_NAT_RANGE_PROTO_OFFSET) !== 0
+        ? (key - range.baseProto) & 0xffff
+        : randomOffset
+          ? this.randomU16()
+          : 0;
     let attempts = Math.min(rangeSize, NAT_MAX_ATTEMPTS);
     for (;;) {
       for (let i = 0; i < attempts; i++, off = (off + 1) & 0xffff) {

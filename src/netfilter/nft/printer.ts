@@ -642,6 +642,8 @@ function exprText(
       return 'xt target TPROXY';
     case 'tcpmss':
       return `tcp option maxseg size set ${expr.mss === 'pmtu' ? 'rt mtu' : expr.mss}`;
+    case 'xt-target':
+      return `xt target ${expr.options.name}`;
     case 'verdict':
       return verdictText(expr.verdict, ctx.iptables);
   }
