@@ -5,10 +5,10 @@ import type { KernelPlanResult } from '../src/harness/kernel-plan.ts';
 import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { Lang, StoryResult } from '../src/story/story.ts';
 import { conntrackFullStory } from './bug-conntrack-full.ts';
-import { DNS_RACE_KERNELS, type DnsRaceKernel, dnsRaceStory } from './bug-dns-race.ts';
-import { localRolloutStory, ROLLOUT_VARIANTS, type RolloutVariant } from './bug-local-rollout.ts';
+import { DNS_RACE_KERNELS, dnsRaceStory } from './bug-dns-race.ts';
+import { localRolloutStory, ROLLOUT_VARIANTS, } from './bug-local-rollout.ts';
 import { mtuBlackholeStory } from './bug-mtu-blackhole.ts';
-import { STALE_UDP_VARIANTS, type StaleUdpVariant, staleUdpStory } from './bug-stale-udp.ts';
+import { STALE_UDP_VARIANTS, staleUdpStory } from './bug-stale-udp.ts';
 import { collisionNftStory, collisionPortsStory, collisionTableStory } from './collisions.ts';
 import { EXERCISES, type Exercise, exerciseStory } from './exercises.ts';
 import {
