@@ -57,7 +57,22 @@ export type PayloadField =
   | 'th dport'
   | 'icmp type'
   | 'icmp code'
-  | 'icmp id';
+  | 'icmp id'
+  | 'ip version'
+  | 'ip hdrlength'
+  | 'ip checksum'
+  | 'tcp sequence'
+  | 'tcp ackseq'
+  | 'tcp doff'
+  | 'tcp window'
+  | 'tcp checksum'
+  | 'tcp urgptr'
+  | 'udp length'
+  | 'udp checksum'
+  | 'icmp checksum'
+  | 'icmp sequence'
+  | 'icmp gateway'
+  | 'icmp mtu';
 
 export type MetaKey =
   | 'mark'
@@ -104,7 +119,22 @@ export type Selector =
       readonly mod: number;
       readonly offset: number;
     }
+  | HashSelector
   | { readonly kind: 'rt'; readonly key: 'nexthop' | 'mtu' };
+
+/** `jhash ip saddr . tcp dport mod 4 seed 0x1 offset 100`, `symhash mod 2` (nft_hash). */
+export interface HashSelector {
+  readonly kind: 'hash';
+  readonly mode: 'jhash' | 'symhash';
+  /** What jhash hashes (a concatenation); empty for symhash. */
+  readonly inputs: readonly Value[];
+  /** Each input's size in bytes as it sits in its register. */
+  readonly sizes: readonly number[];
+  readonly mod: number;
+  /** undefined: the kernel draws one at random (here: the simulation's rng). */
+  readonly seed: number | undefined;
+  readonly offset: number;
+}
 
 /**
  * A value: a selector, optionally transformed as nft_bitwise does, `(x & mask) ^ xor`
@@ -265,7 +295,37 @@ export type Expr =
       readonly exist: boolean;
       readonly timeout: number | undefined;
     }
+  | LimitExpr
+  | QuotaExpr
   | { readonly kind: 'verdict'; readonly verdict: Verdict };
+
+/** nft_limit's token bucket, in ns of credit; `last` is -1 until the first packet (the bucket starts full). */
+export interface LimitBucket {
+  tokens: number;
+  last: number;
+}
+
+/** `limit rate [over] R/UNIT [burst B packets]` or `R BYTES/UNIT [burst B bytes]` (nft_limit). */
+export interface LimitExpr {
+  readonly kind: 'limit';
+  readonly mode: 'packets' | 'bytes';
+  /** Packets or bytes per `unit` seconds. */
+  readonly rate: number;
+  readonly unit: number;
+  /** Packets (0 means nft's default 5) or bytes. */
+  readonly burst: number;
+  /** `over`: matches when the rate is exceeded (NFT_LIMIT_F_INV). */
+  readonly invert: boolean;
+  readonly bucket: LimitBucket;
+}
+
+/** `quota [over|until] N bytes [used M bytes]` (nft_quota): the bytes it counted so far live in `consumed`. */
+export interface QuotaExpr {
+  readonly kind: 'quota';
+  readonly bytes: number;
+  readonly invert: boolean;
+  readonly consumed: { bytes: number };
+}
 
 /** How REJECT answers: an ICMP unreachable code, or a TCP reset. */
 export type RejectWith = { readonly kind: 'icmp'; readonly code: number } | { readonly kind: 'tcp-reset' };

@@ -5,6 +5,7 @@ import type { StatementRunner } from './chain.ts';
 import type { Conntrack } from './conntrack/conntrack.ts';
 import { setUntracked } from './conntrack/conntrack.ts';
 import { updateSet } from './expr/compare.ts';
+import { limitMatches, quotaMatches } from './expr/limit.ts';
 import { readValue } from './expr/selectors.ts';
 import type { NetfilterHost } from './host.ts';
 import { ipsetChange, ipsetTest, type PacketFields } from './ipset/match.ts';
@@ -95,6 +96,10 @@ export class Statements implements StatementRunner {
       case 'notrack':
         setUntracked(pkt);
         return true;
+      case 'limit':
+        return limitMatches(expr, this.host.now(), state.length);
+      case 'quota':
+        return quotaMatches(expr, state.length);
       case 'set-update': {
         const set = table.sets.get(expr.set);
         return set === undefined ? false : updateSet(state, expr.op, expr.key, set);

@@ -105,6 +105,8 @@ export const KEYWORDS: ReadonlySet<string> = new Set([
   'vlan',
   'fib',
   'numgen',
+  'jhash',
+  'symhash',
   'mod',
   'offset',
   'inc',

@@ -23,6 +23,7 @@ import type {
   Verdict,
   XtMatchOptions,
 } from '../ir.ts';
+import { formatLimit, formatQuota } from './stmt-limit.ts';
 import {
   flagNames,
   formatConstant,
@@ -108,9 +109,24 @@ function selectorText(value: Value, ctx: RuleContext | undefined): string {
       return `fib ${orderFibFlags(selector.flags).join(' . ')} ${selector.result}`;
     case 'numgen':
       return `numgen ${selector.mode} mod ${selector.mod}${selector.offset !== 0 ? ` offset ${selector.offset}` : ''}`;
+    case 'hash':
+      return hashText(selector, ctx);
     case 'rt':
       return selector.key === 'nexthop' ? 'rt ip nexthop' : 'rt mtu';
   }
+}
+
+/** expression.c: hash_expr_print. */
+function hashText(
+  selector: Extract<Value['selector'], { kind: 'hash' }>,
+  ctx: RuleContext | undefined,
+): string {
+  const inputs = selector.inputs.map((input) => valueText(input, ctx)).join(' . ');
+  let text =
+    selector.mode === 'jhash' ? `jhash ${inputs} mod ${selector.mod}` : `symhash mod ${selector.mod}`;
+  if (selector.seed !== undefined) text += ` seed 0x${selector.seed.toString(16)}`;
+  if (selector.offset !== 0) text += ` offset ${selector.offset}`;
+  return text;
 }
 
 function orderFibFlags(flags: readonly string[]): string[] {
@@ -634,6 +650,10 @@ function exprText(
       return logText(expr);
     case 'notrack':
       return 'notrack';
+    case 'limit':
+      return formatLimit(expr);
+    case 'quota':
+      return formatQuota(expr);
     case 'set-update':
       return `${expr.op} @${expr.set} { ${expr.key.map((value) => valueText(value, ctx)).join(' . ')} }`;
     case 'ipset-update':

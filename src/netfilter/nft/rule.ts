@@ -21,8 +21,10 @@ import type {
   Verdict,
 } from '../ir.ts';
 import type { Named, ParsedRule, RawElement, RawVerdict } from './ast.ts';
+import { generatorMax, parseHash, parseNumgen } from './expr-hash.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
+import { parseLimit, parseQuota } from './stmt-limit.ts';
 import type { TokenStream } from './stream.ts';
 import {
   isBitmask,
@@ -52,6 +54,18 @@ const FIELD_PROTOCOL: Partial<Record<PayloadField, number>> = {
   'icmp type': 1,
   'icmp code': 1,
   'icmp id': 1,
+  'icmp sequence': 1,
+  'icmp checksum': 1,
+  'icmp mtu': 1,
+  'icmp gateway': 1,
+  'tcp sequence': 6,
+  'tcp ackseq': 6,
+  'tcp doff': 6,
+  'tcp window': 6,
+  'tcp checksum': 6,
+  'tcp urgptr': 6,
+  'udp length': 17,
+  'udp checksum': 17,
 };
 
 const META_KEYS_KNOWN =
@@ -73,6 +87,37 @@ const MODELLED_META = new Set([
   'nftrace',
 ]);
 const UNMODELLED_META = new Set(META_KEYS_KNOWN.split(', ').filter((key) => !MODELLED_META.has(key)));
+
+/** What may follow `mark set` / `ct mark set`: a value read from the packet. */
+const SOURCE_WORDS = new Set([
+  'meta',
+  'mark',
+  'ct',
+  'numgen',
+  'jhash',
+  'symhash',
+  'ip',
+  'tcp',
+  'udp',
+  'th',
+  'icmp',
+]);
+
+/** The names nft's datatypes give themselves in messages (datatype.c: desc). */
+const TYPE_DESCRIPTIONS: Partial<Record<NftType, string>> = {
+  mark: 'packet mark',
+  ipv4_addr: 'IPv4 address',
+  inet_service: 'internet network service',
+  inet_proto: 'Internet protocol',
+  ifname: 'network interface name',
+  integer: 'integer',
+};
+
+/** The bytes a value takes in its nft register (an interface name 16, others their width rounded up). */
+function registerBytes(selector: Selector): number {
+  if (selectorType(selector) === 'ifname') return 16;
+  return Math.ceil(selectorBits(selector) / 8);
+}
 
 /** Meta keys that may be written without `meta` (nft's meta_key_unqualified). */
 const BARE_META = new Set(['mark', 'iifname', 'oifname', 'iif', 'oif', 'pkttype']);
@@ -135,6 +180,15 @@ class RuleParser {
 
   parse(): ParsedRule {
     const start = this.s.peek().loc;
+    const firstError = this.s.evalErrors.length;
+    try {
+      return this.parseStatements(start);
+    } finally {
+      keepKernelErrorsLast(this.s.evalErrors, firstError);
+    }
+  }
+
+  private parseStatements(start: Location): ParsedRule {
     while (!this.atRuleEnd()) {
       const token = this.s.peek();
       if (token.kind === 'word' && token.text === 'comment') {
@@ -193,6 +247,12 @@ class RuleParser {
         case 'counter':
           this.counterStatement();
           break;
+        case 'limit':
+          this.exprs.push(parseLimit(this.s));
+          break;
+        case 'quota':
+          this.exprs.push(parseQuota(this.s));
+          break;
         case 'log':
           this.logStatement();
           break;
@@ -219,6 +279,8 @@ class RuleParser {
         case 'ether':
         case 'fib':
         case 'numgen':
+        case 'jhash':
+        case 'symhash':
           this.matchOrSet();
           break;
         case 'update':
@@ -297,10 +359,16 @@ class RuleParser {
 
   private counterStatement(): void {
     this.s.next();
-    if (this.s.acceptWord('packets') !== undefined) {
-      this.packets = this.s.number().value;
-      this.s.expectWord('bytes');
-      this.bytes = this.s.number().value;
+    const name = this.s.acceptWord('name');
+    if (name !== undefined) {
+      this.report(errorAt(name.loc, 'counter name is not supported by packetlab'));
+      this.s.next();
+    }
+    // parser_bison.y: counter_args, `packets N` and `bytes N` in any order.
+    for (;;) {
+      if (this.s.acceptWord('packets') !== undefined) this.packets = this.s.number().value;
+      else if (this.s.acceptWord('bytes') !== undefined) this.bytes = this.s.number().value;
+      else break;
     }
     this.exprs.push({ kind: 'counter' });
   }
@@ -484,31 +552,56 @@ class RuleParser {
           key: first.text as 'mark' | 'iifname' | 'oifname' | 'iif' | 'oif' | 'pkttype',
         });
       case 'ip':
-        return field('ip', ['saddr', 'daddr', 'protocol', 'length', 'ttl', 'id', 'frag-off', 'dscp', 'ecn']);
+        return field('ip', [
+          'saddr',
+          'daddr',
+          'protocol',
+          'length',
+          'ttl',
+          'id',
+          'frag-off',
+          'dscp',
+          'ecn',
+          'version',
+          'hdrlength',
+          'checksum',
+        ]);
       case 'tcp':
-        return field('tcp', ['sport', 'dport', 'flags']);
+        return field('tcp', [
+          'sport',
+          'dport',
+          'flags',
+          'sequence',
+          'ackseq',
+          'doff',
+          'window',
+          'checksum',
+          'urgptr',
+        ]);
       case 'udp':
-        return field('udp', ['sport', 'dport']);
+        return field('udp', ['sport', 'dport', 'length', 'checksum']);
       case 'th':
         return field('th', ['sport', 'dport']);
       case 'icmp':
-        return field('icmp', ['type', 'code', 'id']);
+        return field('icmp', ['type', 'code', 'id', 'sequence', 'checksum', 'mtu', 'gateway']);
       case 'ether':
         return field('ether', ['saddr', 'daddr']);
       case 'ct':
         return this.ctPrimary(first, done);
       case 'fib':
         return this.fibPrimary(done);
-      case 'numgen': {
-        const mode = this.s.next();
-        if (mode.text !== 'random' && mode.text !== 'inc') this.s.fail(mode);
-        this.s.expectWord('mod');
-        const mod = this.s.number();
-        let offset = 0;
-        if (this.s.acceptWord('offset') !== undefined) offset = this.s.number().value;
-        if (mod.value === 0) this.report(errorAt(mod.loc, 'numgen modulus cannot be zero'));
-        return done({ kind: 'numgen', mode: mode.text, mod: mod.value, offset });
-      }
+      case 'numgen':
+        return done(parseNumgen(this.s, first.loc));
+      case 'jhash':
+      case 'symhash':
+        return done(
+          parseHash(
+            this.s,
+            first,
+            () => ({ selector: this.primary().selector }),
+            (value) => registerBytes(value.selector),
+          ),
+        );
       default:
         return this.s.fail(first);
     }
@@ -698,7 +791,7 @@ class RuleParser {
       return token.value >>> 0;
     }
     if (token.kind === 'word') {
-      const value = symbolValue(type, token.text);
+      const value = type === 'ipv4_addr' ? parseIpv4(token.text) : symbolValue(type, token.text);
       this.s.next();
       if (value === undefined) {
         this.report(errorAt(token.loc, `Could not parse ${type}`));
@@ -726,7 +819,7 @@ class RuleParser {
           ),
         );
       // The echo fields exist only in echo messages (proto.c: icmp_dep).
-      if (field === 'icmp id')
+      if (field === 'icmp id' || field === 'icmp sequence')
         this.exprs.push({
           kind: 'lookup',
           left: [{ selector: { kind: 'payload', field: 'icmp type' } }],
@@ -795,7 +888,8 @@ class RuleParser {
         this.lookup(values, types, { op, bitmask, lhs: lhsLoc });
         return;
       }
-      const right = this.rhsValue(types, { flags: single !== undefined && isBitmask(single), widths });
+      const max = values.length === 1 ? generatorMax(values[0]!.selector) : undefined;
+      const right = this.rhsValue(types, { flags: single !== undefined && isBitmask(single), widths, max });
       if (right === undefined) return;
       if (op !== 'eq' && op !== 'ne' && right.kind !== 'number') {
         this.report(errorAt(lhsLoc, 'Relational expression size mismatch'));
@@ -811,7 +905,8 @@ class RuleParser {
       return;
     }
     if (!isValueToken(token, single)) this.s.fail(token);
-    const right = this.rhsValue(types, { flags: bitmask, widths });
+    const max = values.length === 1 ? generatorMax(values[0]!.selector) : undefined;
+    const right = this.rhsValue(types, { flags: bitmask, widths, max });
     if (right === undefined) return;
     if (bitmask && right.kind === 'number') {
       if (this.s.acceptPunct('/') !== undefined) {
@@ -854,9 +949,19 @@ class RuleParser {
   /** A value on the right of a relation; reports (and returns undefined for) values the type rejects. */
   private rhsValue(
     types: readonly NftType[],
-    options: { flags: boolean; widths?: readonly number[] },
+    options: { flags: boolean; widths?: readonly number[]; max?: number | undefined },
   ): Constant | undefined {
     const raw = readRawValue(this.s, { concat: types.length > 1, flags: options.flags, inSet: false });
+    if (options.max !== undefined) {
+      const atoms = raw.kind === 'atom' ? [raw] : raw.kind === 'range' ? [raw.low, raw.high] : [];
+      for (const atom of atoms)
+        if (atom.token.kind === 'number' && atom.token.value > options.max) {
+          this.report(
+            errorAt(atom.token.loc, `Value ${atom.token.value} exceeds valid range 0-${options.max}`),
+          );
+          return undefined;
+        }
+    }
     const constant = resolveValue(types, raw, options.widths);
     if (isErrorRecord(constant)) {
       this.report(constant);
@@ -932,7 +1037,7 @@ class RuleParser {
   private setStatement(target: Primary): void {
     const setToken = this.s.next();
     const selector = target.selector;
-    const source = this.source();
+    const source = this.source(target);
     if (selector.kind === 'meta' && (selector.key === 'mark' || selector.key === 'nftrace')) {
       this.exprs.push({ kind: 'meta-set', key: selector.key, source });
       return;
@@ -945,19 +1050,48 @@ class RuleParser {
   }
 
   /** The value of a set statement: a constant, or `mark`/`ct mark` with `and`/`or`/`xor` folded in. */
-  private source(): Source {
+  private source(target: Primary): Source {
     const token = this.s.peek();
+    const targetType = target.type;
     if (token.kind === 'number') {
       this.s.next();
-      if (token.value > 0xffff_ffff) this.report(errorAt(token.loc, 'Value exceeds valid range'));
+      if (token.value > 0xffff_ffff)
+        this.report(
+          errorAt(
+            token.loc,
+            `Value ${token.text.startsWith('0x') ? BigInt(token.text) : token.text} exceeds valid range 0-4294967295`,
+          ),
+        );
       return { kind: 'constant', value: token.value >>> 0 };
     }
-    if (token.kind !== 'word' || (token.text !== 'meta' && token.text !== 'mark' && token.text !== 'ct'))
-      this.s.fail(token);
+    if (token.kind === 'word' && !KEYWORDS.has(token.text)) {
+      this.s.next();
+      this.report(errorAt(token.loc, `Could not parse ${TYPE_DESCRIPTIONS[targetType] ?? targetType}`));
+      return { kind: 'constant', value: 0 };
+    }
+    if (token.kind !== 'word' || !SOURCE_WORDS.has(token.text)) this.s.fail(token);
     const from = this.primary();
+    if (from.type !== targetType && from.type !== 'integer' && from.type !== 'mark')
+      this.report(
+        errorAt(
+          from.loc,
+          `datatype mismatch: expected ${TYPE_DESCRIPTIONS[targetType] ?? targetType}, expression has type ${TYPE_DESCRIPTIONS[from.type] ?? from.type}`,
+          span(target.loc, from.loc),
+        ),
+      );
     const { mask, xor } = this.bitwiseChain(from.type);
     return { kind: 'value', value: bitwiseValue(from.selector, mask, xor, 0xffff_ffff) };
   }
+}
+
+/**
+ * The kernel sees a rule only when nft's evaluation found nothing wrong with it, and refuses it for its first bad
+ * expression: of the rule's errors from `from` on, "Could not process rule" ones go if others exist, else all but the first.
+ */
+function keepKernelErrorsLast(errors: ErrorRecord[], from: number): void {
+  const own = errors.splice(from);
+  const evaluation = own.filter((error) => !error.message.startsWith('Could not process rule:'));
+  errors.push(...(evaluation.length > 0 ? evaluation : own.slice(0, 1)));
 }
 
 /** The interval a plain key covers; undefined for strings and concatenations. */

@@ -304,6 +304,24 @@ export function selectorBits(selector: Selector): number {
   switch (selector.kind) {
     case 'payload':
       switch (selector.field) {
+        case 'ip checksum':
+        case 'tcp window':
+        case 'tcp checksum':
+        case 'tcp urgptr':
+        case 'udp length':
+        case 'udp checksum':
+        case 'icmp checksum':
+        case 'icmp sequence':
+        case 'icmp mtu':
+          return 16;
+        case 'ip version':
+        case 'ip hdrlength':
+        case 'tcp doff':
+          return 4;
+        case 'tcp sequence':
+        case 'tcp ackseq':
+        case 'icmp gateway':
+          return 32;
         case 'ip length':
         case 'ip id':
         case 'ip frag-off':
@@ -429,6 +447,7 @@ export function selectorType(selector: Selector): NftType {
     case 'fib':
       return selector.result === 'type' ? 'fib_addrtype' : selector.result === 'oifname' ? 'ifname' : 'iface';
     case 'numgen':
+    case 'hash':
     case 'rt':
       return 'integer';
   }

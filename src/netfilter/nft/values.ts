@@ -159,7 +159,10 @@ export function resolveValue(
       if (typeof base !== 'number') return base;
       const width = typeBits(type);
       if (raw.len.kind !== 'number' || raw.len.value > width)
-        return errorAt(raw.loc, `Prefix length ${raw.len.text} is invalid for type of ${width} bits width`);
+        return errorAt(
+          raw.loc,
+          `Prefix length ${raw.len.kind === 'number' ? raw.len.value : raw.len.text} is invalid for type of ${width} bits width`,
+        );
       const len = raw.len.value;
       const mask = len === 0 ? 0 : (0xffff_ffff << (32 - len)) >>> 0;
       if (len === 32) return { kind: 'number', value: base };
