@@ -85,7 +85,26 @@ export type MetaKey =
   | 'protocol'
   | 'length'
   | 'pkttype'
-  | 'nftrace';
+  | 'nftrace'
+  | 'cpu'
+  | 'skuid'
+  | 'skgid'
+  | 'rtclassid'
+  | 'iiftype'
+  | 'oiftype'
+  | 'iifgroup'
+  | 'oifgroup'
+  | 'cgroup'
+  | 'random'
+  | 'ipsec'
+  | 'iifkind'
+  | 'oifkind'
+  | 'sdif'
+  | 'sdifname'
+  | 'ibrname'
+  | 'obrname'
+  | 'ibrpvid'
+  | 'ibrvproto';
 
 export type CtKey =
   | 'state'
@@ -97,7 +116,10 @@ export type CtKey =
   | 'saddr'
   | 'daddr'
   | 'proto-src'
-  | 'proto-dst';
+  | 'proto-dst'
+  | 'l3proto'
+  | 'zone'
+  | 'id';
 
 /** `fib daddr type`, `fib saddr . iif oif`... as nft_fib evaluates them. */
 export interface FibSelector {
@@ -263,7 +285,7 @@ export type Expr =
   /** A match nftables has no native expression for (iptables-nft's xt compat: statistic, recent...). */
   | { readonly kind: 'match'; readonly name: XtMatchName; readonly options: XtMatchOptions }
   | { readonly kind: 'counter' }
-  | { readonly kind: 'meta-set'; readonly key: 'mark' | 'nftrace'; readonly source: Source }
+  | { readonly kind: 'meta-set'; readonly key: 'mark' | 'nftrace' | 'pkttype'; readonly source: Source }
   | { readonly kind: 'ct-set'; readonly key: 'mark'; readonly source: Source }
   /** `connmark --save-mark/--restore-mark` with masks (ct mark set mark and M...). */
   | {

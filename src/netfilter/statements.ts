@@ -1,6 +1,7 @@
 // The statements and xt matches a rule runs besides comparisons: marks (nft_meta_set, nft_ct set, xt_MARK,
 // xt_CONNMARK), nftrace, notrack, LOG, the statistic/recent/comment matches, and the terminal NAT and REJECT.
 
+import type { PacketType } from '../core/packet.ts';
 import type { StatementRunner } from './chain.ts';
 import type { Conntrack } from './conntrack/conntrack.ts';
 import { setUntracked } from './conntrack/conntrack.ts';
@@ -84,6 +85,7 @@ export class Statements implements StatementRunner {
         const value = this.source(state, expr.source);
         if (value === undefined) return false;
         if (expr.key === 'mark') pkt.mark = value >>> 0;
+        else if (expr.key === 'pkttype') pkt.pktType = value as PacketType;
         else pkt.nftrace = value !== 0;
         return true;
       }

@@ -162,7 +162,54 @@ function meta(
       return pkt.pktType === PacketType.Outgoing ? PacketType.Host : pkt.pktType;
     case 'nftrace':
       return pkt.nftrace ? 1 : 0;
+    // One CPU, no realms, no IPsec, no VRFs, every device in group 0 (default).
+    case 'cpu':
+    case 'rtclassid':
+    case 'ipsec':
+    case 'sdif':
+      return 0;
+    case 'sdifname':
+      return '';
+    case 'iifgroup':
+      return state.inDev === undefined ? undefined : 0;
+    case 'oifgroup':
+      return state.outDev === undefined ? undefined : 0;
+    case 'iiftype':
+      return state.inDev === undefined ? undefined : deviceType(state.inDev.kind);
+    case 'oiftype':
+      return state.outDev === undefined ? undefined : deviceType(state.outDev.kind);
+    case 'iifkind':
+      return state.inDev === undefined ? undefined : deviceKind(state.inDev.kind);
+    case 'oifkind':
+      return state.outDev === undefined ? undefined : deviceKind(state.outDev.kind);
+    // nft_meta_get_eval_skugid: only packets a local socket sent have an owner; every process here is root.
+    case 'skuid':
+    case 'skgid':
+    case 'cgroup':
+      return locallyGenerated(state) ? 0 : undefined;
+    case 'random':
+      return state.host.rng.u32();
+    case 'ibrname':
+    case 'obrname':
+    case 'ibrpvid':
+    case 'ibrvproto':
+      return undefined;
   }
+}
+
+/** The rtnetlink kind of a device (`ip -d link`'s kind), as `meta iifkind` reads it; loopback has none. */
+function deviceKind(kind: string): string | undefined {
+  return kind === 'loopback' ? undefined : kind;
+}
+
+/** ARPHRD_* of a device (`meta iiftype`): loopback 772, the rest Ethernet. */
+function deviceType(kind: string): number {
+  return kind === 'loopback' ? 772 : 1;
+}
+
+/** A packet this host sent (the output path), which has the sending socket's owner. */
+function locallyGenerated(state: PacketState): boolean {
+  return state.hook === 'output' || (state.hook === 'postrouting' && state.inDev === undefined);
 }
 
 function conntrack(state: PacketState, selector: Extract<Selector, { kind: 'ct' }>): number | undefined {
@@ -182,6 +229,12 @@ function conntrack(state: PacketState, selector: Extract<Selector, { kind: 'ct' 
       return Math.floor(ct.timeoutRemaining(index, state.host.now()) / 1e6);
     case 'protocol':
       return ct.protocol(index);
+    case 'l3proto':
+      return 2; // NFPROTO_IPV4
+    case 'zone':
+      return 0; // conntrack zones are not modelled: every entry is in zone 0
+    case 'id':
+      return ct.id(index);
     case 'saddr':
     case 'daddr':
     case 'proto-src':

@@ -95,6 +95,8 @@ function selectorText(value: Value, ctx: RuleContext | undefined): string {
         case 'oifname':
         case 'iif':
         case 'oif':
+        case 'iifgroup':
+        case 'oifgroup':
           return selector.key;
         default:
           return `meta ${selector.key}`;
@@ -393,8 +395,11 @@ function cmpText(expr: Extract<Expr, { kind: 'cmp' }>, ctx: RuleContext): string
   return `${left} ${cmpOperator(expr.op)} ${right}`;
 }
 
-function sourceText(source: Source, key: 'mark' | 'nftrace'): string {
-  if (source.kind === 'constant') return key === 'mark' ? hex8(source.value) : String(source.value);
+function sourceText(source: Source, key: 'mark' | 'nftrace' | 'pkttype'): string {
+  if (source.kind === 'constant') {
+    if (key === 'pkttype') return symbolName('pkttype', source.value) ?? String(source.value);
+    return key === 'mark' ? hex8(source.value) : String(source.value);
+  }
   return valueText(source.value, undefined);
 }
 

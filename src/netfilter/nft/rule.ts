@@ -10,6 +10,7 @@ import type {
   DataType,
   Expr,
   Family,
+  MetaKey,
   NatFlags,
   NatRange,
   PayloadField,
@@ -22,6 +23,7 @@ import type {
 } from '../ir.ts';
 import type { Named, ParsedRule, RawElement, RawVerdict } from './ast.ts';
 import { generatorMax, parseHash, parseNumgen } from './expr-hash.ts';
+import { BARE_META_KEYS, META_KEYS } from './expr-meta.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
 import { parseLimit, parseQuota } from './stmt-limit.ts';
@@ -85,23 +87,36 @@ const MODELLED_META = new Set([
   'length',
   'pkttype',
   'nftrace',
+  ...Object.keys(META_KEYS),
 ]);
 const UNMODELLED_META = new Set(META_KEYS_KNOWN.split(', ').filter((key) => !MODELLED_META.has(key)));
 
-/** What may follow `mark set` / `ct mark set`: a value read from the packet. */
-const SOURCE_WORDS = new Set([
-  'meta',
-  'mark',
-  'ct',
-  'numgen',
-  'jhash',
-  'symhash',
-  'ip',
-  'tcp',
-  'udp',
-  'th',
-  'icmp',
+/** ct keys nft 1.0.6 knows that packetlab does not read (no accounting, labels, helpers, events or connlimit). */
+const CT_UNMODELLED = new Set(['helper', 'bytes', 'packets', 'avgpkt', 'label', 'event', 'count', 'secmark']);
+
+/** Meta keys the kernel reads but refuses to set. */
+const READ_ONLY_META = new Set([
+  'length',
+  'iif',
+  'oif',
+  'iifname',
+  'oifname',
+  'iiftype',
+  'oiftype',
+  'skuid',
+  'skgid',
+  'cpu',
+  'random',
+  'rtclassid',
+  'iifgroup',
+  'oifgroup',
+  'cgroup',
+  'iifkind',
+  'oifkind',
 ]);
+
+/** What may follow `mark set` / `ct mark set`: a value read from the packet. */
+const SOURCE_WORDS = new Set(['meta', 'mark', 'ct', 'numgen', 'jhash', 'symhash', 'ip', 'tcp', 'udp', 'th', 'icmp']);
 
 /** The names nft's datatypes give themselves in messages (datatype.c: desc). */
 const TYPE_DESCRIPTIONS: Partial<Record<NftType, string>> = {
@@ -119,9 +134,6 @@ function registerBytes(selector: Selector): number {
   return Math.ceil(selectorBits(selector) / 8);
 }
 
-/** Meta keys that may be written without `meta` (nft's meta_key_unqualified). */
-const BARE_META = new Set(['mark', 'iifname', 'oifname', 'iif', 'oif', 'pkttype']);
-
 const LOG_LEVELS = ['emerg', 'alert', 'crit', 'err', 'warn', 'notice', 'info', 'debug'];
 
 /** The IR data type of a set key for a selector type (types the IR does not name are integers). */
@@ -132,9 +144,32 @@ export function dataTypeOf(type: NftType): DataType {
 function isValueToken(token: Token, type: NftType | undefined): boolean {
   if (token.kind === 'number' || token.kind === 'quoted') return true;
   if (token.kind !== 'word') return false;
-  if (!KEYWORDS.has(token.text)) return true;
+  if (!KEYWORDS.has(token.text) || KEYWORD_VALUES.has(token.text)) return true;
   return type !== undefined && symbolValue(type, token.text) !== undefined;
 }
+
+/** Keywords nft reads as values too (parser_bison.y: keyword_expr and the protocol names of primary_rhs_expr). */
+const KEYWORD_VALUES = new Set([
+  'ether',
+  'ip',
+  'ip6',
+  'vlan',
+  'arp',
+  'dnat',
+  'snat',
+  'ecn',
+  'reset',
+  'original',
+  'reply',
+  'label',
+  'tcp',
+  'udp',
+  'icmp',
+  'sctp',
+  'dccp',
+  'udplite',
+  'icmpv6',
+]);
 
 export interface RuleOptions {
   readonly family: Family;
@@ -287,8 +322,12 @@ class RuleParser {
         case 'add':
           this.setUpdateStatement();
           break;
+        case 'length':
+        case 'protocol':
+          this.symbolStart(start);
+          break;
         default:
-          if (BARE_META.has(start.text)) this.matchOrSet();
+          if (BARE_META_KEYS.has(start.text)) this.matchOrSet();
           else if (KEYWORDS.has(start.text)) this.s.fail(start, expecting);
           else this.symbolStart(start);
       }
@@ -535,11 +574,12 @@ class RuleParser {
               `syntax error, unexpected ${key.text}, known keys are ${META_KEYS_KNOWN}`,
             );
         this.s.next();
-        if (!MODELLED_META.has(key.text)) {
-          this.report(errorAt(span(first.loc, key.loc), `meta ${key.text} is not supported by packetlab`));
-          return done({ kind: 'meta', key: 'mark' });
-        }
-        return done({ kind: 'meta', key: key.text as Extract<Selector, { kind: 'meta' }>['key'] });
+        if (!MODELLED_META.has(key.text))
+          this.s.failAt(span(first.loc, key.loc), `meta ${key.text} is not supported by packetlab`);
+        const selector: Selector = { kind: 'meta', key: key.text as MetaKey };
+        if (META_KEYS[key.text as MetaKey]?.refused)
+          this.report(errorAt(span(first.loc, key.loc), 'Could not process rule: Operation not supported'));
+        return done(selector);
       }
       case 'mark':
       case 'iifname':
@@ -547,10 +587,21 @@ class RuleParser {
       case 'iif':
       case 'oif':
       case 'pkttype':
-        return done({
-          kind: 'meta',
-          key: first.text as 'mark' | 'iifname' | 'oifname' | 'iif' | 'oif' | 'pkttype',
-        });
+      case 'iiftype':
+      case 'oiftype':
+      case 'skuid':
+      case 'skgid':
+      case 'nftrace':
+      case 'rtclassid':
+      case 'ibrname':
+      case 'obrname':
+      case 'cpu':
+      case 'iifgroup':
+      case 'oifgroup':
+      case 'cgroup':
+        if (META_KEYS[first.text as MetaKey]?.refused)
+          this.report(errorAt(first.loc, 'Could not process rule: Operation not supported'));
+        return done({ kind: 'meta', key: first.text as MetaKey });
       case 'ip':
         return field('ip', [
           'saddr',
@@ -616,6 +667,9 @@ class RuleParser {
       case 'direction':
       case 'expiration':
       case 'protocol':
+      case 'l3proto':
+      case 'zone':
+      case 'id':
         return done({ kind: 'ct', key: key.text });
       case 'original':
       case 'reply': {
@@ -630,18 +684,21 @@ class RuleParser {
           case 'daddr':
           case 'proto-src':
           case 'proto-dst':
+          case 'zone':
             return done({ kind: 'ct', key: sub.text, dir });
           case 'protocol':
-            return done({ kind: 'ct', key: 'protocol' });
+          case 'l3proto':
+            return done({ kind: 'ct', key: sub.text });
           default:
+            if (sub.kind === 'word' && CT_UNMODELLED.has(sub.text))
+              this.s.failAt(span(first.loc, sub.loc), `ct ${dir} ${sub.text} is not supported by packetlab`);
             return this.s.fail(sub);
         }
       }
       default:
-        if (key.kind === 'word')
-          this.report(errorAt(span(first.loc, key.loc), `ct ${key.text} is not supported by packetlab`));
-        else this.s.fail(key);
-        return done({ kind: 'ct', key: 'mark' });
+        if (key.kind === 'word' && CT_UNMODELLED.has(key.text))
+          this.s.failAt(span(first.loc, key.loc), `ct ${key.text} is not supported by packetlab`);
+        return this.s.fail(key);
     }
   }
 
@@ -1037,16 +1094,38 @@ class RuleParser {
   private setStatement(target: Primary): void {
     const setToken = this.s.next();
     const selector = target.selector;
-    const source = this.source(target);
+    if (selector.kind === 'meta' && selector.key === 'pkttype') {
+      const value = this.s.peek();
+      if (value.kind !== 'word' && value.kind !== 'number') this.s.fail(value);
+      this.s.next();
+      const type = value.kind === 'number' ? value.value : symbolValue('pkttype', value.text);
+      if (type === undefined) this.report(errorAt(value.loc, 'Could not parse packet type'));
+      else if (type > 255) this.report(errorAt(value.loc, `Value ${type} exceeds valid range 0-255`));
+      this.exprs.push({ kind: 'meta-set', key: 'pkttype', source: { kind: 'constant', value: type ?? 0 } });
+      return;
+    }
     if (selector.kind === 'meta' && (selector.key === 'mark' || selector.key === 'nftrace')) {
+      const source = this.source(target);
+      if (selector.key === 'nftrace' && source.kind === 'constant' && source.value > 1)
+        this.report(errorAt(this.s.previous().loc, `Value ${source.value} exceeds valid range 0-1`));
       this.exprs.push({ kind: 'meta-set', key: selector.key, source });
       return;
     }
     if (selector.kind === 'ct' && selector.key === 'mark' && selector.dir === undefined) {
-      this.exprs.push({ kind: 'ct-set', key: 'mark', source });
+      this.exprs.push({ kind: 'ct-set', key: 'mark', source: this.source(target) });
       return;
     }
-    this.report(errorAt(span(target.loc, setToken.loc), 'this set statement is not supported by packetlab'));
+    // nft_meta_set_init: the kernel sets only mark, priority, pkttype, nftrace, secmark (and bridge keys).
+    if (selector.kind === 'meta' && READ_ONLY_META.has(selector.key)) {
+      const value = this.s.peek();
+      if (value.kind === 'word' || value.kind === 'number' || value.kind === 'quoted') this.s.next();
+      else this.s.fail(value);
+      this.report(
+        errorAt(span(target.loc, this.s.previous().loc), 'Could not process rule: Operation not supported'),
+      );
+      return;
+    }
+    this.s.failAt(span(target.loc, setToken.loc), 'this set statement is not supported by packetlab');
   }
 
   /** The value of a set statement: a constant, or `mark`/`ct mark` with `and`/`or`/`xor` folded in. */
@@ -1086,12 +1165,13 @@ class RuleParser {
 
 /**
  * The kernel sees a rule only when nft's evaluation found nothing wrong with it, and refuses it for its first bad
- * expression: of the rule's errors from `from` on, "Could not process rule" ones go if others exist, else all but the first.
+ * expression: of the rule's errors from `from` on, the first evaluation error stays, else the first kernel one.
  */
 function keepKernelErrorsLast(errors: ErrorRecord[], from: number): void {
   const own = errors.splice(from);
+  // rule_evaluate stops at the rule's first bad statement: one evaluation error per rule.
   const evaluation = own.filter((error) => !error.message.startsWith('Could not process rule:'));
-  errors.push(...(evaluation.length > 0 ? evaluation : own.slice(0, 1)));
+  errors.push(...(evaluation.length > 0 ? evaluation.slice(0, 1) : own.slice(0, 1)));
 }
 
 /** The interval a plain key covers; undefined for strings and concatenations. */
