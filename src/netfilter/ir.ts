@@ -298,8 +298,13 @@ export type Expr =
   | {
       readonly kind: 'log';
       readonly prefix: string | undefined;
+      /** syslog level 0-7, or 8 for nft's `level audit` (to the audit log, not the kernel log). */
       readonly level: number;
       readonly flags: readonly string[];
+      /** `group N`: to NFLOG group N (nobody listens here: nothing is logged); with its snaplen and threshold. */
+      readonly group?: number;
+      readonly snaplen?: number | undefined;
+      readonly queueThreshold?: number | undefined;
     }
   | { readonly kind: 'notrack' }
   /** `update @set { ip saddr }` / `add @set { ... }` (nft_dynset): adds the packet's key, `update` refreshing its timeout. */
@@ -350,7 +355,12 @@ export interface QuotaExpr {
 }
 
 /** How REJECT answers: an ICMP unreachable code, or a TCP reset. */
-export type RejectWith = { readonly kind: 'icmp'; readonly code: number } | { readonly kind: 'tcp-reset' };
+export type RejectWith =
+  /** `abstract`: nft's icmpx (NFT_REJECT_ICMPX_UNREACH), given here as the ICMPv4 code it sends. */
+  | { readonly kind: 'icmp'; readonly code: number; readonly abstract?: boolean }
+  /** inet's `reject with icmpv6`: for IPv6 packets only, which are not modelled. */
+  | { readonly kind: 'icmpv6'; readonly code: number }
+  | { readonly kind: 'tcp-reset' };
 
 export type XtMatchName = 'statistic' | 'recent' | 'comment' | 'conntrack' | 'icmp' | 'multiport' | 'set';
 

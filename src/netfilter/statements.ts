@@ -117,6 +117,8 @@ export class Statements implements StatementRunner {
         return true;
       }
       case 'log':
+        // NFLOG groups have no listener here, and audit records do not go to the kernel log.
+        if (expr.group !== undefined || expr.level > 7) return true;
         this.host.log(
           formatLogLine(
             expr.prefix ?? '',

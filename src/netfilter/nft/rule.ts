@@ -27,6 +27,8 @@ import { BARE_META_KEYS, META_KEYS } from './expr-meta.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
 import { parseLimit, parseQuota } from './stmt-limit.ts';
+import { parseLog } from './stmt-log.ts';
+import { parseReject } from './stmt-reject.ts';
 import type { TokenStream } from './stream.ts';
 import {
   isBitmask,
@@ -116,7 +118,19 @@ const READ_ONLY_META = new Set([
 ]);
 
 /** What may follow `mark set` / `ct mark set`: a value read from the packet. */
-const SOURCE_WORDS = new Set(['meta', 'mark', 'ct', 'numgen', 'jhash', 'symhash', 'ip', 'tcp', 'udp', 'th', 'icmp']);
+const SOURCE_WORDS = new Set([
+  'meta',
+  'mark',
+  'ct',
+  'numgen',
+  'jhash',
+  'symhash',
+  'ip',
+  'tcp',
+  'udp',
+  'th',
+  'icmp',
+]);
 
 /** The names nft's datatypes give themselves in messages (datatype.c: desc). */
 const TYPE_DESCRIPTIONS: Partial<Record<NftType, string>> = {
@@ -133,8 +147,6 @@ function registerBytes(selector: Selector): number {
   if (selectorType(selector) === 'ifname') return 16;
   return Math.ceil(selectorBits(selector) / 8);
 }
-
-const LOG_LEVELS = ['emerg', 'alert', 'crit', 'err', 'warn', 'notice', 'info', 'debug'];
 
 /** The IR data type of a set key for a selector type (types the IR does not name are integers). */
 export function dataTypeOf(type: NftType): DataType {
@@ -185,6 +197,10 @@ export function parseRule(s: TokenStream, options: RuleOptions): ParsedRule {
 class RuleParser {
   private readonly exprs: Expr[] = [];
   private transportProto: number | undefined;
+  /** Where the transport protocol was matched (the `~~~` of "you cannot use tcp reset with this protocol"). */
+  private transportLoc: Location | undefined;
+  /** In inet tables, where an IPv4 match (an ip field or `meta nfproto ipv4`) was made. */
+  private networkLoc: Location | undefined;
   /** Set by `ct protocol X`, which types `ct original proto-dst`. */
   private ctProtocol: number | undefined;
   private networkKnown: boolean;
@@ -289,7 +305,7 @@ class RuleParser {
           this.exprs.push(parseQuota(this.s));
           break;
         case 'log':
-          this.logStatement();
+          this.exprs.push(parseLog(this.s));
           break;
         case 'reject':
           this.rejectStatement();
@@ -412,66 +428,22 @@ class RuleParser {
     this.exprs.push({ kind: 'counter' });
   }
 
-  private logStatement(): void {
-    this.s.next();
-    let prefix: string | undefined;
-    let level = 4;
-    const flags: string[] = [];
-    for (;;) {
-      if (this.s.acceptWord('prefix') !== undefined) {
-        const text = this.s.peek();
-        if (text.kind !== 'quoted' && text.kind !== 'word') this.s.fail(text, 'string');
-        this.s.next();
-        prefix = text.text;
-      } else if (this.s.acceptWord('level') !== undefined) {
-        const name = this.s.peek();
-        const index = LOG_LEVELS.indexOf(name.text);
-        if (name.kind !== 'word' && name.kind !== 'quoted') this.s.fail(name, 'string');
-        this.s.next();
-        if (index < 0) this.report(errorAt(name.loc, 'invalid log level'));
-        else level = index;
-      } else if (this.s.acceptWord('flags') !== undefined) {
-        const first = this.s.next();
-        if (first.text === 'tcp' || first.text === 'ip') {
-          const words = [this.s.next().text];
-          while (this.s.acceptPunct(',') !== undefined) words.push(this.s.next().text);
-          for (const word of words) flags.push(`${first.text} ${word}`);
-        } else flags.push(first.text);
-      } else break;
-    }
-    this.exprs.push({ kind: 'log', prefix, level, flags });
-  }
-
   private rejectStatement(): void {
-    const start = this.s.next();
+    const start = this.s.peek();
     this.rejects++;
-    if (this.s.acceptWord('with') === undefined) {
-      this.exprs.push({ kind: 'reject', with: { kind: 'icmp', code: 3 } });
-      this.markTerminal(start.loc);
-      return;
-    }
-    const kind = this.s.peek();
-    if (kind.text === 'tcp') {
-      this.s.next();
-      this.s.expectWord('reset');
-      if (this.transportProto === undefined) this.pushDependency('l4proto', 6);
-      else if (this.transportProto !== 6)
-        this.report(
-          errorAt(
-            span(kind.loc, this.s.previous().loc),
-            `conflicting protocols specified: ${protocolName(this.transportProto)} vs. tcp`,
-          ),
-        );
-      this.exprs.push({ kind: 'reject', with: { kind: 'tcp-reset' } });
-    } else if (kind.text === 'icmp') {
-      this.s.next();
-      this.s.acceptWord('type');
-      const code = this.s.next();
-      const value = code.kind === 'number' ? code.value : symbolValue('icmp_code', code.text);
-      if (value === undefined || value > 255) this.report(errorAt(code.loc, 'Could not parse icmp code'));
-      if (this.options.family === 'inet' && !this.networkKnown) this.pushDependency('nfproto', 2);
-      this.exprs.push({ kind: 'reject', with: { kind: 'icmp', code: value ?? 3 } });
-    } else this.s.fail(kind);
+    const transport =
+      this.transportProto === undefined
+        ? undefined
+        : { protocol: this.transportProto, loc: this.transportLoc ?? start.loc };
+    const how = parseReject(this.s, {
+      family: this.options.family,
+      transport,
+      networkKnown: this.networkKnown,
+      networkLoc: this.networkLoc,
+      pushDependency: (key, value) => this.pushDependency(key, value),
+      report: (error) => this.report(error),
+    });
+    this.exprs.push({ kind: 'reject', with: how });
     this.markTerminal(span(start.loc, this.s.previous().loc));
   }
 
@@ -773,7 +745,11 @@ class RuleParser {
     );
     const protocolKnown = this.transportProto !== undefined || this.ctProtocol !== undefined;
     const rhs = this.s.peek();
+    const transportBefore = this.transportProto;
     this.relation(values, types, binop, lhsLoc);
+    if (this.transportProto !== transportBefore) this.transportLoc ??= lhsLoc;
+    if (first.selector.kind === 'meta' && first.selector.key === 'nfproto' && this.networkKnown)
+      this.networkLoc ??= span(lhsLoc, this.s.previous().loc);
     // ct proto-src/dst values are typed by the protocol matched before (ct.c: ct_expr_pctx_update).
     if (needsProtocol && !protocolKnown)
       this.report(errorAt(span(rhs.loc, this.s.previous().loc), "Can't parse symbolic invalid expressions"));
@@ -865,10 +841,13 @@ class RuleParser {
       if (primary.selector.kind !== 'payload') continue;
       const field = primary.selector.field;
       if (field.startsWith('ip ') && !this.networkKnown) this.pushDependency('nfproto', 2);
+      if (field.startsWith('ip ') && this.options.family === 'inet') this.networkLoc ??= primary.loc;
       const protocol = FIELD_PROTOCOL[field];
       if (protocol === undefined) continue;
-      if (this.transportProto === undefined) this.pushDependency('l4proto', protocol);
-      else if (this.transportProto !== protocol)
+      if (this.transportProto === undefined) {
+        this.pushDependency('l4proto', protocol);
+        this.transportLoc = primary.loc;
+      } else if (this.transportProto !== protocol)
         this.report(
           errorAt(
             loc,
