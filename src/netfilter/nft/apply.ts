@@ -276,6 +276,25 @@ class Runner {
     );
   }
 
+  /**
+   * The kernel's ENOENT for a rule, with nft's hint (netlink.c: nft_cmd_enoent): the chain closest to the rule's own
+   * chain's name, unless that is the chain itself. A one-letter name never matches itself (misspell.c), so a rule in
+   * chain `c` gets "did you mean chain ‘c2’".
+   */
+  private kernelEnoent(draft: RulesetDraft, table: Table, chain: Chain, loc: Location): ErrorRecord {
+    const misspell = new Misspell<{ table: Table; chain: string }>();
+    for (const candidate of draft.ruleset.tables)
+      for (const name of candidate.chains.keys())
+        misspell.update(name, chain.name, { table: candidate, chain: name });
+    const best = misspell.best;
+    if (best === undefined || (best.table === table && best.chain === chain.name))
+      return kernelError(loc, 'ENOENT');
+    return errorAt(
+      loc,
+      `${strerror('ENOENT')}; did you mean chain ‘${best.chain}’ in table ${best.table.family} ‘${best.table.name}’?`,
+    );
+  }
+
   private setNotFound(draft: RulesetDraft, name: Named): ErrorRecord {
     const misspell = new Misspell<{ table: Table; set: string }>();
     for (const candidate of draft.ruleset.tables)
@@ -402,7 +421,7 @@ class Runner {
         // A missing jump target in a table the kernel already had is the kernel's ENOENT; nft only guesses
         // ("did you mean") for tables created by the same input.
         const known = this.committed.tables.some((t) => t.family === table.family && t.name === table.name);
-        return known ? kernelError(ref.loc, 'ENOENT') : this.chainNotFound(draft, ref);
+        return known ? this.kernelEnoent(draft, table, chain, ref.loc) : this.chainNotFound(draft, ref);
       }
       if (target.base !== undefined) return kernelError(ref.loc, 'EOPNOTSUPP');
     }

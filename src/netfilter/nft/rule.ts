@@ -201,6 +201,8 @@ class RuleParser {
   private transportLoc: Location | undefined;
   /** In inet tables, where an IPv4 match (an ip field or `meta nfproto ipv4`) was made. */
   private networkLoc: Location | undefined;
+  /** `ct original saddr` without `ip`: nft cannot type a set against it. */
+  private bareCtAddress: Location | undefined;
   /** Set by `ct protocol X`, which types `ct original proto-dst`. */
   private ctProtocol: number | undefined;
   private networkKnown: boolean;
@@ -246,8 +248,12 @@ class RuleParser {
         if (this.statements === 0) this.s.fail(token);
         this.s.next();
         const text = this.s.peek();
-        if (text.kind !== 'quoted' && text.kind !== 'word') this.s.fail(text, 'string');
+        if (text.kind !== 'quoted' && text.kind !== 'word')
+          this.s.fail(text, 'string or quoted string or string with a trailing asterisk');
         this.s.next();
+        // parser_bison.y: comment_spec, NFTNL_UDATA_COMMENT_MAXLEN.
+        if (new TextEncoder().encode(text.text).length > 128)
+          this.s.failAt(text.loc, 'comment too long, 128 characters maximum allowed');
         this.comment = text.text;
         if (!this.atRuleEnd())
           this.s.fail(
@@ -340,8 +346,13 @@ class RuleParser {
           break;
         case 'length':
         case 'protocol':
+        case 'l4proto':
           this.symbolStart(start);
           break;
+        case 'day':
+        case 'hour':
+        case 'time':
+          this.s.failAt(start.loc, `meta ${start.text} is not supported by packetlab`);
         default:
           if (BARE_META_KEYS.has(start.text)) this.matchOrSet();
           else if (KEYWORDS.has(start.text)) this.s.fail(start, expecting);
@@ -457,11 +468,29 @@ class RuleParser {
     const explicitIp = (type === 'dnat' || type === 'snat') && this.s.acceptWord('ip') !== undefined;
     if (this.s.acceptWord('to') !== undefined) {
       if (type === 'dnat' || type === 'snat') {
+        const next = this.s.peek();
+        if (next.kind === 'word' && KEYWORDS.has(next.text))
+          this.s.failAt(
+            span(keyword.loc, next.loc),
+            `${type} to an expression or map is not supported by packetlab`,
+          );
         if (!this.s.isPunct(':')) {
           const low = this.address();
           range.addrLow = low;
           range.addrHigh = low;
           if (this.s.acceptPunct('-') !== undefined) range.addrHigh = this.address();
+          else if (this.s.isPunct('/') && this.s.peek(1).kind === 'number') {
+            // A prefix is the range of its addresses (`snat to 10.0.0.0/24`).
+            this.s.next();
+            const len = this.s.next();
+            if (len.value > 32)
+              this.report(
+                errorAt(len.loc, `Prefix length ${len.value} is invalid for type of 32 bits width`),
+              );
+            const host = len.value >= 32 ? 0 : len.value === 0 ? 0xffff_ffff : 0xffff_ffff >>> len.value;
+            range.addrLow = (low & ~host) >>> 0;
+            range.addrHigh = (low | host) >>> 0;
+          }
         }
       }
       const colon = this.s.acceptPunct(':');
@@ -471,9 +500,25 @@ class RuleParser {
         range.portHigh = first.value;
         if (this.s.acceptPunct('-') !== undefined) range.portHigh = this.s.number().value;
         portLoc = span(first.loc, this.s.previous().loc);
-        if (range.portLow > 65535 || (range.portHigh ?? 0) > 65535)
-          this.report(errorAt(portLoc, 'Service out of range'));
-      } else if (type === 'masquerade' || type === 'redirect') this.s.fail(this.s.peek());
+      } else if (type === 'masquerade') this.s.fail(this.s.peek(), 'colon');
+      else if (type === 'redirect') {
+        // `redirect to EXPR`: an address is read as a service name, after the transport check.
+        const value = this.s.peek();
+        if (value.kind !== 'word') this.s.fail(value);
+        this.s.next();
+        if (this.transportProto === undefined)
+          this.report(
+            errorAt(
+              value.loc,
+              'transport protocol mapping is only valid after transport protocol match',
+              keyword.loc,
+            ),
+          );
+        else
+          this.report(
+            errorAt(value.loc, 'Could not resolve service: Servname not supported for ai_socktype'),
+          );
+      }
     }
     const flags = { random: false, fullyRandom: false, persistent: false };
     const flagWords = ['random', 'fully-random', 'persistent'];
@@ -496,6 +541,9 @@ class RuleParser {
           keyword.loc,
         ),
       );
+    // stmt_evaluate_nat checks the family and the transport match before it evaluates the ports.
+    if (portLoc !== undefined && ((range.portLow ?? 0) > 65535 || (range.portHigh ?? 0) > 65535))
+      this.report(errorAt(portLoc, 'Service out of range'));
     const natRange: NatRange = {
       addrLow: range.addrLow,
       addrHigh: range.addrHigh,
@@ -602,6 +650,7 @@ class RuleParser {
           'urgptr',
         ]);
       case 'udp':
+        if (this.s.peek().kind !== 'word') this.s.fail(this.s.peek(), 'length or checksum or sport or dport');
         return field('udp', ['sport', 'dport', 'length', 'checksum']);
       case 'th':
         return field('th', ['sport', 'dport']);
@@ -650,7 +699,8 @@ class RuleParser {
         if (sub.text === 'ip') {
           sub = this.s.next();
           if (sub.text !== 'saddr' && sub.text !== 'daddr') this.s.fail(sub);
-        }
+        } else if (sub.text === 'saddr' || sub.text === 'daddr')
+          this.bareCtAddress = span(first.loc, sub.loc);
         switch (sub.text) {
           case 'saddr':
           case 'daddr':
@@ -745,6 +795,23 @@ class RuleParser {
     );
     const protocolKnown = this.transportProto !== undefined || this.ctProtocol !== undefined;
     const rhs = this.s.peek();
+    const bareCt = this.bareCtAddress;
+    this.bareCtAddress = undefined;
+    if (bareCt !== undefined && this.options.family === 'inet') {
+      // ct_expr_pctx_update: without `ip` an inet table cannot type the address, and the value fails too.
+      const field = first.selector.kind === 'ct' ? first.selector.key : 'saddr';
+      this.report(
+        errorAt(bareCt, `cannot determine ip protocol version, use "ip ${field}" or "ip6 ${field}" instead`),
+      );
+      const value = this.s.isPunct('{') ? this.s.peek(1) : rhs;
+      const followUp = errorAt(value.loc, "Can't parse symbolic invalid expressions");
+      FOLLOW_UPS.add(followUp);
+      this.report(followUp);
+    } else if (
+      bareCt !== undefined &&
+      (this.s.isPunct('{') || ((this.s.isPunct('==') || this.s.isPunct('!=')) && this.s.isPunct('{', 1)))
+    )
+      this.report(errorAt(bareCt, 'specify either ip or ip6 for address matching'));
     const transportBefore = this.transportProto;
     this.relation(values, types, binop, lhsLoc);
     if (this.transportProto !== transportBefore) this.transportLoc ??= lhsLoc;
@@ -752,7 +819,7 @@ class RuleParser {
       this.networkLoc ??= span(lhsLoc, this.s.previous().loc);
     // ct proto-src/dst values are typed by the protocol matched before (ct.c: ct_expr_pctx_update).
     if (needsProtocol && !protocolKnown)
-      this.report(errorAt(span(rhs.loc, this.s.previous().loc), "Can't parse symbolic invalid expressions"));
+      this.report(errorAt(rhs.loc, "Can't parse symbolic invalid expressions"));
     // nft_meta_get_validate: the kernel has no nftrace to load.
     if (first.selector.kind === 'meta' && first.selector.key === 'nftrace')
       this.report(errorAt(lhsLoc, 'Could not process rule: Operation not supported'));
@@ -1148,10 +1215,18 @@ class RuleParser {
  */
 function keepKernelErrorsLast(errors: ErrorRecord[], from: number): void {
   const own = errors.splice(from);
-  // rule_evaluate stops at the rule's first bad statement: one evaluation error per rule.
+  // rule_evaluate stops at the rule's first bad statement: one evaluation error per rule (with its follow-up).
   const evaluation = own.filter((error) => !error.message.startsWith('Could not process rule:'));
-  errors.push(...(evaluation.length > 0 ? evaluation.slice(0, 1) : own.slice(0, 1)));
+  if (evaluation.length === 0) {
+    errors.push(...own.slice(0, 1));
+    return;
+  }
+  errors.push(evaluation[0]!);
+  if (evaluation[1] !== undefined && FOLLOW_UPS.has(evaluation[1])) errors.push(evaluation[1]);
 }
+
+/** Errors nft queues right after another one of the same expression, and prints with it. */
+const FOLLOW_UPS = new WeakSet<ErrorRecord>();
 
 /** The interval a plain key covers; undefined for strings and concatenations. */
 function bounds(key: Constant): readonly [number, number] | undefined {

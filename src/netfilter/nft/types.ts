@@ -623,7 +623,9 @@ export function formatConstant(type: NftType, constant: Constant, options: { inS
         const len = prefixLen(constant.low, constant.high);
         if (len !== undefined) return `${formatIpv4(constant.low)}/${len}`;
       }
-      return `${formatNumber(type, constant.low)}-${formatNumber(type, constant.high)}`;
+      // icmp_code ranges list as numbers (`icmp code 0-3`).
+      const rangeType = type === 'icmp_code' ? 'integer' : type;
+      return `${formatNumber(rangeType, constant.low)}-${formatNumber(rangeType, constant.high)}`;
     }
     case 'concat':
       return constant.parts.map((part) => formatConstant(type, part, options)).join(' . ');
