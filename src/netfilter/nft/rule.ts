@@ -352,7 +352,7 @@ class RuleParser {
         case 'day':
         case 'hour':
         case 'time':
-          this.s.failAt(start.loc, `meta ${start.text} is not supported by packetlab`);
+          return this.s.failAt(start.loc, `meta ${start.text} is not supported by packetlab`);
         default:
           if (BARE_META_KEYS.has(start.text)) this.matchOrSet();
           else if (KEYWORDS.has(start.text)) this.s.fail(start, expecting);

@@ -211,7 +211,9 @@ export function formatLimit(limit: LimitExpr): string {
   return `limit rate ${over}${withDataUnit(limit.rate)}/${per}${burst}`;
 }
 
+/** The kernel dumps what a quota consumed capped at the quota (nft_quota_do_dump). */
 export function formatQuota(quota: QuotaExpr): string {
-  const used = quota.consumed.bytes !== 0 ? ` used ${withDataUnit(quota.consumed.bytes)}` : '';
+  const consumed = Math.min(quota.consumed.bytes, quota.bytes);
+  const used = consumed !== 0 ? ` used ${withDataUnit(consumed)}` : '';
   return `quota ${quota.invert ? 'over ' : ''}${withDataUnit(quota.bytes)}${used}`;
 }
