@@ -80,7 +80,8 @@ function chainRules(listing: string): Map<string, string[]> {
       continue;
     }
     if (line === '\t}') current = undefined;
-    else if (current !== undefined && line.startsWith('\t\t') && !line.startsWith('\t\ttype ')) current.push(line.slice(2));
+    else if (current !== undefined && line.startsWith('\t\t') && !line.startsWith('\t\ttype '))
+      current.push(line.slice(2));
   }
   return chains;
 }
@@ -125,7 +126,9 @@ describe('differential: the nft rule corpus', () => {
       }
       if (!isClaimed) return;
       const listed =
-        linuxListed[i] === ourListed[i] ? '' : `\n    listed: linux ${linuxListed[i]}\n            ours  ${ourListed[i]}`;
+        linuxListed[i] === ourListed[i]
+          ? ''
+          : `\n    listed: linux ${linuxListed[i]}\n            ours  ${ourListed[i]}`;
       differing.push(
         `${commandLine(rule)}\n    linux (${linux.exitCode}): ${indent(linux.output)}\n    packetlab (${ours.exitCode}): ${indent(ours.output)}${listed}`,
       );
@@ -143,6 +146,9 @@ describe('differential: the nft rule corpus', () => {
         `packetlab claims ${claimed}, ${claimedAgree} of them agree (${(rate * 100).toFixed(1)}%)`,
     );
     if (differing.length > 0) console.log(differing.join('\n'));
-    expect(rate).toBeGreaterThanOrEqual(0);
+    // Measured 2026-12-01: 2512 lines, 2322 claimed, 2304 of those agree (99.2%; 91.7% of all lines, 52% before this
+    // work). What is left is listed in docs/deviations.md (nft): interface indexes (iif, oif, sdif), `ct original
+    // saddr` with a prefix and no `ip`, counters beyond 2^53.
+    expect(rate).toBeGreaterThanOrEqual(0.99);
   });
 });
