@@ -267,15 +267,6 @@ class Runner {
   }
 
   /** A jump target: nft suggests the closest chain of any table. */
-  private chainNotFound(draft: RulesetDraft, name: Named): ErrorRecord {
-    const best = chainLookupFuzzy(draft, name.name);
-    if (best === undefined) return kernelError(name.loc, 'ENOENT');
-    return errorAt(
-      name.loc,
-      `${strerror('ENOENT')}; did you mean chain ‘${best.chain}’ in table ${best.table.family} ‘${best.table.name}’?`,
-    );
-  }
-
   /**
    * The kernel's ENOENT for a rule, with nft's hint (netlink.c: nft_cmd_enoent): the chain closest to the rule's own
    * chain's name, unless that is the chain itself. A one-letter name never matches itself (misspell.c), so a rule in
@@ -418,10 +409,8 @@ class Runner {
     for (const ref of rule.chainRefs) {
       const target = table.chains.get(ref.name);
       if (target === undefined) {
-        // A missing jump target in a table the kernel already had is the kernel's ENOENT; nft only guesses
-        // ("did you mean") for tables created by the same input.
-        const known = this.committed.tables.some((t) => t.family === table.family && t.name === table.name);
-        return known ? this.kernelEnoent(draft, table, chain, ref.loc) : this.chainNotFound(draft, ref);
+        // A missing jump target is the kernel's ENOENT, with nft's hint from the rule's own chain name.
+        return this.kernelEnoent(draft, table, chain, ref.loc);
       }
       if (target.base !== undefined) return kernelError(ref.loc, 'EOPNOTSUPP');
     }
