@@ -104,7 +104,8 @@ export type MetaKey =
   | 'ibrname'
   | 'obrname'
   | 'ibrpvid'
-  | 'ibrvproto';
+  | 'ibrvproto'
+  | 'priority';
 
 export type CtKey =
   | 'state'

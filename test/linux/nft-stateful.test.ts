@@ -43,7 +43,9 @@ describe('differential: quota, limit, numgen, jhash and meta keys on packets', (
     if (result === undefined) return;
     const listing = outputOf(result.linux, 'a: nft list ruleset');
     // Two echo requests of 84 bytes fit in 200 bytes; what it used lists capped at the quota.
-    expect(listing).toContain('icmp type echo-request quota 200 bytes used 200 bytes counter packets 2 bytes 168');
+    expect(listing).toContain(
+      'icmp type echo-request quota 200 bytes used 200 bytes counter packets 2 bytes 168',
+    );
     // A burst of two, then one packet a second: the three after 0.2 s, 0.4 s... are over.
     expect(listing).toContain('limit rate 1/second burst 2 packets counter packets 2 bytes 168');
     expect(listing).toContain('numgen inc mod 2 0 counter packets 3 bytes 252');

@@ -164,6 +164,7 @@ function meta(
       return pkt.nftrace ? 1 : 0;
     // One CPU, no realms, no IPsec, no VRFs, every device in group 0 (default).
     case 'cpu':
+    case 'priority': // nothing sets skb->priority here (no SO_PRIORITY, tc or meta priority set)
     case 'rtclassid':
     case 'ipsec':
     case 'sdif':

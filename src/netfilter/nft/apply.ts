@@ -4,7 +4,7 @@
 // kernel's errno strings ("Could not process rule: No such file or directory").
 
 import { strerror } from '../../core/errno.ts';
-import type { Chain, Constant, Family, NamedSet, Rule, Ruleset, SetElement, Table } from '../ir.ts';
+import type { Chain, Constant, Family, NamedSet, Rule, SetElement, Table } from '../ir.ts';
 import type { RulesetDraft, RulesetError, RulesetStore } from '../ruleset.ts';
 import type { ChainDef, Command, Named, ParsedRule, RawElement, SetDef, TableRef } from './ast.ts';
 import { type ErrorRecord, errorAt, type Location } from './location.ts';
@@ -53,7 +53,7 @@ export function applyCommands(
   commands: readonly Command[],
   options: ApplyOptions,
 ): ApplyResult {
-  const runner = new Runner(options, store.ruleset);
+  const runner = new Runner(options);
   let lastLoc: Location | undefined;
   const result = store.transaction(
     (draft) => {
@@ -91,11 +91,7 @@ class Runner {
   private readonly print: PrintOptions;
   private readonly now: number | undefined;
 
-  constructor(
-    options: ApplyOptions,
-    /** The ruleset before this input: nft's cache of what the kernel already has. */
-    private readonly committed: Ruleset,
-  ) {
+  constructor(options: ApplyOptions) {
     this.now = options.now;
     this.print =
       options.now === undefined

@@ -1,7 +1,7 @@
 // nft 1.0.6's meta keys (meta.c: meta_templates) as packetlab models them: each key's datatype, width, whether it
 // may be written without `meta` (parser_bison.y: meta_key_unqualified), and what the kernel refuses for the ip and
-// inet families (nft_meta_get_validate: the bridge port names and VLAN keys). Not supported: time, day, hour
-// (wall-clock matches), secmark and cgroup as values to set, skuid/skgid names other than root.
+// inet families (nft_meta_get_validate: the bridge port names and VLAN keys), and the tc handles of `meta priority`.
+// Not supported: time, day, hour (wall-clock matches), secmark, skuid/skgid names other than root.
 
 import type { MetaKey } from '../ir.ts';
 import type { NftType } from './types.ts';
@@ -16,6 +16,7 @@ export interface MetaKeyInfo {
 /** The keys packetlab reads (meta set is modelled for mark and nftrace only). */
 export const META_KEYS: Readonly<Partial<Record<MetaKey, MetaKeyInfo>>> = {
   cpu: { type: 'integer', bits: 32 },
+  priority: { type: 'tc_handle', bits: 32 },
   skuid: { type: 'uid', bits: 32 },
   skgid: { type: 'gid', bits: 32 },
   rtclassid: { type: 'realm', bits: 32 },
@@ -60,5 +61,32 @@ export const BARE_META_KEYS: ReadonlySet<string> = new Set([
 
 /** Keys nft lists without `meta`. */
 export function printsBare(key: MetaKey): boolean {
-  return key === 'iifname' || key === 'oifname' || key === 'iif' || key === 'oif' || key === 'iifgroup' || key === 'oifgroup';
+  return (
+    key === 'iifname' ||
+    key === 'oifname' ||
+    key === 'iif' ||
+    key === 'oif' ||
+    key === 'iifgroup' ||
+    key === 'oifgroup'
+  );
+}
+
+/**
+ * A `meta priority` value (datatype.c: tchandle_type_parse): `none`, `root`, `MAJOR:MINOR` in hex, or a number. Like
+ * nft 1.0.6, a word it cannot read is `none`.
+ */
+export function parseTcHandle(text: string): number {
+  if (text === 'root') return 0xffff_ffff;
+  const match = /^([0-9a-fA-F]*):([0-9a-fA-F]*)$/.exec(text);
+  if (match !== null)
+    return ((Number.parseInt(match[1] || '0', 16) << 16) | Number.parseInt(match[2] || '0', 16)) >>> 0;
+  if (/^(0x[0-9a-fA-F]+|\d+)$/.test(text)) return Number(text) >>> 0;
+  return 0;
+}
+
+/** tchandle_type_print. */
+export function formatTcHandle(value: number): string {
+  if (value === 0xffff_ffff) return 'root';
+  if (value === 0) return 'none';
+  return `${(value >>> 16).toString(16)}:${(value & 0xffff).toString(16)}`;
 }

@@ -23,7 +23,7 @@ import type {
 } from '../ir.ts';
 import type { Named, ParsedRule, RawElement, RawVerdict } from './ast.ts';
 import { generatorMax, parseHash, parseNumgen } from './expr-hash.ts';
-import { BARE_META_KEYS, META_KEYS } from './expr-meta.ts';
+import { BARE_META_KEYS, META_KEYS, parseTcHandle } from './expr-meta.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
 import { parseLimit, parseQuota } from './stmt-limit.ts';
@@ -349,11 +349,9 @@ class RuleParser {
         case 'l4proto':
           this.symbolStart(start);
           break;
-        case 'day':
-        case 'hour':
-        case 'time':
-          return this.s.failAt(start.loc, `meta ${start.text} is not supported by packetlab`);
         default:
+          if (start.text === 'day' || start.text === 'hour' || start.text === 'time')
+            this.s.failAt(start.loc, `meta ${start.text} is not supported by packetlab`);
           if (BARE_META_KEYS.has(start.text)) this.matchOrSet();
           else if (KEYWORDS.has(start.text)) this.s.fail(start, expecting);
           else this.symbolStart(start);
@@ -813,6 +811,10 @@ class RuleParser {
     )
       this.report(errorAt(bareCt, 'specify either ip or ip6 for address matching'));
     const transportBefore = this.transportProto;
+    if (first.selector.kind === 'meta' && first.selector.key === 'priority' && !binop && left.length === 1) {
+      this.priorityMatch(values);
+      return;
+    }
     this.relation(values, types, binop, lhsLoc);
     if (this.transportProto !== transportBefore) this.transportLoc ??= lhsLoc;
     if (first.selector.kind === 'meta' && first.selector.key === 'nfproto' && this.networkKnown)
@@ -823,6 +825,29 @@ class RuleParser {
     // nft_meta_get_validate: the kernel has no nftrace to load.
     if (first.selector.kind === 'meta' && first.selector.key === 'nftrace')
       this.report(errorAt(lhsLoc, 'Could not process rule: Operation not supported'));
+  }
+
+  /** `meta priority [==|!=] HANDLE`, a tc handle written `1:2` (a number, a colon and a hex word to the lexer). */
+  private priorityMatch(values: Value[]): void {
+    let op: CmpOp = 'eq';
+    const opToken = this.s.peek();
+    const written = relationalOperator(opToken);
+    if (written !== undefined) {
+      this.s.next();
+      op = written;
+    }
+    const token = this.s.peek();
+    if (token.kind !== 'word' && token.kind !== 'number' && token.kind !== 'quoted') this.s.fail(token);
+    this.s.next();
+    let text = token.text;
+    if (this.s.isPunct(':')) {
+      this.s.next();
+      const minor = this.s.peek();
+      if (minor.kind !== 'word' && minor.kind !== 'number') this.s.fail(minor);
+      this.s.next();
+      text = `${text}:${minor.text}`;
+    }
+    this.pushMatch({ kind: 'cmp', left: values, op, right: { kind: 'number', value: parseTcHandle(text) } });
   }
 
   /**

@@ -3,7 +3,7 @@
 // `tcp` for protocol 6, `"eth*"` for a wildcard). Not modelled: IPv6, time and ifindex-to-name lookups.
 
 import type { Constant, DataType, Selector } from '../ir.ts';
-import { META_KEYS } from './expr-meta.ts';
+import { formatTcHandle, META_KEYS } from './expr-meta.ts';
 
 export type NftType =
   | 'ipv4_addr'
@@ -34,7 +34,8 @@ export type NftType =
   | 'boolean'
   | 'ifkind'
   | 'time'
-  | 'ct_label';
+  | 'ct_label'
+  | 'tc_handle';
 
 type SymbolTable = readonly (readonly [string, number])[];
 
@@ -578,6 +579,8 @@ export function formatNumber(type: NftType, value: number): string {
       return String(value);
     case 'devgroup':
       return value === 0 ? '"default"' : String(value);
+    case 'tc_handle':
+      return formatTcHandle(value);
     case 'time':
       return value === 0 ? '' : formatMilliseconds(value);
     case 'tcp_flag':

@@ -54,6 +54,7 @@ export const DESCRIPTIONS: Record<NftType, string> = {
   ifkind: 'network interface kind',
   time: 'relative time',
   ct_label: 'conntrack label',
+  tc_handle: 'TC handle',
 };
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
@@ -82,7 +83,8 @@ export function resolveAtom(type: NftType, atom: RawAtom, width?: number): Const
   if (type === 'time') return timeConstant(atom);
   if (type === 'uid' || type === 'gid') {
     const id = token.kind === 'number' ? token.value : symbolValue(type, token.text);
-    if (id === undefined) return errorAt(loc, type === 'uid' ? 'User does not exist' : 'Group does not exist');
+    if (id === undefined)
+      return errorAt(loc, type === 'uid' ? 'User does not exist' : 'Group does not exist');
     return { kind: 'number', value: id };
   }
   if (type === 'ifname' || type === 'ifkind' || (type === 'iface' && token.kind !== 'number')) {
