@@ -161,6 +161,8 @@ function evalRule(
       case 'notrack':
       case 'set-update':
       case 'ipset-update':
+      case 'limit':
+      case 'quota':
         if (!statements.run(state, expr, rule, table)) return undefined;
         break;
       default:

@@ -59,7 +59,22 @@ export type PayloadField =
   | 'th dport'
   | 'icmp type'
   | 'icmp code'
-  | 'icmp id';
+  | 'icmp id'
+  | 'ip version'
+  | 'ip hdrlength'
+  | 'ip checksum'
+  | 'tcp sequence'
+  | 'tcp ackseq'
+  | 'tcp doff'
+  | 'tcp window'
+  | 'tcp checksum'
+  | 'tcp urgptr'
+  | 'udp length'
+  | 'udp checksum'
+  | 'icmp checksum'
+  | 'icmp sequence'
+  | 'icmp gateway'
+  | 'icmp mtu';
 
 export type MetaKey =
   | 'mark'
@@ -72,7 +87,27 @@ export type MetaKey =
   | 'protocol'
   | 'length'
   | 'pkttype'
-  | 'nftrace';
+  | 'nftrace'
+  | 'cpu'
+  | 'skuid'
+  | 'skgid'
+  | 'rtclassid'
+  | 'iiftype'
+  | 'oiftype'
+  | 'iifgroup'
+  | 'oifgroup'
+  | 'cgroup'
+  | 'random'
+  | 'ipsec'
+  | 'iifkind'
+  | 'oifkind'
+  | 'sdif'
+  | 'sdifname'
+  | 'ibrname'
+  | 'obrname'
+  | 'ibrpvid'
+  | 'ibrvproto'
+  | 'priority';
 
 export type CtKey =
   | 'state'
@@ -84,7 +119,10 @@ export type CtKey =
   | 'saddr'
   | 'daddr'
   | 'proto-src'
-  | 'proto-dst';
+  | 'proto-dst'
+  | 'l3proto'
+  | 'zone'
+  | 'id';
 
 /** `fib daddr type`, `fib saddr . iif oif`... as nft_fib evaluates them. */
 export interface FibSelector {
@@ -106,7 +144,22 @@ export type Selector =
       readonly mod: number;
       readonly offset: number;
     }
+  | HashSelector
   | { readonly kind: 'rt'; readonly key: 'nexthop' | 'mtu' };
+
+/** `jhash ip saddr . tcp dport mod 4 seed 0x1 offset 100`, `symhash mod 2` (nft_hash). */
+export interface HashSelector {
+  readonly kind: 'hash';
+  readonly mode: 'jhash' | 'symhash';
+  /** What jhash hashes (a concatenation); empty for symhash. */
+  readonly inputs: readonly Value[];
+  /** Each input's size in bytes as it sits in its register. */
+  readonly sizes: readonly number[];
+  readonly mod: number;
+  /** undefined: the kernel draws one at random (here: the simulation's rng). */
+  readonly seed: number | undefined;
+  readonly offset: number;
+}
 
 /**
  * A value: a selector, optionally transformed as nft_bitwise does, `(x & mask) ^ xor`
@@ -237,7 +290,7 @@ export type Expr =
   /** A match nftables has no native expression for (iptables-nft's xt compat: statistic, recent...). */
   | { readonly kind: 'match'; readonly name: XtMatchName; readonly options: XtMatchOptions }
   | { readonly kind: 'counter' }
-  | { readonly kind: 'meta-set'; readonly key: 'mark' | 'nftrace'; readonly source: Source }
+  | { readonly kind: 'meta-set'; readonly key: 'mark' | 'nftrace' | 'pkttype'; readonly source: Source }
   | { readonly kind: 'ct-set'; readonly key: 'mark'; readonly source: Source }
   /** `connmark --save-mark/--restore-mark` with masks (ct mark set mark and M...). */
   | {
@@ -250,8 +303,13 @@ export type Expr =
   | {
       readonly kind: 'log';
       readonly prefix: string | undefined;
+      /** syslog level 0-7, or 8 for nft's `level audit` (to the audit log, not the kernel log). */
       readonly level: number;
       readonly flags: readonly string[];
+      /** `group N`: to NFLOG group N (nobody listens here: nothing is logged); with its snaplen and threshold. */
+      readonly group?: number;
+      readonly snaplen?: number | undefined;
+      readonly queueThreshold?: number | undefined;
     }
   | { readonly kind: 'notrack' }
   /**
@@ -282,12 +340,47 @@ export type Expr =
       readonly exist: boolean;
       readonly timeout: number | undefined;
     }
+  | LimitExpr
+  | QuotaExpr
   | { readonly kind: 'verdict'; readonly verdict: Verdict }
   /** issue 12, ipt-b: the xt targets NFLOG, NFQUEUE, CHECKSUM, NETMAP, ECN, TOS, DSCP (xt/ext-targets.ts). */
   | { readonly kind: 'xt-target'; readonly options: ExtTargetOptions };
 
+/** nft_limit's token bucket, in ns of credit; `last` is -1 until the first packet (the bucket starts full). */
+export interface LimitBucket {
+  tokens: number;
+  last: number;
+}
+
+/** `limit rate [over] R/UNIT [burst B packets]` or `R BYTES/UNIT [burst B bytes]` (nft_limit). */
+export interface LimitExpr {
+  readonly kind: 'limit';
+  readonly mode: 'packets' | 'bytes';
+  /** Packets or bytes per `unit` seconds. */
+  readonly rate: number;
+  readonly unit: number;
+  /** Packets (0 means nft's default 5) or bytes. */
+  readonly burst: number;
+  /** `over`: matches when the rate is exceeded (NFT_LIMIT_F_INV). */
+  readonly invert: boolean;
+  readonly bucket: LimitBucket;
+}
+
+/** `quota [over|until] N bytes [used M bytes]` (nft_quota): the bytes it counted so far live in `consumed`. */
+export interface QuotaExpr {
+  readonly kind: 'quota';
+  readonly bytes: number;
+  readonly invert: boolean;
+  readonly consumed: { bytes: number };
+}
+
 /** How REJECT answers: an ICMP unreachable code, or a TCP reset. */
-export type RejectWith = { readonly kind: 'icmp'; readonly code: number } | { readonly kind: 'tcp-reset' };
+export type RejectWith =
+  /** `abstract`: nft's icmpx (NFT_REJECT_ICMPX_UNREACH), given here as the ICMPv4 code it sends. */
+  | { readonly kind: 'icmp'; readonly code: number; readonly abstract?: boolean }
+  /** inet's `reject with icmpv6`: for IPv6 packets only, which are not modelled. */
+  | { readonly kind: 'icmpv6'; readonly code: number }
+  | { readonly kind: 'tcp-reset' };
 
 export type XtMatchName =
   | 'statistic'

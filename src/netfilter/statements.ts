@@ -1,11 +1,13 @@
 // The statements and xt matches a rule runs besides comparisons: marks (nft_meta_set, nft_ct set, xt_MARK,
 // xt_CONNMARK), nftrace, notrack, LOG, the statistic/recent/comment matches, and the terminal NAT and REJECT.
 
+import type { PacketType } from '../core/packet.ts';
 import type { StatementRunner } from './chain.ts';
 import type { Conntrack } from './conntrack/conntrack.ts';
 import { setUntracked } from './conntrack/conntrack.ts';
 import { IPS_SRC_NAT_DONE } from './conntrack/table.ts';
 import { updateSet } from './expr/compare.ts';
+import { limitMatches, quotaMatches } from './expr/limit.ts';
 import { readValue } from './expr/selectors.ts';
 import type { NetfilterHost, SocketInfo } from './host.ts';
 import { ipsetChange, ipsetTest, type PacketFields } from './ipset/match.ts';
@@ -93,6 +95,7 @@ export class Statements implements StatementRunner {
         const value = this.source(state, expr.source);
         if (value === undefined) return false;
         if (expr.key === 'mark') pkt.mark = value >>> 0;
+        else if (expr.key === 'pkttype') pkt.pktType = value as PacketType;
         else pkt.nftrace = value !== 0;
         return true;
       }
@@ -105,6 +108,10 @@ export class Statements implements StatementRunner {
       case 'notrack':
         setUntracked(pkt);
         return true;
+      case 'limit':
+        return limitMatches(expr, this.host.now(), state.length);
+      case 'quota':
+        return quotaMatches(expr, state.length);
       case 'set-update': {
         const set = table.sets.get(expr.set);
         return set === undefined ? false : updateSet(state, expr.op, expr.key, set);
@@ -120,6 +127,8 @@ export class Statements implements StatementRunner {
         return true;
       }
       case 'log':
+        // NFLOG groups have no listener here, and audit records do not go to the kernel log.
+        if (expr.group !== undefined || expr.level > 7) return true;
         this.host.log(
           formatLogLine(
             expr.prefix ?? '',

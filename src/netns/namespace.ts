@@ -146,7 +146,7 @@ export class Namespace implements DeviceOwner, Interfaces {
       },
       reject: (pkt, how) => {
         if (how.kind === 'tcp-reset') sendTcpReset(this.ipv4, pkt);
-        else this.ipv4.icmp.sendError(pkt, 3, how.code, 0);
+        else if (how.kind === 'icmp') this.ipv4.icmp.sendError(pkt, 3, how.code, 0);
       },
       redirectAddress: (iif) => {
         // nf_nat_redirect_ipv4: the incoming device's first address (127.0.0.1 for locally generated packets).

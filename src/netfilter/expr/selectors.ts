@@ -3,8 +3,9 @@
 // the rule as the kernel's NFT_BREAK does.
 
 import { PacketType } from '../../core/packet.ts';
-import type { Selector, Value } from '../ir.ts';
+import type { HashSelector, Selector, Value } from '../ir.ts';
 import type { PacketState } from '../packet-state.ts';
+import { jhashValue, symhashValue } from './hash.ts';
 
 /** nft's ct state bits (NF_CT_STATE_*_BIT). */
 export const CT_STATE_BITS = { invalid: 1, established: 2, related: 4, new: 8, untracked: 64 } as const;
@@ -84,6 +85,43 @@ function payload(
       const l4 = transport(state, IPPROTO_ICMP);
       return l4 < 0 || l4 + 6 > state.pkt.end ? undefined : u16(buf, l4 + 4);
     }
+    case 'ip version':
+      return buf[ip]! >>> 4;
+    case 'ip hdrlength':
+      return buf[ip]! & 0xf;
+    case 'ip checksum':
+      return u16(buf, ip + 10);
+    case 'tcp sequence':
+    case 'tcp ackseq':
+    case 'tcp doff':
+    case 'tcp window':
+    case 'tcp checksum':
+    case 'tcp urgptr': {
+      const l4 = transport(state, IPPROTO_TCP);
+      if (l4 < 0 || l4 + 20 > state.pkt.end) return undefined;
+      if (field === 'tcp sequence') return u32(buf, l4 + 4);
+      if (field === 'tcp ackseq') return u32(buf, l4 + 8);
+      if (field === 'tcp doff') return buf[l4 + 12]! >>> 4;
+      return u16(buf, l4 + (field === 'tcp window' ? 14 : field === 'tcp checksum' ? 16 : 18));
+    }
+    case 'udp length':
+    case 'udp checksum': {
+      const l4 = transport(state, IPPROTO_UDP);
+      return l4 < 0 || l4 + 8 > state.pkt.end ? undefined : u16(buf, l4 + (field === 'udp length' ? 4 : 6));
+    }
+    case 'icmp checksum': {
+      const l4 = transport(state, IPPROTO_ICMP);
+      return l4 < 0 ? undefined : u16(buf, l4 + 2);
+    }
+    case 'icmp sequence':
+    case 'icmp mtu': {
+      const l4 = transport(state, IPPROTO_ICMP);
+      return l4 < 0 || l4 + 8 > state.pkt.end ? undefined : u16(buf, l4 + 6);
+    }
+    case 'icmp gateway': {
+      const l4 = transport(state, IPPROTO_ICMP);
+      return l4 < 0 || l4 + 8 > state.pkt.end ? undefined : u32(buf, l4 + 4);
+    }
     case 'ether saddr':
     case 'ether daddr': {
       // Only packets that came in on an Ethernet device still have their MAC header in front.
@@ -125,7 +163,55 @@ function meta(
       return pkt.pktType === PacketType.Outgoing ? PacketType.Host : pkt.pktType;
     case 'nftrace':
       return pkt.nftrace ? 1 : 0;
+    // One CPU, no realms, no IPsec, no VRFs, every device in group 0 (default).
+    case 'cpu':
+    case 'priority': // nothing sets skb->priority here (no SO_PRIORITY, tc or meta priority set)
+    case 'rtclassid':
+    case 'ipsec':
+    case 'sdif':
+      return 0;
+    case 'sdifname':
+      return '';
+    case 'iifgroup':
+      return state.inDev === undefined ? undefined : 0;
+    case 'oifgroup':
+      return state.outDev === undefined ? undefined : 0;
+    case 'iiftype':
+      return state.inDev === undefined ? undefined : deviceType(state.inDev.kind);
+    case 'oiftype':
+      return state.outDev === undefined ? undefined : deviceType(state.outDev.kind);
+    case 'iifkind':
+      return state.inDev === undefined ? undefined : deviceKind(state.inDev.kind);
+    case 'oifkind':
+      return state.outDev === undefined ? undefined : deviceKind(state.outDev.kind);
+    // nft_meta_get_eval_skugid: only packets a local socket sent have an owner; every process here is root.
+    case 'skuid':
+    case 'skgid':
+    case 'cgroup':
+      return locallyGenerated(state) ? 0 : undefined;
+    case 'random':
+      return state.host.rng.u32();
+    case 'ibrname':
+    case 'obrname':
+    case 'ibrpvid':
+    case 'ibrvproto':
+      return undefined;
   }
+}
+
+/** The rtnetlink kind of a device (`ip -d link`'s kind), as `meta iifkind` reads it; loopback has none. */
+function deviceKind(kind: string): string | undefined {
+  return kind === 'loopback' ? undefined : kind;
+}
+
+/** ARPHRD_* of a device (`meta iiftype`): loopback 772, the rest Ethernet. */
+function deviceType(kind: string): number {
+  return kind === 'loopback' ? 772 : 1;
+}
+
+/** A packet this host sent (the output path), which has the sending socket's owner. */
+function locallyGenerated(state: PacketState): boolean {
+  return state.hook === 'output' || (state.hook === 'postrouting' && state.inDev === undefined);
 }
 
 function conntrack(state: PacketState, selector: Extract<Selector, { kind: 'ct' }>): number | undefined {
@@ -145,6 +231,12 @@ function conntrack(state: PacketState, selector: Extract<Selector, { kind: 'ct' 
       return Math.floor(ct.timeoutRemaining(index, state.host.now()) / 1e6);
     case 'protocol':
       return ct.protocol(index);
+    case 'l3proto':
+      return 2; // NFPROTO_IPV4
+    case 'zone':
+      return 0; // conntrack zones are not modelled: every entry is in zone 0
+    case 'id':
+      return ct.id(index);
     case 'saddr':
     case 'daddr':
     case 'proto-src':
@@ -190,6 +282,23 @@ function nextInc(selector: Extract<Selector, { kind: 'numgen' }>): number {
   return next;
 }
 
+/** symhash over the IPv4 addresses and the transport ports (0 for a packet without them). */
+function symhash(state: PacketState, selector: HashSelector): number {
+  const { buf } = state.pkt;
+  const ip = state.pkt.network;
+  const l4 = transport(state);
+  const proto = buf[ip + 9];
+  const ports = l4 >= 0 && (proto === IPPROTO_TCP || proto === IPPROTO_UDP);
+  return symhashValue(
+    selector,
+    state.host.rng,
+    u32(buf, ip + 12),
+    u32(buf, ip + 16),
+    ports ? u16(buf, l4) : 0,
+    ports ? u16(buf, l4 + 2) : 0,
+  );
+}
+
 /** Reads one value for the packet, applying its bitwise transform. */
 export function readValue(state: PacketState, value: Value): number | string | undefined {
   const selector = value.selector;
@@ -211,6 +320,12 @@ export function readValue(state: PacketState, value: Value): number | string | u
       // nft_ng_random: a uniform draw in [0, mod), plus the offset; nft_ng_inc: the expression's own counter.
       raw =
         (selector.mode === 'inc' ? nextInc(selector) : state.host.rng.int(selector.mod)) + selector.offset;
+      break;
+    case 'hash':
+      raw =
+        selector.mode === 'jhash'
+          ? jhashValue(selector, state.host.rng, state, readValue)
+          : symhash(state, selector);
       break;
     case 'rt':
       raw = undefined;

@@ -119,7 +119,17 @@ export class LimitMatch implements XtMatch {
     const { rate, unit, nft } = rateUnit(this.avg);
     const burst = this.burst === 5 ? '' : ` burst ${this.burst} packets`;
     return {
-      exprs: [{ kind: 'match', name: 'limit', options: { name: 'limit', rate, unit, burst: this.burst } }],
+      exprs: [
+        {
+          kind: 'limit',
+          mode: 'packets',
+          rate,
+          unit,
+          burst: this.burst,
+          invert: false,
+          bucket: { tokens: 0, last: -1 },
+        },
+      ],
       xlate: `limit rate ${rate}/${nft}${burst}`,
     };
   }

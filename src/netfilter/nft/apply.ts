@@ -4,7 +4,7 @@
 // kernel's errno strings ("Could not process rule: No such file or directory").
 
 import { strerror } from '../../core/errno.ts';
-import type { Chain, Constant, Family, NamedSet, Rule, Ruleset, SetElement, Table } from '../ir.ts';
+import type { Chain, Constant, Family, NamedSet, Rule, SetElement, Table } from '../ir.ts';
 import type { RulesetDraft, RulesetError, RulesetStore } from '../ruleset.ts';
 import type { ChainDef, Command, Named, ParsedRule, RawElement, SetDef, TableRef } from './ast.ts';
 import { type ErrorRecord, errorAt, type Location } from './location.ts';
@@ -53,7 +53,7 @@ export function applyCommands(
   commands: readonly Command[],
   options: ApplyOptions,
 ): ApplyResult {
-  const runner = new Runner(options, store.ruleset);
+  const runner = new Runner(options);
   let lastLoc: Location | undefined;
   const result = store.transaction(
     (draft) => {
@@ -91,11 +91,7 @@ class Runner {
   private readonly print: PrintOptions;
   private readonly now: number | undefined;
 
-  constructor(
-    options: ApplyOptions,
-    /** The ruleset before this input: nft's cache of what the kernel already has. */
-    private readonly committed: Ruleset,
-  ) {
+  constructor(options: ApplyOptions) {
     this.now = options.now;
     this.print =
       options.now === undefined
@@ -267,11 +263,21 @@ class Runner {
   }
 
   /** A jump target: nft suggests the closest chain of any table. */
-  private chainNotFound(draft: RulesetDraft, name: Named): ErrorRecord {
-    const best = chainLookupFuzzy(draft, name.name);
-    if (best === undefined) return kernelError(name.loc, 'ENOENT');
+  /**
+   * The kernel's ENOENT for a rule, with nft's hint (netlink.c: nft_cmd_enoent): the chain closest to the rule's own
+   * chain's name, unless that is the chain itself. A one-letter name never matches itself (misspell.c), so a rule in
+   * chain `c` gets "did you mean chain ‘c2’".
+   */
+  private kernelEnoent(draft: RulesetDraft, table: Table, chain: Chain, loc: Location): ErrorRecord {
+    const misspell = new Misspell<{ table: Table; chain: string }>();
+    for (const candidate of draft.ruleset.tables)
+      for (const name of candidate.chains.keys())
+        misspell.update(name, chain.name, { table: candidate, chain: name });
+    const best = misspell.best;
+    if (best === undefined || (best.table === table && best.chain === chain.name))
+      return kernelError(loc, 'ENOENT');
     return errorAt(
-      name.loc,
+      loc,
       `${strerror('ENOENT')}; did you mean chain ‘${best.chain}’ in table ${best.table.family} ‘${best.table.name}’?`,
     );
   }
@@ -399,10 +405,8 @@ class Runner {
     for (const ref of rule.chainRefs) {
       const target = table.chains.get(ref.name);
       if (target === undefined) {
-        // A missing jump target in a table the kernel already had is the kernel's ENOENT; nft only guesses
-        // ("did you mean") for tables created by the same input.
-        const known = this.committed.tables.some((t) => t.family === table.family && t.name === table.name);
-        return known ? kernelError(ref.loc, 'ENOENT') : this.chainNotFound(draft, ref);
+        // A missing jump target is the kernel's ENOENT, with nft's hint from the rule's own chain name.
+        return this.kernelEnoent(draft, table, chain, ref.loc);
       }
       if (target.base !== undefined) return kernelError(ref.loc, 'EOPNOTSUPP');
     }

@@ -23,6 +23,9 @@ import type {
   Verdict,
   XtMatchOptions,
 } from '../ir.ts';
+import { formatLimit, formatQuota } from './stmt-limit.ts';
+import { formatLog } from './stmt-log.ts';
+import { formatReject } from './stmt-reject.ts';
 import {
   flagNames,
   formatConstant,
@@ -94,6 +97,8 @@ function selectorText(value: Value, ctx: RuleContext | undefined): string {
         case 'oifname':
         case 'iif':
         case 'oif':
+        case 'iifgroup':
+        case 'oifgroup':
           return selector.key;
         default:
           return `meta ${selector.key}`;
@@ -108,9 +113,24 @@ function selectorText(value: Value, ctx: RuleContext | undefined): string {
       return `fib ${orderFibFlags(selector.flags).join(' . ')} ${selector.result}`;
     case 'numgen':
       return `numgen ${selector.mode} mod ${selector.mod}${selector.offset !== 0 ? ` offset ${selector.offset}` : ''}`;
+    case 'hash':
+      return hashText(selector, ctx);
     case 'rt':
       return selector.key === 'nexthop' ? 'rt ip nexthop' : 'rt mtu';
   }
+}
+
+/** expression.c: hash_expr_print. */
+function hashText(
+  selector: Extract<Value['selector'], { kind: 'hash' }>,
+  ctx: RuleContext | undefined,
+): string {
+  const inputs = selector.inputs.map((input) => valueText(input, ctx)).join(' . ');
+  let text =
+    selector.mode === 'jhash' ? `jhash ${inputs} mod ${selector.mod}` : `symhash mod ${selector.mod}`;
+  if (selector.seed !== undefined) text += ` seed 0x${selector.seed.toString(16)}`;
+  if (selector.offset !== 0) text += ` offset ${selector.offset}`;
+  return text;
 }
 
 function orderFibFlags(flags: readonly string[]): string[] {
@@ -377,8 +397,11 @@ function cmpText(expr: Extract<Expr, { kind: 'cmp' }>, ctx: RuleContext): string
   return `${left} ${cmpOperator(expr.op)} ${right}`;
 }
 
-function sourceText(source: Source, key: 'mark' | 'nftrace'): string {
-  if (source.kind === 'constant') return key === 'mark' ? hex8(source.value) : String(source.value);
+function sourceText(source: Source, key: 'mark' | 'nftrace' | 'pkttype'): string {
+  if (source.kind === 'constant') {
+    if (key === 'pkttype') return symbolName('pkttype', source.value) ?? String(source.value);
+    return key === 'mark' ? hex8(source.value) : String(source.value);
+  }
   return valueText(source.value, undefined);
 }
 
@@ -404,29 +427,6 @@ function natText(expr: Extract<Expr, { kind: 'nat' }>, ctx: RuleContext): string
   const family = ctx.family === 'inet' && range.addrLow !== undefined ? ' ip' : '';
   const head = to === '' ? expr.type : `${expr.type}${family} to ${to}`;
   return `${head}${natFlagsText(expr.flags)}`;
-}
-
-function icmpCodeName(expr: Extract<Expr, { kind: 'reject' }>): string {
-  const code = expr.with.kind === 'icmp' ? expr.with.code : 3;
-  return symbolName('icmp_code', code) ?? String(code);
-}
-
-function rejectText(expr: Extract<Expr, { kind: 'reject' }>, ctx: RuleContext): string {
-  if (expr.with.kind === 'tcp-reset') return 'reject with tcp reset';
-  if (expr.with.code === 3) return 'reject';
-  const name = symbolName('icmp_code', expr.with.code) ?? String(expr.with.code);
-  return ctx.iptables ? `reject with icmp type ${name}` : `reject with icmp ${name}`;
-}
-
-const LOG_LEVELS = ['emerg', 'alert', 'crit', 'err', 'warn', 'notice', 'info', 'debug'];
-
-function logText(expr: Extract<Expr, { kind: 'log' }>): string {
-  let text = 'log';
-  if (expr.prefix !== undefined) text += ` prefix "${expr.prefix}"`;
-  if (expr.level !== 4) text += ` level ${LOG_LEVELS[expr.level] ?? expr.level}`;
-  if (expr.flags.includes('all')) text += ' flags all';
-  else for (const flag of expr.flags) text += ` flags ${flag}`;
-  return text;
 }
 
 /**
@@ -527,7 +527,13 @@ function killDependencies(
       dep.index === parts.length - 1
     )
       parts[dep.index] = undefined;
-    if (expr.with.kind === 'icmp' && deps.network !== undefined && deps.network === parts.length - 1) {
+    // In inet tables a TCP reset after `meta nfproto ipv4` does not list the nfproto match.
+    if (family === 'inet' && expr.with.kind === 'tcp-reset' && deps.network !== undefined) {
+      parts[deps.network] = undefined;
+      deps.network = undefined;
+    }
+    const explicit = (expr.with.kind === 'icmp' && !expr.with.abstract) || expr.with.kind === 'icmpv6';
+    if (explicit && deps.network !== undefined && deps.network === parts.length - 1) {
       parts[deps.network] = undefined;
       return true;
     }
@@ -575,12 +581,8 @@ export function formatRule(rule: Rule, table: Table, options: PrintOptions = {})
     }
     const expr = rule.exprs[i]!;
     const expression = expr.kind === 'cmp' || expr.kind === 'lookup' || expr.kind === 'vmap';
-    const explicitIcmp = killDependencies(expr, parts, deps, table.family);
-    parts.push(
-      expr.kind === 'reject' && explicitIcmp
-        ? `reject with icmp ${icmpCodeName(expr)}`
-        : exprText(expr, ctx, counters),
-    );
+    killDependencies(expr, parts, deps, table.family);
+    parts.push(exprText(expr, ctx, counters));
     if (!expression) {
       deps.transport = undefined;
       deps.network = undefined;
@@ -592,7 +594,7 @@ export function formatRule(rule: Rule, table: Table, options: PrintOptions = {})
       if (table.family === 'ip' || !isIpField(expr.left[0]!))
         deps.transport = { index: parts.length - 1, value: dep.value };
       ctx.transport = dep.value;
-    } else if (dep?.base === 'network' && table.family === 'inet' && dep.value === 2)
+    } else if (dep?.base === 'network' && table.family === 'inet' && (dep.value === 2 || dep.value === 10))
       deps.network = parts.length - 1;
   }
   let text = parts.filter((part): part is string => part !== undefined).join(' ');
@@ -629,11 +631,15 @@ function exprText(
     case 'nat':
       return natText(expr, ctx);
     case 'reject':
-      return rejectText(expr, ctx);
+      return formatReject(expr.with, ctx.family, ctx.iptables);
     case 'log':
-      return logText(expr);
+      return formatLog(expr);
     case 'notrack':
       return 'notrack';
+    case 'limit':
+      return formatLimit(expr);
+    case 'quota':
+      return formatQuota(expr);
     case 'set-update':
       return `${expr.op} @${expr.set} { ${expr.key.map((value) => valueText(value, ctx)).join(' . ')} }`;
     case 'ipset-update':

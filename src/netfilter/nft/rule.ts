@@ -10,6 +10,7 @@ import type {
   DataType,
   Expr,
   Family,
+  MetaKey,
   NatFlags,
   NatRange,
   PayloadField,
@@ -21,8 +22,13 @@ import type {
   Verdict,
 } from '../ir.ts';
 import type { Named, ParsedRule, RawElement, RawVerdict } from './ast.ts';
+import { generatorMax, parseHash, parseNumgen } from './expr-hash.ts';
+import { BARE_META_KEYS, META_KEYS, parseTcHandle } from './expr-meta.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
+import { parseLimit, parseQuota } from './stmt-limit.ts';
+import { parseLog } from './stmt-log.ts';
+import { parseReject } from './stmt-reject.ts';
 import type { TokenStream } from './stream.ts';
 import {
   isBitmask,
@@ -52,6 +58,18 @@ const FIELD_PROTOCOL: Partial<Record<PayloadField, number>> = {
   'icmp type': 1,
   'icmp code': 1,
   'icmp id': 1,
+  'icmp sequence': 1,
+  'icmp checksum': 1,
+  'icmp mtu': 1,
+  'icmp gateway': 1,
+  'tcp sequence': 6,
+  'tcp ackseq': 6,
+  'tcp doff': 6,
+  'tcp window': 6,
+  'tcp checksum': 6,
+  'tcp urgptr': 6,
+  'udp length': 17,
+  'udp checksum': 17,
 };
 
 const META_KEYS_KNOWN =
@@ -71,13 +89,64 @@ const MODELLED_META = new Set([
   'length',
   'pkttype',
   'nftrace',
+  ...Object.keys(META_KEYS),
 ]);
 const UNMODELLED_META = new Set(META_KEYS_KNOWN.split(', ').filter((key) => !MODELLED_META.has(key)));
 
-/** Meta keys that may be written without `meta` (nft's meta_key_unqualified). */
-const BARE_META = new Set(['mark', 'iifname', 'oifname', 'iif', 'oif', 'pkttype']);
+/** ct keys nft 1.0.6 knows that packetlab does not read (no accounting, labels, helpers, events or connlimit). */
+const CT_UNMODELLED = new Set(['helper', 'bytes', 'packets', 'avgpkt', 'label', 'event', 'count', 'secmark']);
 
-const LOG_LEVELS = ['emerg', 'alert', 'crit', 'err', 'warn', 'notice', 'info', 'debug'];
+/** Meta keys the kernel reads but refuses to set. */
+const READ_ONLY_META = new Set([
+  'length',
+  'iif',
+  'oif',
+  'iifname',
+  'oifname',
+  'iiftype',
+  'oiftype',
+  'skuid',
+  'skgid',
+  'cpu',
+  'random',
+  'rtclassid',
+  'iifgroup',
+  'oifgroup',
+  'cgroup',
+  'iifkind',
+  'oifkind',
+]);
+
+/** What may follow `mark set` / `ct mark set`: a value read from the packet. */
+const SOURCE_WORDS = new Set([
+  'meta',
+  'mark',
+  'ct',
+  'numgen',
+  'jhash',
+  'symhash',
+  'ip',
+  'tcp',
+  'udp',
+  'th',
+  'icmp',
+]);
+
+/** The names nft's datatypes give themselves in messages (datatype.c: desc). */
+const TYPE_DESCRIPTIONS: Partial<Record<NftType, string>> = {
+  mark: 'packet mark',
+  ipv4_addr: 'IPv4 address',
+  inet_service: 'internet network service',
+  inet_proto: 'Internet protocol',
+  ifname: 'network interface name',
+  integer: 'integer',
+};
+
+/** The bytes a value takes in its nft register (an interface name 16, others their width rounded up). */
+function registerBytes(selector: Selector): number {
+  if (selectorType(selector) === 'ifname') return 16;
+  return Math.ceil(selectorBits(selector) / 8);
+}
 
 /** The IR data type of a set key for a selector type (types the IR does not name are integers). */
 export function dataTypeOf(type: NftType): DataType {
@@ -87,9 +156,32 @@ export function dataTypeOf(type: NftType): DataType {
 function isValueToken(token: Token, type: NftType | undefined): boolean {
   if (token.kind === 'number' || token.kind === 'quoted') return true;
   if (token.kind !== 'word') return false;
-  if (!KEYWORDS.has(token.text)) return true;
+  if (!KEYWORDS.has(token.text) || KEYWORD_VALUES.has(token.text)) return true;
   return type !== undefined && symbolValue(type, token.text) !== undefined;
 }
+
+/** Keywords nft reads as values too (parser_bison.y: keyword_expr and the protocol names of primary_rhs_expr). */
+const KEYWORD_VALUES = new Set([
+  'ether',
+  'ip',
+  'ip6',
+  'vlan',
+  'arp',
+  'dnat',
+  'snat',
+  'ecn',
+  'reset',
+  'original',
+  'reply',
+  'label',
+  'tcp',
+  'udp',
+  'icmp',
+  'sctp',
+  'dccp',
+  'udplite',
+  'icmpv6',
+]);
 
 export interface RuleOptions {
   readonly family: Family;
@@ -105,6 +197,12 @@ export function parseRule(s: TokenStream, options: RuleOptions): ParsedRule {
 class RuleParser {
   private readonly exprs: Expr[] = [];
   private transportProto: number | undefined;
+  /** Where the transport protocol was matched (the `~~~` of "you cannot use tcp reset with this protocol"). */
+  private transportLoc: Location | undefined;
+  /** In inet tables, where an IPv4 match (an ip field or `meta nfproto ipv4`) was made. */
+  private networkLoc: Location | undefined;
+  /** `ct original saddr` without `ip`: nft cannot type a set against it. */
+  private bareCtAddress: Location | undefined;
   /** Set by `ct protocol X`, which types `ct original proto-dst`. */
   private ctProtocol: number | undefined;
   private networkKnown: boolean;
@@ -135,14 +233,27 @@ class RuleParser {
 
   parse(): ParsedRule {
     const start = this.s.peek().loc;
+    const firstError = this.s.evalErrors.length;
+    try {
+      return this.parseStatements(start);
+    } finally {
+      keepKernelErrorsLast(this.s.evalErrors, firstError);
+    }
+  }
+
+  private parseStatements(start: Location): ParsedRule {
     while (!this.atRuleEnd()) {
       const token = this.s.peek();
       if (token.kind === 'word' && token.text === 'comment') {
         if (this.statements === 0) this.s.fail(token);
         this.s.next();
         const text = this.s.peek();
-        if (text.kind !== 'quoted' && text.kind !== 'word') this.s.fail(text, 'string');
+        if (text.kind !== 'quoted' && text.kind !== 'word')
+          this.s.fail(text, 'string or quoted string or string with a trailing asterisk');
         this.s.next();
+        // parser_bison.y: comment_spec, NFTNL_UDATA_COMMENT_MAXLEN.
+        if (new TextEncoder().encode(text.text).length > 128)
+          this.s.failAt(text.loc, 'comment too long, 128 characters maximum allowed');
         this.comment = text.text;
         if (!this.atRuleEnd())
           this.s.fail(
@@ -193,8 +304,14 @@ class RuleParser {
         case 'counter':
           this.counterStatement();
           break;
+        case 'limit':
+          this.exprs.push(parseLimit(this.s));
+          break;
+        case 'quota':
+          this.exprs.push(parseQuota(this.s));
+          break;
         case 'log':
-          this.logStatement();
+          this.exprs.push(parseLog(this.s));
           break;
         case 'reject':
           this.rejectStatement();
@@ -219,14 +336,23 @@ class RuleParser {
         case 'ether':
         case 'fib':
         case 'numgen':
+        case 'jhash':
+        case 'symhash':
           this.matchOrSet();
           break;
         case 'update':
         case 'add':
           this.setUpdateStatement();
           break;
+        case 'length':
+        case 'protocol':
+        case 'l4proto':
+          this.symbolStart(start);
+          break;
         default:
-          if (BARE_META.has(start.text)) this.matchOrSet();
+          if (start.text === 'day' || start.text === 'hour' || start.text === 'time')
+            this.s.failAt(start.loc, `meta ${start.text} is not supported by packetlab`);
+          if (BARE_META_KEYS.has(start.text)) this.matchOrSet();
           else if (KEYWORDS.has(start.text)) this.s.fail(start, expecting);
           else this.symbolStart(start);
       }
@@ -297,74 +423,36 @@ class RuleParser {
 
   private counterStatement(): void {
     this.s.next();
-    if (this.s.acceptWord('packets') !== undefined) {
-      this.packets = this.s.number().value;
-      this.s.expectWord('bytes');
-      this.bytes = this.s.number().value;
+    const name = this.s.acceptWord('name');
+    if (name !== undefined) {
+      this.report(errorAt(name.loc, 'counter name is not supported by packetlab'));
+      this.s.next();
+    }
+    // parser_bison.y: counter_args, `packets N` and `bytes N` in any order.
+    for (;;) {
+      if (this.s.acceptWord('packets') !== undefined) this.packets = this.s.number().value;
+      else if (this.s.acceptWord('bytes') !== undefined) this.bytes = this.s.number().value;
+      else break;
     }
     this.exprs.push({ kind: 'counter' });
   }
 
-  private logStatement(): void {
-    this.s.next();
-    let prefix: string | undefined;
-    let level = 4;
-    const flags: string[] = [];
-    for (;;) {
-      if (this.s.acceptWord('prefix') !== undefined) {
-        const text = this.s.peek();
-        if (text.kind !== 'quoted' && text.kind !== 'word') this.s.fail(text, 'string');
-        this.s.next();
-        prefix = text.text;
-      } else if (this.s.acceptWord('level') !== undefined) {
-        const name = this.s.peek();
-        const index = LOG_LEVELS.indexOf(name.text);
-        if (name.kind !== 'word' && name.kind !== 'quoted') this.s.fail(name, 'string');
-        this.s.next();
-        if (index < 0) this.report(errorAt(name.loc, 'invalid log level'));
-        else level = index;
-      } else if (this.s.acceptWord('flags') !== undefined) {
-        const first = this.s.next();
-        if (first.text === 'tcp' || first.text === 'ip') {
-          const words = [this.s.next().text];
-          while (this.s.acceptPunct(',') !== undefined) words.push(this.s.next().text);
-          for (const word of words) flags.push(`${first.text} ${word}`);
-        } else flags.push(first.text);
-      } else break;
-    }
-    this.exprs.push({ kind: 'log', prefix, level, flags });
-  }
-
   private rejectStatement(): void {
-    const start = this.s.next();
+    const start = this.s.peek();
     this.rejects++;
-    if (this.s.acceptWord('with') === undefined) {
-      this.exprs.push({ kind: 'reject', with: { kind: 'icmp', code: 3 } });
-      this.markTerminal(start.loc);
-      return;
-    }
-    const kind = this.s.peek();
-    if (kind.text === 'tcp') {
-      this.s.next();
-      this.s.expectWord('reset');
-      if (this.transportProto === undefined) this.pushDependency('l4proto', 6);
-      else if (this.transportProto !== 6)
-        this.report(
-          errorAt(
-            span(kind.loc, this.s.previous().loc),
-            `conflicting protocols specified: ${protocolName(this.transportProto)} vs. tcp`,
-          ),
-        );
-      this.exprs.push({ kind: 'reject', with: { kind: 'tcp-reset' } });
-    } else if (kind.text === 'icmp') {
-      this.s.next();
-      this.s.acceptWord('type');
-      const code = this.s.next();
-      const value = code.kind === 'number' ? code.value : symbolValue('icmp_code', code.text);
-      if (value === undefined || value > 255) this.report(errorAt(code.loc, 'Could not parse icmp code'));
-      if (this.options.family === 'inet' && !this.networkKnown) this.pushDependency('nfproto', 2);
-      this.exprs.push({ kind: 'reject', with: { kind: 'icmp', code: value ?? 3 } });
-    } else this.s.fail(kind);
+    const transport =
+      this.transportProto === undefined
+        ? undefined
+        : { protocol: this.transportProto, loc: this.transportLoc ?? start.loc };
+    const how = parseReject(this.s, {
+      family: this.options.family,
+      transport,
+      networkKnown: this.networkKnown,
+      networkLoc: this.networkLoc,
+      pushDependency: (key, value) => this.pushDependency(key, value),
+      report: (error) => this.report(error),
+    });
+    this.exprs.push({ kind: 'reject', with: how });
     this.markTerminal(span(start.loc, this.s.previous().loc));
   }
 
@@ -378,11 +466,29 @@ class RuleParser {
     const explicitIp = (type === 'dnat' || type === 'snat') && this.s.acceptWord('ip') !== undefined;
     if (this.s.acceptWord('to') !== undefined) {
       if (type === 'dnat' || type === 'snat') {
+        const next = this.s.peek();
+        if (next.kind === 'word' && KEYWORDS.has(next.text))
+          this.s.failAt(
+            span(keyword.loc, next.loc),
+            `${type} to an expression or map is not supported by packetlab`,
+          );
         if (!this.s.isPunct(':')) {
           const low = this.address();
           range.addrLow = low;
           range.addrHigh = low;
           if (this.s.acceptPunct('-') !== undefined) range.addrHigh = this.address();
+          else if (this.s.isPunct('/') && this.s.peek(1).kind === 'number') {
+            // A prefix is the range of its addresses (`snat to 10.0.0.0/24`).
+            this.s.next();
+            const len = this.s.next();
+            if (len.value > 32)
+              this.report(
+                errorAt(len.loc, `Prefix length ${len.value} is invalid for type of 32 bits width`),
+              );
+            const host = len.value >= 32 ? 0 : len.value === 0 ? 0xffff_ffff : 0xffff_ffff >>> len.value;
+            range.addrLow = (low & ~host) >>> 0;
+            range.addrHigh = (low | host) >>> 0;
+          }
         }
       }
       const colon = this.s.acceptPunct(':');
@@ -392,9 +498,25 @@ class RuleParser {
         range.portHigh = first.value;
         if (this.s.acceptPunct('-') !== undefined) range.portHigh = this.s.number().value;
         portLoc = span(first.loc, this.s.previous().loc);
-        if (range.portLow > 65535 || (range.portHigh ?? 0) > 65535)
-          this.report(errorAt(portLoc, 'Service out of range'));
-      } else if (type === 'masquerade' || type === 'redirect') this.s.fail(this.s.peek());
+      } else if (type === 'masquerade') this.s.fail(this.s.peek(), 'colon');
+      else if (type === 'redirect') {
+        // `redirect to EXPR`: an address is read as a service name, after the transport check.
+        const value = this.s.peek();
+        if (value.kind !== 'word') this.s.fail(value);
+        this.s.next();
+        if (this.transportProto === undefined)
+          this.report(
+            errorAt(
+              value.loc,
+              'transport protocol mapping is only valid after transport protocol match',
+              keyword.loc,
+            ),
+          );
+        else
+          this.report(
+            errorAt(value.loc, 'Could not resolve service: Servname not supported for ai_socktype'),
+          );
+      }
     }
     const flags = { random: false, fullyRandom: false, persistent: false };
     const flagWords = ['random', 'fully-random', 'persistent'];
@@ -417,6 +539,9 @@ class RuleParser {
           keyword.loc,
         ),
       );
+    // stmt_evaluate_nat checks the family and the transport match before it evaluates the ports.
+    if (portLoc !== undefined && ((range.portLow ?? 0) > 65535 || (range.portHigh ?? 0) > 65535))
+      this.report(errorAt(portLoc, 'Service out of range'));
     const natRange: NatRange = {
       addrLow: range.addrLow,
       addrHigh: range.addrHigh,
@@ -467,11 +592,12 @@ class RuleParser {
               `syntax error, unexpected ${key.text}, known keys are ${META_KEYS_KNOWN}`,
             );
         this.s.next();
-        if (!MODELLED_META.has(key.text)) {
-          this.report(errorAt(span(first.loc, key.loc), `meta ${key.text} is not supported by packetlab`));
-          return done({ kind: 'meta', key: 'mark' });
-        }
-        return done({ kind: 'meta', key: key.text as Extract<Selector, { kind: 'meta' }>['key'] });
+        if (!MODELLED_META.has(key.text))
+          this.s.failAt(span(first.loc, key.loc), `meta ${key.text} is not supported by packetlab`);
+        const selector: Selector = { kind: 'meta', key: key.text as MetaKey };
+        if (META_KEYS[key.text as MetaKey]?.refused)
+          this.report(errorAt(span(first.loc, key.loc), 'Could not process rule: Operation not supported'));
+        return done(selector);
       }
       case 'mark':
       case 'iifname':
@@ -479,36 +605,73 @@ class RuleParser {
       case 'iif':
       case 'oif':
       case 'pkttype':
-        return done({
-          kind: 'meta',
-          key: first.text as 'mark' | 'iifname' | 'oifname' | 'iif' | 'oif' | 'pkttype',
-        });
+      case 'iiftype':
+      case 'oiftype':
+      case 'skuid':
+      case 'skgid':
+      case 'nftrace':
+      case 'rtclassid':
+      case 'ibrname':
+      case 'obrname':
+      case 'cpu':
+      case 'iifgroup':
+      case 'oifgroup':
+      case 'cgroup':
+        if (META_KEYS[first.text as MetaKey]?.refused)
+          this.report(errorAt(first.loc, 'Could not process rule: Operation not supported'));
+        return done({ kind: 'meta', key: first.text as MetaKey });
       case 'ip':
-        return field('ip', ['saddr', 'daddr', 'protocol', 'length', 'ttl', 'id', 'frag-off', 'dscp', 'ecn']);
+        return field('ip', [
+          'saddr',
+          'daddr',
+          'protocol',
+          'length',
+          'ttl',
+          'id',
+          'frag-off',
+          'dscp',
+          'ecn',
+          'version',
+          'hdrlength',
+          'checksum',
+        ]);
       case 'tcp':
-        return field('tcp', ['sport', 'dport', 'flags']);
+        return field('tcp', [
+          'sport',
+          'dport',
+          'flags',
+          'sequence',
+          'ackseq',
+          'doff',
+          'window',
+          'checksum',
+          'urgptr',
+        ]);
       case 'udp':
-        return field('udp', ['sport', 'dport']);
+        if (this.s.peek().kind !== 'word') this.s.fail(this.s.peek(), 'length or checksum or sport or dport');
+        return field('udp', ['sport', 'dport', 'length', 'checksum']);
       case 'th':
         return field('th', ['sport', 'dport']);
       case 'icmp':
-        return field('icmp', ['type', 'code', 'id']);
+        return field('icmp', ['type', 'code', 'id', 'sequence', 'checksum', 'mtu', 'gateway']);
       case 'ether':
         return field('ether', ['saddr', 'daddr']);
       case 'ct':
         return this.ctPrimary(first, done);
       case 'fib':
         return this.fibPrimary(done);
-      case 'numgen': {
-        const mode = this.s.next();
-        if (mode.text !== 'random' && mode.text !== 'inc') this.s.fail(mode);
-        this.s.expectWord('mod');
-        const mod = this.s.number();
-        let offset = 0;
-        if (this.s.acceptWord('offset') !== undefined) offset = this.s.number().value;
-        if (mod.value === 0) this.report(errorAt(mod.loc, 'numgen modulus cannot be zero'));
-        return done({ kind: 'numgen', mode: mode.text, mod: mod.value, offset });
-      }
+      case 'numgen':
+        return done(parseNumgen(this.s, first.loc));
+      case 'jhash':
+      case 'symhash':
+        return done(
+          parseHash(
+            this.s,
+            first,
+            () => ({ selector: this.primary().selector }),
+            (value) => registerBytes(value.selector),
+          ),
+        );
       default:
         return this.s.fail(first);
     }
@@ -523,6 +686,9 @@ class RuleParser {
       case 'direction':
       case 'expiration':
       case 'protocol':
+      case 'l3proto':
+      case 'zone':
+      case 'id':
         return done({ kind: 'ct', key: key.text });
       case 'original':
       case 'reply': {
@@ -531,24 +697,28 @@ class RuleParser {
         if (sub.text === 'ip') {
           sub = this.s.next();
           if (sub.text !== 'saddr' && sub.text !== 'daddr') this.s.fail(sub);
-        }
+        } else if (sub.text === 'saddr' || sub.text === 'daddr')
+          this.bareCtAddress = span(first.loc, sub.loc);
         switch (sub.text) {
           case 'saddr':
           case 'daddr':
           case 'proto-src':
           case 'proto-dst':
+          case 'zone':
             return done({ kind: 'ct', key: sub.text, dir });
           case 'protocol':
-            return done({ kind: 'ct', key: 'protocol' });
+          case 'l3proto':
+            return done({ kind: 'ct', key: sub.text });
           default:
+            if (sub.kind === 'word' && CT_UNMODELLED.has(sub.text))
+              this.s.failAt(span(first.loc, sub.loc), `ct ${dir} ${sub.text} is not supported by packetlab`);
             return this.s.fail(sub);
         }
       }
       default:
-        if (key.kind === 'word')
-          this.report(errorAt(span(first.loc, key.loc), `ct ${key.text} is not supported by packetlab`));
-        else this.s.fail(key);
-        return done({ kind: 'ct', key: 'mark' });
+        if (key.kind === 'word' && CT_UNMODELLED.has(key.text))
+          this.s.failAt(span(first.loc, key.loc), `ct ${key.text} is not supported by packetlab`);
+        return this.s.fail(key);
     }
   }
 
@@ -623,13 +793,61 @@ class RuleParser {
     );
     const protocolKnown = this.transportProto !== undefined || this.ctProtocol !== undefined;
     const rhs = this.s.peek();
+    const bareCt = this.bareCtAddress;
+    this.bareCtAddress = undefined;
+    if (bareCt !== undefined && this.options.family === 'inet') {
+      // ct_expr_pctx_update: without `ip` an inet table cannot type the address, and the value fails too.
+      const field = first.selector.kind === 'ct' ? first.selector.key : 'saddr';
+      this.report(
+        errorAt(bareCt, `cannot determine ip protocol version, use "ip ${field}" or "ip6 ${field}" instead`),
+      );
+      const value = this.s.isPunct('{') ? this.s.peek(1) : rhs;
+      const followUp = errorAt(value.loc, "Can't parse symbolic invalid expressions");
+      FOLLOW_UPS.add(followUp);
+      this.report(followUp);
+    } else if (
+      bareCt !== undefined &&
+      (this.s.isPunct('{') || ((this.s.isPunct('==') || this.s.isPunct('!=')) && this.s.isPunct('{', 1)))
+    )
+      this.report(errorAt(bareCt, 'specify either ip or ip6 for address matching'));
+    const transportBefore = this.transportProto;
+    if (first.selector.kind === 'meta' && first.selector.key === 'priority' && !binop && left.length === 1) {
+      this.priorityMatch(values);
+      return;
+    }
     this.relation(values, types, binop, lhsLoc);
+    if (this.transportProto !== transportBefore) this.transportLoc ??= lhsLoc;
+    if (first.selector.kind === 'meta' && first.selector.key === 'nfproto' && this.networkKnown)
+      this.networkLoc ??= span(lhsLoc, this.s.previous().loc);
     // ct proto-src/dst values are typed by the protocol matched before (ct.c: ct_expr_pctx_update).
     if (needsProtocol && !protocolKnown)
-      this.report(errorAt(span(rhs.loc, this.s.previous().loc), "Can't parse symbolic invalid expressions"));
+      this.report(errorAt(rhs.loc, "Can't parse symbolic invalid expressions"));
     // nft_meta_get_validate: the kernel has no nftrace to load.
     if (first.selector.kind === 'meta' && first.selector.key === 'nftrace')
       this.report(errorAt(lhsLoc, 'Could not process rule: Operation not supported'));
+  }
+
+  /** `meta priority [==|!=] HANDLE`, a tc handle written `1:2` (a number, a colon and a hex word to the lexer). */
+  private priorityMatch(values: Value[]): void {
+    let op: CmpOp = 'eq';
+    const opToken = this.s.peek();
+    const written = relationalOperator(opToken);
+    if (written !== undefined) {
+      this.s.next();
+      op = written;
+    }
+    const token = this.s.peek();
+    if (token.kind !== 'word' && token.kind !== 'number' && token.kind !== 'quoted') this.s.fail(token);
+    this.s.next();
+    let text = token.text;
+    if (this.s.isPunct(':')) {
+      this.s.next();
+      const minor = this.s.peek();
+      if (minor.kind !== 'word' && minor.kind !== 'number') this.s.fail(minor);
+      this.s.next();
+      text = `${text}:${minor.text}`;
+    }
+    this.pushMatch({ kind: 'cmp', left: values, op, right: { kind: 'number', value: parseTcHandle(text) } });
   }
 
   /**
@@ -698,7 +916,7 @@ class RuleParser {
       return token.value >>> 0;
     }
     if (token.kind === 'word') {
-      const value = symbolValue(type, token.text);
+      const value = type === 'ipv4_addr' ? parseIpv4(token.text) : symbolValue(type, token.text);
       this.s.next();
       if (value === undefined) {
         this.report(errorAt(token.loc, `Could not parse ${type}`));
@@ -715,10 +933,13 @@ class RuleParser {
       if (primary.selector.kind !== 'payload') continue;
       const field = primary.selector.field;
       if (field.startsWith('ip ') && !this.networkKnown) this.pushDependency('nfproto', 2);
+      if (field.startsWith('ip ') && this.options.family === 'inet') this.networkLoc ??= primary.loc;
       const protocol = FIELD_PROTOCOL[field];
       if (protocol === undefined) continue;
-      if (this.transportProto === undefined) this.pushDependency('l4proto', protocol);
-      else if (this.transportProto !== protocol)
+      if (this.transportProto === undefined) {
+        this.pushDependency('l4proto', protocol);
+        this.transportLoc = primary.loc;
+      } else if (this.transportProto !== protocol)
         this.report(
           errorAt(
             loc,
@@ -726,7 +947,7 @@ class RuleParser {
           ),
         );
       // The echo fields exist only in echo messages (proto.c: icmp_dep).
-      if (field === 'icmp id')
+      if (field === 'icmp id' || field === 'icmp sequence')
         this.exprs.push({
           kind: 'lookup',
           left: [{ selector: { kind: 'payload', field: 'icmp type' } }],
@@ -795,7 +1016,8 @@ class RuleParser {
         this.lookup(values, types, { op, bitmask, lhs: lhsLoc });
         return;
       }
-      const right = this.rhsValue(types, { flags: single !== undefined && isBitmask(single), widths });
+      const max = values.length === 1 ? generatorMax(values[0]!.selector) : undefined;
+      const right = this.rhsValue(types, { flags: single !== undefined && isBitmask(single), widths, max });
       if (right === undefined) return;
       if (op !== 'eq' && op !== 'ne' && right.kind !== 'number') {
         this.report(errorAt(lhsLoc, 'Relational expression size mismatch'));
@@ -811,7 +1033,8 @@ class RuleParser {
       return;
     }
     if (!isValueToken(token, single)) this.s.fail(token);
-    const right = this.rhsValue(types, { flags: bitmask, widths });
+    const max = values.length === 1 ? generatorMax(values[0]!.selector) : undefined;
+    const right = this.rhsValue(types, { flags: bitmask, widths, max });
     if (right === undefined) return;
     if (bitmask && right.kind === 'number') {
       if (this.s.acceptPunct('/') !== undefined) {
@@ -854,9 +1077,19 @@ class RuleParser {
   /** A value on the right of a relation; reports (and returns undefined for) values the type rejects. */
   private rhsValue(
     types: readonly NftType[],
-    options: { flags: boolean; widths?: readonly number[] },
+    options: { flags: boolean; widths?: readonly number[]; max?: number | undefined },
   ): Constant | undefined {
     const raw = readRawValue(this.s, { concat: types.length > 1, flags: options.flags, inSet: false });
+    if (options.max !== undefined) {
+      const atoms = raw.kind === 'atom' ? [raw] : raw.kind === 'range' ? [raw.low, raw.high] : [];
+      for (const atom of atoms)
+        if (atom.token.kind === 'number' && atom.token.value > options.max) {
+          this.report(
+            errorAt(atom.token.loc, `Value ${atom.token.value} exceeds valid range 0-${options.max}`),
+          );
+          return undefined;
+        }
+    }
     const constant = resolveValue(types, raw, options.widths);
     if (isErrorRecord(constant)) {
       this.report(constant);
@@ -932,33 +1165,93 @@ class RuleParser {
   private setStatement(target: Primary): void {
     const setToken = this.s.next();
     const selector = target.selector;
-    const source = this.source();
+    if (selector.kind === 'meta' && selector.key === 'pkttype') {
+      const value = this.s.peek();
+      if (value.kind !== 'word' && value.kind !== 'number') this.s.fail(value);
+      this.s.next();
+      const type = value.kind === 'number' ? value.value : symbolValue('pkttype', value.text);
+      if (type === undefined) this.report(errorAt(value.loc, 'Could not parse packet type'));
+      else if (type > 255) this.report(errorAt(value.loc, `Value ${type} exceeds valid range 0-255`));
+      this.exprs.push({ kind: 'meta-set', key: 'pkttype', source: { kind: 'constant', value: type ?? 0 } });
+      return;
+    }
     if (selector.kind === 'meta' && (selector.key === 'mark' || selector.key === 'nftrace')) {
+      const source = this.source(target);
+      if (selector.key === 'nftrace' && source.kind === 'constant' && source.value > 1)
+        this.report(errorAt(this.s.previous().loc, `Value ${source.value} exceeds valid range 0-1`));
       this.exprs.push({ kind: 'meta-set', key: selector.key, source });
       return;
     }
     if (selector.kind === 'ct' && selector.key === 'mark' && selector.dir === undefined) {
-      this.exprs.push({ kind: 'ct-set', key: 'mark', source });
+      this.exprs.push({ kind: 'ct-set', key: 'mark', source: this.source(target) });
       return;
     }
-    this.report(errorAt(span(target.loc, setToken.loc), 'this set statement is not supported by packetlab'));
+    // nft_meta_set_init: the kernel sets only mark, priority, pkttype, nftrace, secmark (and bridge keys).
+    if (selector.kind === 'meta' && READ_ONLY_META.has(selector.key)) {
+      const value = this.s.peek();
+      if (value.kind === 'word' || value.kind === 'number' || value.kind === 'quoted') this.s.next();
+      else this.s.fail(value);
+      this.report(
+        errorAt(span(target.loc, this.s.previous().loc), 'Could not process rule: Operation not supported'),
+      );
+      return;
+    }
+    this.s.failAt(span(target.loc, setToken.loc), 'this set statement is not supported by packetlab');
   }
 
   /** The value of a set statement: a constant, or `mark`/`ct mark` with `and`/`or`/`xor` folded in. */
-  private source(): Source {
+  private source(target: Primary): Source {
     const token = this.s.peek();
+    const targetType = target.type;
     if (token.kind === 'number') {
       this.s.next();
-      if (token.value > 0xffff_ffff) this.report(errorAt(token.loc, 'Value exceeds valid range'));
+      if (token.value > 0xffff_ffff)
+        this.report(
+          errorAt(
+            token.loc,
+            `Value ${token.text.startsWith('0x') ? BigInt(token.text) : token.text} exceeds valid range 0-4294967295`,
+          ),
+        );
       return { kind: 'constant', value: token.value >>> 0 };
     }
-    if (token.kind !== 'word' || (token.text !== 'meta' && token.text !== 'mark' && token.text !== 'ct'))
-      this.s.fail(token);
+    if (token.kind === 'word' && !KEYWORDS.has(token.text)) {
+      this.s.next();
+      this.report(errorAt(token.loc, `Could not parse ${TYPE_DESCRIPTIONS[targetType] ?? targetType}`));
+      return { kind: 'constant', value: 0 };
+    }
+    if (token.kind !== 'word' || !SOURCE_WORDS.has(token.text)) this.s.fail(token);
     const from = this.primary();
+    if (from.type !== targetType && from.type !== 'integer' && from.type !== 'mark')
+      this.report(
+        errorAt(
+          from.loc,
+          `datatype mismatch: expected ${TYPE_DESCRIPTIONS[targetType] ?? targetType}, expression has type ${TYPE_DESCRIPTIONS[from.type] ?? from.type}`,
+          span(target.loc, from.loc),
+        ),
+      );
     const { mask, xor } = this.bitwiseChain(from.type);
     return { kind: 'value', value: bitwiseValue(from.selector, mask, xor, 0xffff_ffff) };
   }
 }
+
+/**
+ * The kernel sees a rule only when nft's evaluation found nothing wrong with it, and refuses it for its first bad
+ * expression: of the rule's errors from `from` on, the first evaluation error stays, else the first kernel one.
+ */
+function keepKernelErrorsLast(errors: ErrorRecord[], from: number): void {
+  const own = errors.splice(from);
+  // rule_evaluate stops at the rule's first bad statement: one evaluation error per rule (with its follow-up).
+  const evaluation = own.filter((error) => !error.message.startsWith('Could not process rule:'));
+  if (evaluation.length === 0) {
+    errors.push(...own.slice(0, 1));
+    return;
+  }
+  errors.push(evaluation[0]!);
+  if (evaluation[1] !== undefined && FOLLOW_UPS.has(evaluation[1])) errors.push(evaluation[1]);
+}
+
+/** Errors nft queues right after another one of the same expression, and prints with it. */
+const FOLLOW_UPS = new WeakSet<ErrorRecord>();
 
 /** The interval a plain key covers; undefined for strings and concatenations. */
 function bounds(key: Constant): readonly [number, number] | undefined {

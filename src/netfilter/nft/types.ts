@@ -3,6 +3,7 @@
 // `tcp` for protocol 6, `"eth*"` for a wildcard). Not modelled: IPv6, time and ifindex-to-name lookups.
 
 import type { Constant, DataType, Selector } from '../ir.ts';
+import { formatTcHandle, META_KEYS } from './expr-meta.ts';
 
 export type NftType =
   | 'ipv4_addr'
@@ -24,7 +25,17 @@ export type NftType =
   | 'fib_addrtype'
   | 'nfproto'
   | 'ether_type'
-  | 'iface';
+  | 'iface'
+  | 'uid'
+  | 'gid'
+  | 'realm'
+  | 'iftype'
+  | 'devgroup'
+  | 'boolean'
+  | 'ifkind'
+  | 'time'
+  | 'ct_label'
+  | 'tc_handle';
 
 type SymbolTable = readonly (readonly [string, number])[];
 
@@ -238,10 +249,30 @@ const ETHER_TYPES: SymbolTable = [
   ['ip', 0x0800],
   ['arp', 0x0806],
   ['ip6', 0x86dd],
+  ['8021q', 0x8100],
   ['vlan', 0x8100],
 ];
 
+/** datatype.c: arphrd_tbl, the device types `meta iiftype` names. */
+const ARPHRD: SymbolTable = [
+  ['ether', 1],
+  ['ppp', 512],
+  ['ipip', 768],
+  ['ipip6', 769],
+  ['loopback', 772],
+  ['sit', 776],
+  ['ipgre', 778],
+];
+
 const TABLES: Partial<Record<NftType, SymbolTable>> = {
+  iftype: ARPHRD,
+  devgroup: [['default', 0]],
+  boolean: [
+    ['exists', 1],
+    ['missing', 0],
+  ],
+  uid: [['root', 0]],
+  gid: [['root', 0]],
   inet_proto: PROTOCOLS,
   inet_service: SERVICES,
   tcp_flag: TCP_FLAGS,
@@ -277,7 +308,10 @@ export function typeBits(type: NftType): number {
       return 8;
     case 'inet_service':
     case 'ether_type':
+    case 'iftype':
       return 16;
+    case 'boolean':
+      return 1;
     case 'ether_addr':
       return 48;
     default:
@@ -304,6 +338,24 @@ export function selectorBits(selector: Selector): number {
   switch (selector.kind) {
     case 'payload':
       switch (selector.field) {
+        case 'ip checksum':
+        case 'tcp window':
+        case 'tcp checksum':
+        case 'tcp urgptr':
+        case 'udp length':
+        case 'udp checksum':
+        case 'icmp checksum':
+        case 'icmp sequence':
+        case 'icmp mtu':
+          return 16;
+        case 'ip version':
+        case 'ip hdrlength':
+        case 'tcp doff':
+          return 4;
+        case 'tcp sequence':
+        case 'tcp ackseq':
+        case 'icmp gateway':
+          return 32;
         case 'ip length':
         case 'ip id':
         case 'ip frag-off':
@@ -329,6 +381,7 @@ export function selectorBits(selector: Selector): number {
           return 8;
       }
     case 'meta':
+      if (META_KEYS[selector.key] !== undefined) return META_KEYS[selector.key]!.bits;
       switch (selector.key) {
         case 'l4proto':
         case 'pkttype':
@@ -341,7 +394,8 @@ export function selectorBits(selector: Selector): number {
           return 32;
       }
     case 'ct':
-      return selector.key === 'direction' || selector.key === 'protocol'
+      if (selector.key === 'zone') return 16;
+      return selector.key === 'direction' || selector.key === 'protocol' || selector.key === 'l3proto'
         ? 8
         : selector.key.startsWith('proto-')
           ? 16
@@ -385,6 +439,7 @@ export function selectorType(selector: Selector): NftType {
           return 'integer';
       }
     case 'meta':
+      if (META_KEYS[selector.key] !== undefined) return META_KEYS[selector.key]!.type;
       switch (selector.key) {
         case 'mark':
           return 'mark';
@@ -423,12 +478,17 @@ export function selectorType(selector: Selector): NftType {
         case 'proto-src':
         case 'proto-dst':
           return 'inet_service';
+        case 'expiration':
+          return 'time';
+        case 'l3proto':
+          return 'nfproto';
         default:
           return 'integer';
       }
     case 'fib':
       return selector.result === 'type' ? 'fib_addrtype' : selector.result === 'oifname' ? 'ifname' : 'iface';
     case 'numgen':
+    case 'hash':
     case 'rt':
       return 'integer';
   }
@@ -462,6 +522,25 @@ export function formatMac(value: number): string {
   return bytes.join(':');
 }
 
+/** nft's time_print: `1d2h3m4s5ms`, the zero units left out. */
+function formatMilliseconds(ms: number): string {
+  const units: readonly [string, number][] = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+    ['ms', 1],
+  ];
+  let rest = ms;
+  let text = '';
+  for (const [unit, size] of units) {
+    const count = Math.floor(rest / size);
+    rest -= count * size;
+    if (count > 0) text += `${count}${unit}`;
+  }
+  return text;
+}
+
 export function hex8(value: number): string {
   return `0x${(value >>> 0).toString(16).padStart(8, '0')}`;
 }
@@ -493,7 +572,17 @@ export function formatNumber(type: NftType, value: number): string {
     case 'inet_service':
     case 'integer':
     case 'iface':
+    case 'uid':
+    case 'gid':
+    case 'realm':
+    case 'ct_label':
       return String(value);
+    case 'devgroup':
+      return value === 0 ? '"default"' : String(value);
+    case 'tc_handle':
+      return formatTcHandle(value);
+    case 'time':
+      return value === 0 ? '' : formatMilliseconds(value);
     case 'tcp_flag':
     case 'ct_state':
     case 'ct_status': {
@@ -537,7 +626,9 @@ export function formatConstant(type: NftType, constant: Constant, options: { inS
         const len = prefixLen(constant.low, constant.high);
         if (len !== undefined) return `${formatIpv4(constant.low)}/${len}`;
       }
-      return `${formatNumber(type, constant.low)}-${formatNumber(type, constant.high)}`;
+      // icmp_code ranges list as numbers (`icmp code 0-3`).
+      const rangeType = type === 'icmp_code' ? 'integer' : type;
+      return `${formatNumber(rangeType, constant.low)}-${formatNumber(rangeType, constant.high)}`;
     }
     case 'concat':
       return constant.parts.map((part) => formatConstant(type, part, options)).join(' . ');

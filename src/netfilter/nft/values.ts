@@ -45,6 +45,16 @@ export const DESCRIPTIONS: Record<NftType, string> = {
   nfproto: 'netfilter protocol',
   ether_type: 'Ethernet protocol',
   iface: 'network interface index',
+  uid: 'user ID',
+  gid: 'group ID',
+  realm: 'routing realm',
+  iftype: 'network interface type',
+  devgroup: 'devgroup name',
+  boolean: 'boolean type',
+  ifkind: 'network interface kind',
+  time: 'relative time',
+  ct_label: 'conntrack label',
+  tc_handle: 'TC handle',
 };
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
@@ -70,7 +80,14 @@ function maxValue(type: NftType): number {
 export function resolveAtom(type: NftType, atom: RawAtom, width?: number): Constant | ErrorRecord {
   const { token } = atom;
   const loc = token.loc;
-  if (type === 'ifname' || (type === 'iface' && token.kind !== 'number')) {
+  if (type === 'time') return timeConstant(atom);
+  if (type === 'uid' || type === 'gid') {
+    const id = token.kind === 'number' ? token.value : symbolValue(type, token.text);
+    if (id === undefined)
+      return errorAt(loc, type === 'uid' ? 'User does not exist' : 'Group does not exist');
+    return { kind: 'number', value: id };
+  }
+  if (type === 'ifname' || type === 'ifkind' || (type === 'iface' && token.kind !== 'number')) {
     const text = token.text;
     if (text.length > 16) return errorAt(loc, 'String exceeds maximum length of 16');
     if (text.endsWith('*')) return { kind: 'string', value: text.slice(0, -1), wildcard: true };
@@ -81,6 +98,7 @@ export function resolveAtom(type: NftType, atom: RawAtom, width?: number): Const
     const max = width === undefined ? maxValue(type) : 2 ** width - 1;
     if (token.value > max) {
       if (type === 'inet_service') return errorAt(loc, 'Service out of range');
+      if (type === 'inet_proto') return errorAt(loc, 'Protocol out of range');
       return errorAt(loc, `Value ${token.value} exceeds valid range 0-${max}`);
     }
     return { kind: 'number', value: token.value };
@@ -115,6 +133,27 @@ export function resolveAtom(type: NftType, atom: RawAtom, width?: number): Const
       return { kind: 'number', value };
     }
   }
+}
+
+/** A relative time (`30s`, `1m30s`, `250ms`; a bare number is seconds), in ms; `10s-20s` is one word, a range. */
+function timeConstant(atom: RawAtom): Constant | ErrorRecord {
+  const { token } = atom;
+  if (token.kind === 'number') return { kind: 'number', value: token.value * 1000 };
+  const parts = token.kind === 'word' ? token.text.split('-') : [];
+  const values = parts.map(parseTimeText);
+  if (values.length === 0 || values.length > 2 || values.some((value) => value === undefined))
+    return errorAt(token.loc, 'wrong time format');
+  if (values.length === 2) return { kind: 'range', low: values[0]!, high: values[1]! };
+  return { kind: 'number', value: values[0]! };
+}
+
+function parseTimeText(text: string): number | undefined {
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (!/^(\d+(d|h|ms|m|s))+$/.test(text)) return undefined;
+  const size: Readonly<Record<string, number>> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  let total = 0;
+  for (const [, count, unit] of text.matchAll(/(\d+)(d|h|ms|m|s)/g)) total += Number(count) * size[unit!]!;
+  return total;
 }
 
 function isError(value: Constant | ErrorRecord): value is ErrorRecord {
@@ -159,7 +198,10 @@ export function resolveValue(
       if (typeof base !== 'number') return base;
       const width = typeBits(type);
       if (raw.len.kind !== 'number' || raw.len.value > width)
-        return errorAt(raw.loc, `Prefix length ${raw.len.text} is invalid for type of ${width} bits width`);
+        return errorAt(
+          raw.loc,
+          `Prefix length ${raw.len.kind === 'number' ? raw.len.value : raw.len.text} is invalid for type of ${width} bits width`,
+        );
       const len = raw.len.value;
       const mask = len === 0 ? 0 : (0xffff_ffff << (32 - len)) >>> 0;
       if (len === 32) return { kind: 'number', value: base };

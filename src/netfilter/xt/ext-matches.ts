@@ -1,8 +1,8 @@
-// Evaluates the xt matches of ext-options.ts on a packet as the kernel modules do: sctp (xt_sctp.c), limit
-// (nft_limit.c, as iptables-nft writes it), hashlimit (xt_hashlimit.c), connlimit (xt_connlimit.c with
-// nf_conncount.c), helper, rpfilter (ipt_rpfilter.c), u32 (xt_u32.c), string (xt_string.c), time (xt_time.c),
-// policy (xt_policy.c), ah/esp, ecn (xt_ecn.c), tos (xt_dscp.c: tos_mt). State lives per rule (limit, connlimit)
-// or per named table (hashlimit), in this object, one per namespace. Time is the virtual clock.
+// Evaluates the xt matches of ext-options.ts on a packet as the kernel modules do: sctp (xt_sctp.c), hashlimit
+// (xt_hashlimit.c), connlimit (xt_connlimit.c with nf_conncount.c), helper, rpfilter (ipt_rpfilter.c), u32
+// (xt_u32.c), string (xt_string.c), time (xt_time.c), policy (xt_policy.c), ah/esp, ecn (xt_ecn.c), tos (xt_dscp.c:
+// tos_mt). State lives per rule (connlimit) or per named table (hashlimit), in this object, one per namespace. Time
+// is the virtual clock. `-m limit` compiles to nft's limit expression (expr/limit.ts), as iptables-nft writes it.
 
 import type { Tuple } from '../conntrack/tuple.ts';
 import type { Rule } from '../ir.ts';
@@ -28,12 +28,6 @@ function inRange(range: RangeTest | undefined, value: number): boolean {
   return (value >= range.low && value <= range.high) !== range.invert;
 }
 
-/** nft_limit's bucket: tokens in ns, refilled by elapsed time, capped at burst packets' worth. */
-interface Bucket {
-  tokens: number;
-  last: number;
-}
-
 /** One hashlimit entry (dsthash_ent): its credit in XT_HASHLIMIT_SCALE_v2 units and when it was last seen. */
 interface HashEntry {
   credit: number;
@@ -45,7 +39,6 @@ const HASHLIMIT_SCALE = 1_000_000;
 const NS_PER_SEC = 1e9;
 
 export class ExtMatches {
-  private readonly buckets = new WeakMap<object, Bucket>();
   /** hashlimit tables by name (the first rule's name creates it; later rules of that name share it). */
   private readonly hashTables = new Map<string, Map<number, Map<number, Map<number, HashEntry>>>>();
   /** nf_conncount's lists: per rule, per key, the original tuples of the connections it saw. */
@@ -57,8 +50,6 @@ export class ExtMatches {
     switch (options.name) {
       case 'sctp':
         return this.sctp(state, options);
-      case 'limit':
-        return this.limit(state, options);
       case 'hashlimit':
         return this.hashlimit(state, options);
       case 'connlimit':
@@ -151,26 +142,6 @@ export class ExtMatches {
     if (result !== undefined) return result;
     if (chunks.match === 'all') return pending === 0;
     return chunks.match === 'only';
-  }
-
-  /** nft_limit_eval with nft_limit_pkts' cost: the packet passes while the bucket holds a packet's worth. */
-  private limit(state: PacketState, options: Options<'limit'>): boolean {
-    const now = state.host.now();
-    const cost = Math.floor((options.unit * NS_PER_SEC) / options.rate);
-    const max = cost * options.burst;
-    let bucket = this.buckets.get(options);
-    if (bucket === undefined) {
-      bucket = { tokens: max, last: now };
-      this.buckets.set(options, bucket);
-    }
-    const tokens = Math.min(bucket.tokens + now - bucket.last, max);
-    bucket.last = now;
-    if (tokens - cost >= 0) {
-      bucket.tokens = tokens - cost;
-      return true;
-    }
-    bucket.tokens = tokens;
-    return false;
   }
 
   /** hashlimit_mt: the entry of the packet's key (created full), refilled by elapsed time, then charged. */

@@ -43,8 +43,6 @@ export type ExtMatchOptions =
           }
         | undefined;
     }
-  /** xt_limit as iptables-nft writes it: nft_limit with `rate` per `unit` seconds and `burst` packets. */
-  | { readonly name: 'limit'; readonly rate: number; readonly unit: number; readonly burst: number }
   | {
       readonly name: 'hashlimit';
       readonly table: string;
