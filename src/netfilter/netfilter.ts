@@ -69,6 +69,8 @@ export class Netfilter {
     forward: [],
     output: [],
     postrouting: [],
+    ingress: [],
+    egress: [],
   };
   private readonly emitTrace: TraceSink = (event) => {
     for (const listener of this.traceListeners) listener(event);
@@ -151,6 +153,8 @@ export class Netfilter {
       forward: [],
       output: [],
       postrouting: [],
+      ingress: [],
+      egress: [],
     };
     const natChains: Record<HookName, [Table, Chain, number][]> = {
       prerouting: [],
@@ -158,14 +162,18 @@ export class Netfilter {
       forward: [],
       output: [],
       postrouting: [],
+      ingress: [],
+      egress: [],
     };
     let needsConntrack = this.conntrackActive;
     let order = 0;
     for (const table of ruleset.tables) {
+      // The IPv4 hooks run ip and inet tables; the other families' chains hook elsewhere (family-hooks.ts).
+      if (table.family !== 'ip' && table.family !== 'inet') continue;
       for (const chain of table.chains.values()) {
         if (usesConntrack(chain.rules)) needsConntrack = true;
         const base = chain.base;
-        if (base === undefined) continue;
+        if (base === undefined || base.hook === 'ingress' || base.hook === 'egress') continue;
         order++;
         if (base.type === 'nat') {
           natChains[base.hook].push([table, chain, order]);
@@ -241,7 +249,7 @@ export class Netfilter {
     const nat = this.nat;
     if (pkt.ctIndex < 0 || nat === undefined) return undefined;
     const hook = state.hook;
-    if (hook === 'forward') return undefined;
+    if (hook === 'forward' || hook === 'ingress' || hook === 'egress') return undefined;
     const manip = hook === 'prerouting' || hook === 'output' ? 'dst' : 'src';
     const now = this.host.now();
     // nf_nat_inet_fn: only a new connection's first packet runs the nat chains; a RELATED ICMP

@@ -13,6 +13,10 @@ export class PacketState {
   hook: HookName = 'prerouting';
   inDev: NetDevice | undefined;
   outDev: NetDevice | undefined;
+  /** skb->protocol: the EtherType of the packet (IPv4 at the IP hooks; the frame's own in bridge and netdev). */
+  l2Protocol = 0x0800;
+  /** Where the frame's Ethernet header starts, set by the bridge and netdev hooks; -1: 14 bytes before network. */
+  linkOffset = -1;
   /** Reused by ct tuple reads. */
   readonly scratchTuple = createTuple();
 
@@ -26,6 +30,8 @@ export class PacketState {
     this.hook = hook;
     this.inDev = inDev;
     this.outDev = outDev;
+    this.l2Protocol = 0x0800;
+    this.linkOffset = -1;
   }
 
   /** nft's ct state bits for the packet (invalid when conntrack saw nothing valid). */

@@ -7,6 +7,7 @@ import { strerror } from '../../core/errno.ts';
 import type { Chain, Constant, Family, NamedSet, Rule, Ruleset, SetElement, Table } from '../ir.ts';
 import type { RulesetDraft, RulesetError, RulesetStore } from '../ruleset.ts';
 import type { ChainDef, Command, Named, ParsedRule, RawElement, SetDef, TableRef } from './ast.ts';
+import { kernelRefusesHook } from './families.ts';
 import { type ErrorRecord, errorAt, type Location } from './location.ts';
 import { Misspell } from './misspell.ts';
 import {
@@ -335,7 +336,8 @@ class Runner {
       // nft_chain_validate_hooks: nat chains hook everywhere but forward, route chains only output.
       if (
         (spec.type === 'nat' && spec.hook === 'forward') ||
-        (spec.type === 'route' && spec.hook !== 'output')
+        (spec.type === 'route' && spec.hook !== 'output') ||
+        kernelRefusesHook(table.family, spec.hook)
       )
         return kernelError(loc, 'EOPNOTSUPP');
     }
@@ -589,7 +591,7 @@ class Runner {
 }
 
 function family(ref: TableRef): Family {
-  return ref.family === 'inet' ? 'inet' : 'ip';
+  return ref.family;
 }
 
 /**

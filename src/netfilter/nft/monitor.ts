@@ -5,7 +5,7 @@
 // rules added later show as `unknown rule handle N`), and `policy accept|drop` with `meta mark` when the mark is
 // set. Implicit returns from regular chains print nothing, as with Linux 6.x. Not modelled: IPv6, VLAN tags.
 
-import type { Rule, Verdict } from '../ir.ts';
+import type { Family, Rule, Verdict } from '../ir.ts';
 import type { Netfilter } from '../netfilter.ts';
 import type { NftTraceEvent, TracedPacket, TraceListener } from '../trace.ts';
 import { formatRule } from './printer.ts';
@@ -55,7 +55,7 @@ function tcpFlags(value: number): string {
 }
 
 /** trace.c: trace_print_packet — the fields of one packet as nft expressions, each followed by a space. */
-export function packetFields(packet: TracedPacket, family: 'ip' | 'inet'): string[] {
+export function packetFields(packet: TracedPacket, family: Family): string[] {
   const fields: string[] = [];
   if (packet.iifname !== undefined) fields.push(`iif "${packet.iifname}"`);
   if (packet.oifname !== undefined) fields.push(`oif "${packet.oifname}"`);

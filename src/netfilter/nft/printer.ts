@@ -23,6 +23,8 @@ import type {
   Verdict,
   XtMatchOptions,
 } from '../ir.ts';
+import { formatDevices, formatFamilyPriority } from './families.ts';
+import { hiddenFamilyDependency } from './family-rule.ts';
 import {
   flagNames,
   formatConstant,
@@ -110,6 +112,8 @@ function selectorText(value: Value, ctx: RuleContext | undefined): string {
       return `numgen ${selector.mode} mod ${selector.mod}${selector.offset !== 0 ? ` offset ${selector.offset}` : ''}`;
     case 'rt':
       return selector.key === 'nexthop' ? 'rt ip nexthop' : 'rt mtu';
+    case 'family-field':
+      return selector.field;
   }
 }
 
@@ -574,6 +578,7 @@ export function formatRule(rule: Rule, table: Table, options: PrintOptions = {})
       continue;
     }
     const expr = rule.exprs[i]!;
+    if (hiddenFamilyDependency(rule.exprs, i, table.family)) continue;
     const expression = expr.kind === 'cmp' || expr.kind === 'lookup' || expr.kind === 'vmap';
     const explicitIcmp = killDependencies(expr, parts, deps, table.family);
     parts.push(
@@ -744,8 +749,10 @@ function chainText(table: Table, name: string, options: PrintOptions, withRules:
   // rule.c: chain_print_declaration prints the comment before the base chain's type line.
   if (chain.comment !== undefined) text += `\t\tcomment "${chain.comment}"\n`;
   if (chain.base !== undefined) {
-    const { type, hook, priority, policy } = chain.base;
-    text += `\t\ttype ${type} hook ${hook} priority ${formatPriority(hook, priority)}; policy ${policy};\n`;
+    const { type, hook, priority, policy, devices } = chain.base;
+    const bound = devices === undefined ? '' : formatDevices(devices);
+    const named = formatFamilyPriority(table.family, hook, priority);
+    text += `\t\ttype ${type} hook ${hook}${bound} priority ${named}; policy ${policy};\n`;
   }
   if (withRules)
     for (const rule of chain.rules)

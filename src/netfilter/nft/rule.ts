@@ -10,6 +10,7 @@ import type {
   DataType,
   Expr,
   Family,
+  FamilyField,
   NatFlags,
   NatRange,
   PayloadField,
@@ -21,6 +22,7 @@ import type {
   Verdict,
 } from '../ir.ts';
 import type { Named, ParsedRule, RawElement, RawVerdict } from './ast.ts';
+import { familyDependency, linkLayerFamily, parseFamilyField } from './family-rule.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
 import type { TokenStream } from './stream.ts';
@@ -219,6 +221,10 @@ class RuleParser {
         case 'ether':
         case 'fib':
         case 'numgen':
+        case 'vlan':
+        case 'arp':
+        case 'ip6':
+        case 'icmpv6':
           this.matchOrSet();
           break;
         case 'update':
@@ -467,6 +473,8 @@ class RuleParser {
               `syntax error, unexpected ${key.text}, known keys are ${META_KEYS_KNOWN}`,
             );
         this.s.next();
+        if (key.text === 'ibrname' || key.text === 'obrname')
+          return done({ kind: 'family-field', field: `meta ${key.text}` });
         if (!MODELLED_META.has(key.text)) {
           this.report(errorAt(span(first.loc, key.loc), `meta ${key.text} is not supported by packetlab`));
           return done({ kind: 'meta', key: 'mark' });
@@ -494,7 +502,14 @@ class RuleParser {
       case 'icmp':
         return field('icmp', ['type', 'code', 'id']);
       case 'ether':
+        if (this.s.acceptWord('type') !== undefined)
+          return done({ kind: 'family-field', field: 'ether type' });
         return field('ether', ['saddr', 'daddr']);
+      case 'vlan':
+      case 'arp':
+      case 'ip6':
+      case 'icmpv6':
+        return done({ kind: 'family-field', field: parseFamilyField(first, this.s) });
       case 'ct':
         return this.ctPrimary(first, done);
       case 'fib':
@@ -712,9 +727,16 @@ class RuleParser {
   /** Inserts the protocol matches a payload needs, as nft's payload dependency logic does. */
   private dependencies(left: readonly Primary[], loc: Location): void {
     for (const primary of left) {
+      if (primary.selector.kind === 'family-field') {
+        this.pushFamilyDependency(primary.selector.field, loc);
+        continue;
+      }
       if (primary.selector.kind !== 'payload') continue;
       const field = primary.selector.field;
-      if (field.startsWith('ip ') && !this.networkKnown) this.pushDependency('nfproto', 2);
+      if (field.startsWith('ip ') && !this.networkKnown) {
+        if (linkLayerFamily(this.options.family)) this.pushFamilyDependency('ip', loc);
+        else this.pushDependency('nfproto', 2);
+      }
       const protocol = FIELD_PROTOCOL[field];
       if (protocol === undefined) continue;
       if (this.transportProto === undefined) this.pushDependency('l4proto', protocol);
@@ -741,6 +763,23 @@ class RuleParser {
           negate: false,
         });
     }
+  }
+
+  /** family-rule.ts: the link-layer and network dependencies of the bridge, netdev, arp and ip6 families' fields. */
+  private pushFamilyDependency(field: FamilyField | 'ip', loc: Location): void {
+    const dependency = familyDependency(field, this.options.family, this.exprs);
+    this.exprs.push(...dependency.exprs);
+    if (field === 'ip') this.networkKnown = true;
+    const l4proto = dependency.l4proto;
+    if (l4proto === undefined) return;
+    if (this.transportProto === undefined) this.pushDependency('l4proto', l4proto);
+    else if (this.transportProto !== l4proto)
+      this.report(
+        errorAt(
+          loc,
+          `conflicting protocols specified: ${protocolName(this.transportProto)} vs. ${protocolName(l4proto)}`,
+        ),
+      );
   }
 
   private pushDependency(key: 'l4proto' | 'nfproto', value: number): void {
