@@ -182,12 +182,16 @@ function isVerdict(data: object): data is Verdict {
 function snapshot(state: PacketState): TracedPacket {
   const pkt = state.pkt;
   const received = pkt.iif !== 0 && state.hook !== 'output' && pkt.network >= 14;
-  const forwardedIn = state.hook === 'postrouting' && pkt.iif !== 0 ? state.host.ifname(pkt.iif) : undefined;
+  // The bridge and netdev hooks know where the frame's header is (family-hooks.ts); the IP hooks guess.
+  const ipFamily = state.family === 'ip' || state.family === 'inet';
+  const forwardedIn =
+    ipFamily && state.hook === 'postrouting' && pkt.iif !== 0 ? state.host.ifname(pkt.iif) : undefined;
+  const link = ipFamily ? (received ? pkt.network - 14 : -1) : state.linkOffset;
   return {
     iifname: state.inDev?.name ?? forwardedIn,
     oifname: state.outDev?.name,
     mark: pkt.mark >>> 0,
-    linkHeader: received ? pkt.buf.slice(pkt.network - 14, pkt.network) : undefined,
+    linkHeader: link >= 0 ? pkt.buf.slice(link, link + 14) : undefined,
     network: pkt.buf.slice(pkt.network, pkt.end),
   };
 }

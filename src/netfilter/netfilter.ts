@@ -13,6 +13,7 @@ import type { Scheduler } from '../core/scheduler.ts';
 import type { NetDevice } from '../link/device.ts';
 import { runBaseChain, type TraceSink } from './chain.ts';
 import { Conntrack, IP_CT_NEW } from './conntrack/conntrack.ts';
+import { FamilyHooks } from './family-hooks.ts';
 import type { NetfilterHost } from './host.ts';
 import { IpSets } from './ipset/sets.ts';
 import {
@@ -61,6 +62,8 @@ export class Netfilter {
   readonly statements: Statements;
   /** The namespace's ipsets (`ipset`, `-m set`, `-j SET`). */
   readonly ipsets: IpSets;
+  /** The bridge, netdev and arp families' chains (family-hooks.ts). */
+  readonly families: FamilyHooks;
   private readonly state: PacketState;
   private conntrackActive = false;
   private entries: Record<HookName, Entry[]> = {
@@ -86,8 +89,12 @@ export class Netfilter {
     this.ipsets = new IpSets(host.rng.fork('ipset'), () => host.now());
     this.statements = new Statements(host, this.conntrack, () => this.nat, this.ipsets);
     this.state = new PacketState(host, this.conntrack);
+    this.families = new FamilyHooks(host, this.conntrack, this.statements, () =>
+      this.traceListeners.size > 0 ? this.emitTrace : undefined,
+    );
     this.store.onCommit = (ruleset) => {
       this.register(ruleset);
+      this.families.register(ruleset);
       this.countSetReferences(ruleset);
     };
     this.store.setExists = (name) => this.ipsets.get(name) !== undefined;

@@ -6,7 +6,7 @@ import type { NetDevice } from '../link/device.ts';
 import { type Conntrack, ctStateBits } from './conntrack/conntrack.ts';
 import { createTuple } from './conntrack/tuple.ts';
 import type { NetfilterHost } from './host.ts';
-import type { HookName } from './ir.ts';
+import type { Family, HookName } from './ir.ts';
 
 export class PacketState {
   pkt!: Packet;
@@ -15,6 +15,10 @@ export class PacketState {
   outDev: NetDevice | undefined;
   /** skb->protocol: the EtherType of the packet (IPv4 at the IP hooks; the frame's own in bridge and netdev). */
   l2Protocol = 0x0800;
+  /** The family of the chain being run (family-hooks.ts sets the bridge, netdev and arp ones). */
+  family: Family = 'ip';
+  /** Where skb->data is when it is not the network header (netdev egress, arp output: the Ethernet header); else -1. */
+  lengthFrom = -1;
   /** Where the frame's Ethernet header starts, set by the bridge and netdev hooks; -1: 14 bytes before network. */
   linkOffset = -1;
   /** Reused by ct tuple reads. */
@@ -32,6 +36,8 @@ export class PacketState {
     this.outDev = outDev;
     this.l2Protocol = 0x0800;
     this.linkOffset = -1;
+    this.family = 'ip';
+    this.lengthFrom = -1;
   }
 
   /** nft's ct state bits for the packet (invalid when conntrack saw nothing valid). */
@@ -39,8 +45,8 @@ export class PacketState {
     return ctStateBits(this.pkt);
   }
 
-  /** The IPv4 length nft counters count (skb->len at the IP hooks). */
+  /** The length nft counters count: skb->len, from the network header at the IP hooks. */
   get length(): number {
-    return this.pkt.end - this.pkt.network;
+    return this.pkt.end - (this.lengthFrom >= 0 ? this.lengthFrom : this.pkt.network);
   }
 }

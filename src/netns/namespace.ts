@@ -3,8 +3,8 @@
 
 import type { Packet } from '../core/packet.ts';
 import type { Rng } from '../core/rng.ts';
-import { Bridge } from '../link/bridge.ts';
-import type { DeviceOwner, NetDevice } from '../link/device.ts';
+import { Bridge, type BridgeNftHook } from '../link/bridge.ts';
+import type { DeviceNetfilterHooks, DeviceOwner, NetDevice } from '../link/device.ts';
 import { Loopback } from '../link/loopback.ts';
 import { Veth } from '../link/veth.ts';
 import {
@@ -183,6 +183,11 @@ export class Namespace implements DeviceOwner, Interfaces {
   // ---- DeviceOwner -------------------------------------------------------------------
 
   /** __netif_receive_skb_core's protocol dispatch: IPv4 and ARP; everything else is dropped. */
+  /** The netdev family's chains on this namespace's devices, or null when it has none (family-hooks.ts). */
+  get deviceHooks(): DeviceNetfilterHooks | null {
+    return this.netfilter.families.deviceActive ? this.netfilter.families : null;
+  }
+
   deliver(dev: NetDevice, pkt: Packet): void {
     if (pkt.length < ETHERNET_HEADER_LEN) {
       dev.stats.rxDropped++;
@@ -262,6 +267,7 @@ export class Namespace implements DeviceOwner, Interfaces {
     );
     bridge.forwardHook = this.bridgeNetfilter;
     bridge.preRoutingHook = this.bridgePreRouting;
+    bridge.nftHook = this.bridgeNft;
     this.attach(bridge);
     return { ok: true, value: bridge };
   }
@@ -312,6 +318,9 @@ export class Namespace implements DeviceOwner, Interfaces {
 
   private readonly bridgeNetfilter = brNetfilterHook(this);
   private readonly bridgePreRouting = brNetfilterPreRouting(this);
+  /** nftables' bridge family (netfilter/family-hooks.ts). */
+  private readonly bridgeNft: BridgeNftHook = (point, pkt, inDev, outDev) =>
+    this.netfilter.families.bridge(point, pkt, inDev, outDev);
 
   private readonly underlay: VxlanUnderlay = {
     sendEncapsulated: (vxlan, pkt, remote, srcPort, tos) => {

@@ -37,7 +37,7 @@ function macAt(bytes: Uint8Array, at: number): string {
 }
 
 /** A raw payload match as nft prints an undecoded rest: `@th,64,96 0x76c10c6b...` (no leading zeros). */
-function raw(base: 'll' | 'th', bytes: Uint8Array, from: number, to: number): string {
+function raw(base: 'll' | 'nh' | 'th', bytes: Uint8Array, from: number, to: number): string {
   let hex = '';
   for (let i = from; i < to; i++) hex += bytes[i]!.toString(16).padStart(2, '0');
   hex = hex.replace(/^0+/, '');
@@ -60,8 +60,11 @@ export function packetFields(packet: TracedPacket, family: Family): string[] {
   if (packet.iifname !== undefined) fields.push(`iif "${packet.iifname}"`);
   if (packet.oifname !== undefined) fields.push(`oif "${packet.oifname}"`);
   const link = packet.linkHeader;
+  // The bridge and netdev families know their link layer (proto_eth), whatever the devices the kernel named.
+  const linkFamily = family === 'bridge' || family === 'netdev';
+  if (link === undefined && linkFamily) return [...fields, ...unknownLinkFields(packet)];
   if (link !== undefined && link.length > 0) {
-    if (packet.iifname !== undefined && link.length >= 14) {
+    if ((packet.iifname !== undefined || linkFamily) && link.length >= 14) {
       fields.push(`ether saddr ${macAt(link, 6)}`, `ether daddr ${macAt(link, 0)}`);
     } else fields.push(raw('ll', link, 0, link.length));
   }
@@ -82,9 +85,23 @@ export function packetFields(packet: TracedPacket, family: Family): string[] {
   const th = fragment || ihl >= end ? undefined : ip.subarray(ihl, end);
   const transport = th === undefined ? [] : transportFields(protocol, th);
   // In an ip table the decoded transport header implies the protocol; inet keeps `ip protocol`.
-  if (family === 'inet' || transport.length === 0 || transport[0]!.startsWith('@th'))
+  if (family !== 'ip' || transport.length === 0 || transport[0]!.startsWith('@th'))
     fields.push(`ip protocol ${symbolName('inet_proto', protocol) ?? protocol}`);
   fields.push(`ip length ${u16(ip, 2)}`, ...transport);
+  return fields;
+}
+
+/**
+ * A netdev packet whose link header the kernel did not dump (at egress): nft cannot tell its network protocol, so
+ * the network header prints raw up to the transport header, then at most 20 bytes of it (`@nh,0,160 0x45...`).
+ */
+function unknownLinkFields(packet: TracedPacket): string[] {
+  const ip = packet.network;
+  if (ip.length < 20) return ip.length === 0 ? [] : [raw('nh', ip, 0, ip.length)];
+  const ihl = Math.min((ip[0]! & 0x0f) * 4, ip.length);
+  const fields = [raw('nh', ip, 0, ihl)];
+  const th = ip.subarray(ihl, Math.min(ip.length, ihl + TRANSPORT_DUMP));
+  if (th.length > 0) fields.push(raw('th', th, 0, th.length));
   return fields;
 }
 
