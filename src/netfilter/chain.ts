@@ -186,7 +186,14 @@ function snapshot(state: PacketState): TracedPacket {
   const ipFamily = state.family === 'ip' || state.family === 'inet';
   const forwardedIn =
     ipFamily && state.hook === 'postrouting' && pkt.iif !== 0 ? state.host.ifname(pkt.iif) : undefined;
-  const link = ipFamily ? (received ? pkt.network - 14 : -1) : state.linkOffset;
+  // At egress the kernel dumps no link-layer header (the trace prints the network header raw).
+  const link = ipFamily
+    ? received
+      ? pkt.network - 14
+      : -1
+    : state.hook === 'egress'
+      ? -1
+      : state.linkOffset;
   return {
     iifname: state.inDev?.name ?? forwardedIn,
     oifname: state.outDev?.name,

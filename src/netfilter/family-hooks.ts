@@ -186,7 +186,7 @@ export class FamilyHooks implements DeviceNetfilterHooks {
     const outDev = hook === 'egress' ? dev : undefined;
     const frame = {
       protocol: type,
-      link: hook === 'ingress' ? pkt.start : -1,
+      link: pkt.start,
       lengthFrom: hook === 'egress' ? pkt.start : -1,
     };
     let accepted = true;

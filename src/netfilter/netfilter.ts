@@ -130,6 +130,16 @@ export class Netfilter {
     return undefined;
   }
 
+  /** The arp family's chains (family-hooks.ts). */
+  arp(
+    hook: 'input' | 'output',
+    pkt: Packet,
+    inDev: NetDevice | undefined,
+    outDev: NetDevice | undefined,
+  ): boolean {
+    return this.families.arp(hook, pkt, inDev, outDev);
+  }
+
   /** A packet is dropped: an entry conntrack created for it and never confirmed goes with it. */
   release(pkt: Packet): void {
     this.conntrack.abandon(pkt);
