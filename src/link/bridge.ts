@@ -60,6 +60,8 @@ export class Bridge extends NetDevice {
   forwardHook: BridgeForwardHook | null = null;
   preRoutingHook: BridgePreRoutingHook | null = null;
   nftHook: BridgeNftHook | null = null;
+  /** br_netfilter's POSTROUTING (br_nf_post_routing), after the bridge family's postrouting chains. */
+  postRoutingHook: BridgeForwardHook | null = null;
   /** `ip link set BR mtu N` was used: the MTU no longer follows the ports (BROPT_MTU_SET_BY_USER). */
   mtuSetByUser = false;
   private readonly handleFrame = (port: NetDevice, pkt: Packet): void => this.input(port, pkt);
@@ -214,6 +216,7 @@ export class Bridge extends NetDevice {
     if (!this.nft('forward', pkt, inPort, out)) return;
     if (this.forwardHook !== null && !this.forwardHook(this, pkt, inPort, out)) return;
     if (!this.nft('forward-late', pkt, inPort, out) || !this.nft('postrouting', pkt, undefined, out)) return;
+    if (this.postRoutingHook !== null && !this.postRoutingHook(this, pkt, inPort, out)) return;
     this.step(pkt, 'br_forward', out.name);
     out.transmit(pkt);
   }

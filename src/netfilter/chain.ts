@@ -184,8 +184,11 @@ function snapshot(state: PacketState): TracedPacket {
   const received = pkt.iif !== 0 && state.hook !== 'output' && pkt.network >= 14;
   // The bridge and netdev hooks know where the frame's header is (family-hooks.ts); the IP hooks guess.
   const ipFamily = state.family === 'ip' || state.family === 'inet';
+  // ip_output names skb->dev (the input device of a forwarded packet); br_nf_post_routing names none.
   const forwardedIn =
-    ipFamily && state.hook === 'postrouting' && pkt.iif !== 0 ? state.host.ifname(pkt.iif) : undefined;
+    ipFamily && state.hook === 'postrouting' && pkt.iif !== 0 && !pkt.brPrerouted
+      ? state.host.ifname(pkt.iif)
+      : undefined;
   // At egress the kernel dumps no link-layer header (the trace prints the network header raw).
   const link = ipFamily
     ? received

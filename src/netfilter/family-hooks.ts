@@ -167,8 +167,10 @@ export class FamilyHooks implements DeviceNetfilterHooks {
     if (entries.length === 0) return true;
     // arp_xmit hands the whole frame (dev_hard_header pushed the Ethernet header); arp_rcv has it pulled.
     const lengthFrom = hook === 'output' ? pkt.network - ETH_HLEN : -1;
+    // The trace dumps the link header of a received ARP packet (it names the input device).
+    const link = hook === 'input' ? pkt.network - ETH_HLEN : -1;
     for (const entry of entries)
-      if (!this.runEntry(entry, 'arp', hook, pkt, inDev, outDev, { protocol: 0x0806, link: -1, lengthFrom }))
+      if (!this.runEntry(entry, 'arp', hook, pkt, inDev, outDev, { protocol: 0x0806, link, lengthFrom }))
         return false;
     return true;
   }

@@ -29,7 +29,12 @@ import type { Ipv4Addr, MacAddr } from '../wire/address.ts';
 import { readU16 } from '../wire/bytes.ts';
 import { ETHERNET_HEADER_LEN, ETHERTYPE_ARP, ETHERTYPE_IPV4 } from '../wire/ethernet.ts';
 import { emitUdp, IPPROTO_UDP, UDP_HEADER_LEN, UdpView } from '../wire/udp.ts';
-import { BRIDGE_NF_CALL_IPTABLES, brNetfilterHook, brNetfilterPreRouting } from './br-netfilter.ts';
+import {
+  BRIDGE_NF_CALL_IPTABLES,
+  brNetfilterHook,
+  brNetfilterPostRouting,
+  brNetfilterPreRouting,
+} from './br-netfilter.ts';
 import type { Simulation } from './simulation.ts';
 
 export type DeviceError = 'EEXIST' | 'ENODEV' | 'EINVAL' | 'EADDRNOTAVAIL' | 'EADDRINUSE';
@@ -268,6 +273,7 @@ export class Namespace implements DeviceOwner, Interfaces {
     bridge.forwardHook = this.bridgeNetfilter;
     bridge.preRoutingHook = this.bridgePreRouting;
     bridge.nftHook = this.bridgeNft;
+    bridge.postRoutingHook = this.bridgePostRouting;
     this.attach(bridge);
     return { ok: true, value: bridge };
   }
@@ -318,6 +324,7 @@ export class Namespace implements DeviceOwner, Interfaces {
 
   private readonly bridgeNetfilter = brNetfilterHook(this);
   private readonly bridgePreRouting = brNetfilterPreRouting(this);
+  private readonly bridgePostRouting = brNetfilterPostRouting(this);
   /** nftables' bridge family (netfilter/family-hooks.ts). */
   private readonly bridgeNft: BridgeNftHook = (point, pkt, inDev, outDev) =>
     this.netfilter.families.bridge(point, pkt, inDev, outDev);

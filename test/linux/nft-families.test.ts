@@ -39,6 +39,33 @@ const BRIDGE_RULESET = `table bridge filter {
 }
 `;
 
+/** With br_netfilter (bridge-nf-call-iptables=1), bridged IPv4 meets the ip family too, between the bridge chains. */
+const BR_NETFILTER_RULESET = `table ip brnf {
+  chain pre {
+    type filter hook prerouting priority raw; policy accept;
+    udp dport 8000 counter
+  }
+  chain fw2 {
+    type filter hook forward priority filter; policy accept;
+    udp dport 8000 counter
+  }
+  chain po {
+    type filter hook postrouting priority srcnat; policy accept;
+    udp dport 8000 counter
+  }
+}
+table bridge late {
+  chain pre {
+    type filter hook prerouting priority 5; policy accept;
+    udp dport 8000 counter
+  }
+  chain fw2 {
+    type filter hook forward priority 10; policy accept;
+    udp dport 8000 counter
+  }
+}
+`;
+
 const NETDEV_RULESET = `table netdev edge {
   chain in {
     type filter hook ingress device "e0" priority 0; policy accept;
@@ -88,6 +115,7 @@ describe('differential: nftables families', () => {
   it('a bridge-family filter forwards, drops and traces bridged frames', async (ctx) => {
     const scenario = bridged('nft-bridge')
       .nft('sw', BRIDGE_RULESET, 'bridge.nft')
+      .nft('sw', BR_NETFILTER_RULESET, 'brnf.nft')
       .capture('b', 'e0')
       .monitor('sw', 'nft', 'monitor', 'trace')
       .udp({

@@ -68,6 +68,11 @@ export function packetFields(packet: TracedPacket, family: Family): string[] {
       fields.push(`ether saddr ${macAt(link, 6)}`, `ether daddr ${macAt(link, 0)}`);
     } else fields.push(raw('ll', link, 0, link.length));
   }
+  // The network protocol: the link header's EtherType when dumped (an arp table's packets are ARP).
+  const etherType =
+    link !== undefined && link.length >= 14 ? u16(link, 12) : family === 'arp' ? ETH_P_ARP : ETH_P_IP;
+  if (etherType === ETH_P_ARP) return [...fields, ...arpFields(packet.network)];
+  if (etherType !== ETH_P_IP) return fields;
   const ip = packet.network;
   if (ip.length < 20) return fields;
   const ihl = (ip[0]! & 0x0f) * 4;
@@ -89,6 +94,16 @@ export function packetFields(packet: TracedPacket, family: Family): string[] {
     fields.push(`ip protocol ${symbolName('inet_proto', protocol) ?? protocol}`);
   fields.push(`ip length ${u16(ip, 2)}`, ...transport);
   return fields;
+}
+
+const ETH_P_IP = 0x0800;
+const ETH_P_ARP = 0x0806;
+
+/** An ARP header: nft decodes the operation only (the hardware and protocol fields are its dependencies). */
+function arpFields(arp: Uint8Array): string[] {
+  if (arp.length < 8) return [];
+  const op = u16(arp, 6);
+  return [`arp operation ${symbolName('arp_op', op) ?? op}`];
 }
 
 /**
