@@ -50,7 +50,8 @@ export interface DeviceOwner {
 }
 
 export interface DeviceNetfilterHooks {
-  ingress(dev: NetDevice, pkt: Packet): boolean;
+  /** 'stolen': a hook took the frame (the flowtable fast path forwarded it). */
+  ingress(dev: NetDevice, pkt: Packet): 'continue' | 'drop' | 'stolen';
   egress(dev: NetDevice, pkt: Packet): boolean;
 }
 
@@ -229,9 +230,13 @@ export abstract class NetDevice {
       });
     // __netif_receive_skb_core: taps, then nf_ingress, then the rx handler (a bridge port) or the protocols.
     const hooks = this.owner.deviceHooks;
-    if (hooks != null && !hooks.ingress(this, pkt)) {
-      this.drop(pkt, 'NETFILTER_DROP');
-      return;
+    if (hooks != null) {
+      const verdict = hooks.ingress(this, pkt);
+      if (verdict === 'stolen') return;
+      if (verdict === 'drop') {
+        this.drop(pkt, 'NETFILTER_DROP');
+        return;
+      }
     }
     if (this.rxHandler !== null) this.rxHandler(this, pkt);
     else this.owner.deliver(this, pkt);

@@ -151,6 +151,10 @@ function evalRule(
         if (verdict !== undefined) return verdict;
         break;
       }
+      case 'flow-offload':
+        // nft_flow_offload_eval: NFT_BREAK when the connection cannot be offloaded.
+        if (state.flows === undefined || !state.flows.offload(state, table, expr.flowtable)) return undefined;
+        break;
       case 'match':
       case 'meta-set':
       case 'ct-set':

@@ -10,8 +10,9 @@ import type { BridgeHookPoint } from '../link/bridge.ts';
 import type { DeviceNetfilterHooks, NetDevice } from '../link/device.ts';
 import { runBaseChain, type StatementRunner, type TraceSink } from './chain.ts';
 import type { Conntrack } from './conntrack/conntrack.ts';
+import { type FlowOffloads, flowtableId } from './flowtable.ts';
 import type { NetfilterHost } from './host.ts';
-import type { Chain, Family, HookName, Ruleset, Table } from './ir.ts';
+import type { Chain, Family, Flowtable, HookName, Ruleset, Table } from './ir.ts';
 import { PacketState } from './packet-state.ts';
 
 const ETH_HLEN = 14;
@@ -30,6 +31,8 @@ interface Entry {
   readonly order: number;
   readonly table: Table;
   readonly chain: Chain;
+  /** Set for a flowtable's ingress hook (nf_flow_offload_ip_hook) instead of a chain. */
+  readonly flowtable?: Flowtable;
 }
 
 type BridgeHook = 'prerouting' | 'input' | 'forward' | 'output' | 'postrouting';
@@ -50,6 +53,7 @@ export class FamilyHooks implements DeviceNetfilterHooks {
     host: NetfilterHost,
     conntrack: Conntrack,
     private readonly statements: StatementRunner,
+    private readonly flows: FlowOffloads,
     private readonly trace: () => TraceSink | undefined,
   ) {
     this.state = new PacketState(host, conntrack);
@@ -73,7 +77,24 @@ export class FamilyHooks implements DeviceNetfilterHooks {
     const ingress = new Map<string, Entry[]>();
     const egress = new Map<string, Entry[]>();
     let order = 0;
-    for (const table of ruleset.tables)
+    const flowtables = new Set<string>();
+    for (const table of ruleset.tables) {
+      // A flowtable registers nf_flow_offload_ip_hook at the ingress of each of its devices.
+      for (const flowtable of table.flowtables ?? []) {
+        flowtables.add(flowtableId(table, flowtable.name));
+        const entry: Entry = {
+          priority: flowtable.priority,
+          order: ++order,
+          table,
+          chain: NO_CHAIN,
+          flowtable,
+        };
+        for (const device of flowtable.devices) {
+          const list = ingress.get(device) ?? [];
+          list.push(entry);
+          ingress.set(device, list);
+        }
+      }
       for (const chain of table.chains.values()) {
         const base = chain.base;
         if (base === undefined) continue;
@@ -91,6 +112,8 @@ export class FamilyHooks implements DeviceNetfilterHooks {
           }
         }
       }
+    }
+    this.flows.prune(flowtables);
     for (const list of Object.values(bridge)) list.sort(byPriority);
     arp.input.sort(byPriority);
     arp.output.sort(byPriority);
@@ -143,9 +166,9 @@ export class FamilyHooks implements DeviceNetfilterHooks {
   }
 
   /** nf_ingress: the chains bound to `dev` (netdev, and inet ingress for IPv4), after the taps; false to drop. */
-  ingress(dev: NetDevice, pkt: Packet): boolean {
+  ingress(dev: NetDevice, pkt: Packet): 'continue' | 'drop' | 'stolen' {
     const entries = this.ingressEntries.get(dev.name);
-    if (entries === undefined || pkt.length < ETH_HLEN) return true;
+    if (entries === undefined || pkt.length < ETH_HLEN) return 'continue';
     return this.device(entries, 'ingress', dev, pkt);
   }
 
@@ -153,7 +176,7 @@ export class FamilyHooks implements DeviceNetfilterHooks {
   egress(dev: NetDevice, pkt: Packet): boolean {
     const entries = this.egressEntries.get(dev.name);
     if (entries === undefined || pkt.length < ETH_HLEN) return true;
-    return this.device(entries, 'egress', dev, pkt);
+    return this.device(entries, 'egress', dev, pkt) === 'continue';
   }
 
   /** arp_rcv's NF_ARP_IN and arp_xmit's NF_ARP_OUT, with pkt.network at the ARP header; false to drop. */
@@ -180,7 +203,7 @@ export class FamilyHooks implements DeviceNetfilterHooks {
     hook: 'ingress' | 'egress',
     dev: NetDevice,
     pkt: Packet,
-  ): boolean {
+  ): 'continue' | 'drop' | 'stolen' {
     const saved = pkt.network;
     const type = (pkt.buf[pkt.start + 12]! << 8) | pkt.buf[pkt.start + 13]!;
     pkt.network = pkt.start + ETH_HLEN;
@@ -191,17 +214,24 @@ export class FamilyHooks implements DeviceNetfilterHooks {
       link: pkt.start,
       lengthFrom: hook === 'egress' ? pkt.start : -1,
     };
-    let accepted = true;
+    let verdict: 'continue' | 'drop' = 'continue';
     for (const entry of entries) {
+      if (entry.flowtable !== undefined) {
+        if (hook !== 'ingress') continue;
+        pkt.network = saved;
+        if (this.flows.fastPath(entry.table, entry.flowtable, dev, pkt)) return 'stolen';
+        pkt.network = pkt.start + ETH_HLEN;
+        continue;
+      }
       // nft_do_chain_inet_ingress: an inet ingress chain sees IPv4 (and IPv6) only.
       if (entry.table.family === 'inet' && type !== ETH_P_IP) continue;
       if (!this.runEntry(entry, entry.table.family, hook, pkt, inDev, outDev, frame)) {
-        accepted = false;
+        verdict = 'drop';
         break;
       }
     }
     pkt.network = saved;
-    return accepted;
+    return verdict;
   }
 
   private runEntry(
@@ -222,6 +252,17 @@ export class FamilyHooks implements DeviceNetfilterHooks {
     return runBaseChain(state, entry.table, entry.chain, this.statements, this.trace()) === 'accept';
   }
 }
+
+/** The chain slot of a flowtable's entry, never run. */
+const NO_CHAIN: Chain = {
+  name: '',
+  handle: 0,
+  base: undefined,
+  rules: [],
+  policyPackets: 0,
+  policyBytes: 0,
+  policyCounters: false,
+};
 
 function emptyBridge(): Record<BridgeHook, Entry[]> {
   return { prerouting: [], input: [], forward: [], output: [], postrouting: [] };

@@ -291,6 +291,8 @@ export type Expr =
       readonly set: string;
       readonly key: readonly Value[];
     }
+  /** `flow add @ft` (nft_flow_offload): the packet's established connection into the flowtable's fast path. */
+  | { readonly kind: 'flow-offload'; readonly flowtable: string }
   /** The SET target (xt_SET): the packet's element added to and/or deleted from named ipsets; it continues. */
   | {
       readonly kind: 'ipset-update';
@@ -453,6 +455,16 @@ export interface Chain {
   readonly comment?: string;
 }
 
+/** A flowtable (`flowtable ft { hook ingress priority 0; devices = { a, b }; }`): the fast path's devices. */
+export interface Flowtable {
+  readonly name: string;
+  readonly handle: number;
+  readonly priority: number;
+  readonly devices: readonly string[];
+  /** `counter`: the flows' conntrack entries count the fast path's packets. */
+  readonly counter: boolean;
+}
+
 export interface Table {
   readonly family: Family;
   readonly name: string;
@@ -463,6 +475,8 @@ export interface Table {
   readonly iptables: boolean;
   /** nft's table comment (`comment "rules for kube-proxy"`), printed by `nft list`. */
   readonly comment?: string;
+  /** The table's flowtables (replaced as a whole on change, so a transaction's copy never shares a change). */
+  flowtables?: readonly Flowtable[];
   /** The table's handle generator (nft_table's hgenerator): chains, rules and sets are numbered per table. */
   nextHandle: number;
 }

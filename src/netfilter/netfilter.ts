@@ -14,6 +14,7 @@ import type { NetDevice } from '../link/device.ts';
 import { runBaseChain, type TraceSink } from './chain.ts';
 import { Conntrack, IP_CT_NEW } from './conntrack/conntrack.ts';
 import { FamilyHooks } from './family-hooks.ts';
+import { FlowOffloads } from './flowtable.ts';
 import type { NetfilterHost } from './host.ts';
 import { IpSets } from './ipset/sets.ts';
 import {
@@ -64,6 +65,8 @@ export class Netfilter {
   readonly ipsets: IpSets;
   /** The bridge, netdev and arp families' chains (family-hooks.ts). */
   readonly families: FamilyHooks;
+  /** Offloaded connections of the namespace's flowtables (flowtable.ts). */
+  readonly flows: FlowOffloads;
   private readonly state: PacketState;
   private conntrackActive = false;
   private entries: Record<HookName, Entry[]> = {
@@ -89,7 +92,9 @@ export class Netfilter {
     this.ipsets = new IpSets(host.rng.fork('ipset'), () => host.now());
     this.statements = new Statements(host, this.conntrack, () => this.nat, this.ipsets);
     this.state = new PacketState(host, this.conntrack);
-    this.families = new FamilyHooks(host, this.conntrack, this.statements, () =>
+    this.flows = new FlowOffloads(host, this.conntrack);
+    this.state.flows = this.flows;
+    this.families = new FamilyHooks(host, this.conntrack, this.statements, this.flows, () =>
       this.traceListeners.size > 0 ? this.emitTrace : undefined,
     );
     this.store.onCommit = (ruleset) => {
@@ -293,6 +298,8 @@ function usesConntrack(rules: readonly Rule[]): boolean {
   for (const rule of rules)
     for (const expr of rule.exprs) {
       if (expr.kind === 'ct-set' || expr.kind === 'notrack' || expr.kind === 'nat') return true;
+      // nft_flow_offload_init takes conntrack (nf_ct_netns_get).
+      if (expr.kind === 'flow-offload') return true;
       if (expr.kind === 'meta-set' && sourceReadsCt(expr.source)) return true;
       if (
         (expr.kind === 'cmp' || expr.kind === 'lookup' || expr.kind === 'vmap') &&

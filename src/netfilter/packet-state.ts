@@ -5,6 +5,7 @@ import type { Packet } from '../core/packet.ts';
 import type { NetDevice } from '../link/device.ts';
 import { type Conntrack, ctStateBits } from './conntrack/conntrack.ts';
 import { createTuple } from './conntrack/tuple.ts';
+import type { FlowOffloads } from './flowtable.ts';
 import type { NetfilterHost } from './host.ts';
 import type { Family, HookName } from './ir.ts';
 
@@ -21,6 +22,8 @@ export class PacketState {
   lengthFrom = -1;
   /** Where the frame's Ethernet header starts, set by the bridge and netdev hooks; -1: 14 bytes before network. */
   linkOffset = -1;
+  /** The namespace's flowtables, for `flow add @ft` (flowtable.ts); undefined where none can be reached. */
+  flows: FlowOffloads | undefined;
   /** Reused by ct tuple reads. */
   readonly scratchTuple = createTuple();
 

@@ -96,6 +96,15 @@ export class Namespace implements DeviceOwner, Interfaces {
     this.netfilter.nat = new Nat(this.netfilter.conntrack, host);
     defineConntrackSysctls(this.sysctls, this.netfilter.conntrack);
     this.ipv4.netfilter = this.netfilter;
+    // The flowtable fast path's route and neighbour transmit (nf_route, neigh_xmit).
+    this.netfilter.flows.host = {
+      route: (dst, mark) => {
+        const route = this.ipv4.routeOutput(dst, { mark });
+        if (!route.ok || route.type !== 'unicast') return undefined;
+        return { oif: route.ifindex, nextHop: route.gateway !== 0 ? route.gateway : dst };
+      },
+      transmit: (pkt, oif, nextHop) => this.ipv4.neighbours.output(oif, nextHop, pkt),
+    };
     this.attach(new Loopback(ctx, this));
   }
 

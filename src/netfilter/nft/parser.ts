@@ -4,8 +4,19 @@
 // Not supported: `include`, `define`/`$var`, flowtables, objects (counters, quotas), `typeof` set keys, IPv6.
 
 import type { BaseChainSpec, ChainType, DataType, Family, HookName } from '../ir.ts';
-import type { ChainDef, Command, Named, NftFamily, ParsedRule, RawElement, SetDef, TableRef } from './ast.ts';
+import type {
+  ChainDef,
+  Command,
+  FlowtableDef,
+  Named,
+  NftFamily,
+  ParsedRule,
+  RawElement,
+  SetDef,
+  TableRef,
+} from './ast.ts';
 import { familyHasHook, familyHasType, hookNeedsDevice, namedPriority } from './families.ts';
+import { parseFlowtableBlock } from './flowtables.ts';
 import { KEYWORDS, type Token, tokenize } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, type Source, span } from './location.ts';
 import { parseElements, parseRule, parseTime } from './rule.ts';
@@ -191,6 +202,12 @@ class CommandParser {
         const set = this.setBlock(name, object.text === 'map');
         return { kind: 'add-set', exclusive, ref, set, loc: this.loc(first) };
       }
+      case 'flowtable': {
+        this.s.next();
+        const ref = this.tableRef();
+        const flowtable = parseFlowtableBlock(this.s, this.s.name());
+        return { kind: 'add-flowtable', exclusive, ref, flowtable, loc: this.loc(first) };
+      }
       case 'element': {
         this.s.next();
         const ref = this.tableRef();
@@ -275,6 +292,10 @@ class CommandParser {
         const elements = parseElements(this.s, { map: false });
         return { kind: 'delete-element', ref, set, elements, loc: this.loc(first) };
       }
+      case 'flowtable': {
+        const ref = this.tableRef();
+        return { kind: 'delete-flowtable', ref, flowtable: this.s.name(), loc: this.loc(first) };
+      }
       default:
         return this.s.fail(object);
     }
@@ -316,9 +337,14 @@ class CommandParser {
       case 'chains':
       case 'sets':
       case 'maps':
+      case 'flowtables':
         return { kind: `list-${object.text}`, family: this.family().family, loc: this.loc(first) };
       case 'table':
         return { kind: 'list-table', ref: this.tableRef(), loc: this.loc(first) };
+      case 'flowtable': {
+        const ref = this.tableRef();
+        return { kind: 'list-flowtable', ref, flowtable: this.s.name(), loc: this.loc(first) };
+      }
       case 'chain': {
         const ref = this.tableRef();
         return { kind: 'list-chain', ref, chain: this.s.name(), loc: this.loc(first) };
@@ -363,6 +389,7 @@ class CommandParser {
   private tableBlock(first: Token, ref: TableRef, exclusive: boolean): Command {
     const chains: ChainDef[] = [];
     const sets: SetDef[] = [];
+    const flowtables: FlowtableDef[] = [];
     let comment: string | undefined;
     const family = this.irFamily(ref);
     this.block(
@@ -379,6 +406,9 @@ class CommandParser {
           case 'comment':
             comment = this.quoted();
             break;
+          case 'flowtable':
+            flowtables.push(parseFlowtableBlock(this.s, this.s.name()));
+            break;
           case 'flags':
             this.s.next();
             this.s.report(errorAt(token.loc, 'table flags are not supported by packetlab'));
@@ -389,7 +419,7 @@ class CommandParser {
       },
       { closeAfterItem: false },
     );
-    return { kind: 'add-table', exclusive, ref, comment, chains, sets, loc: this.loc(first) };
+    return { kind: 'add-table', exclusive, ref, comment, chains, sets, flowtables, loc: this.loc(first) };
   }
 
   private quoted(): string {

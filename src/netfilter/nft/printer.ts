@@ -25,6 +25,7 @@ import type {
 } from '../ir.ts';
 import { formatDevices, formatFamilyPriority } from './families.ts';
 import { hiddenFamilyDependency } from './family-rule.ts';
+import { flowtableText } from './flowtables.ts';
 import {
   flagNames,
   formatConstant,
@@ -643,6 +644,8 @@ function exprText(
       return `${expr.op} @${expr.set} { ${expr.key.map((value) => valueText(value, ctx)).join(' . ')} }`;
     case 'ipset-update':
       return 'xt target SET';
+    case 'flow-offload':
+      return `flow add @${expr.flowtable}`;
     case 'verdict':
       return verdictText(expr.verdict, ctx.iptables);
   }
@@ -772,6 +775,8 @@ function tableHeader(table: Table, options: PrintOptions, whole = false): string
 export function printTable(table: Table, options: PrintOptions = {}): string {
   const items: string[] = [];
   for (const set of table.sets.values()) items.push(setText(set, options));
+  // rule.c: table_print lists the flowtables after the sets, before the chains.
+  for (const flowtable of table.flowtables ?? []) items.push(flowtableText(flowtable, options));
   for (const name of table.chains.keys()) items.push(chainText(table, name, options, true));
   const comment = table.comment === undefined ? '' : `\tcomment "${table.comment}"\n`;
   return `${tableHeader(table, options, true)}${comment}${items.join('\n')}}\n`;

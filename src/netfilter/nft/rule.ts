@@ -118,6 +118,7 @@ class RuleParser {
   private readonly chainRefs: Named[] = [];
   private readonly setRefs: (Named & { types: readonly NftType[]; map: boolean; lhs: Location })[] = [];
   private readonly natStatements: { type: 'snat' | 'dnat' | 'masquerade' | 'redirect' }[] = [];
+  private readonly flowtableRefs: Named[] = [];
   private rejects = 0;
 
   constructor(
@@ -165,6 +166,7 @@ class RuleParser {
       setRefs: this.setRefs,
       natStatements: this.natStatements,
       rejects: this.rejects,
+      flowtableRefs: this.flowtableRefs,
       loc: span(start, this.s.previous().loc),
     };
   }
@@ -230,6 +232,9 @@ class RuleParser {
         case 'update':
         case 'add':
           this.setUpdateStatement();
+          break;
+        case 'flow':
+          this.flowStatement();
           break;
         default:
           if (BARE_META.has(start.text)) this.matchOrSet();
@@ -938,6 +943,21 @@ class RuleParser {
       elements.push({ key, data });
     }
     return { kind: 'anonymous', elements, keyType: types.map(dataTypeOf) };
+  }
+
+  // ---- flow statement ---------------------------------------------------------------------------------------
+
+  /** `flow add @ft` / `flow offload @ft` (parser_bison.y: flow_stmt; flowtables.ts). */
+  private flowStatement(): void {
+    const start = this.s.next();
+    const op = this.s.next();
+    if (op.text !== 'add' && op.text !== 'offload') this.s.fail(op);
+    this.s.expectPunct('@', "'@'");
+    const name = this.s.peek();
+    if (name.kind !== 'word' && name.kind !== 'quoted') this.s.fail(name, 'string');
+    this.s.next();
+    this.flowtableRefs.push({ name: name.text, loc: span(start.loc, name.loc) });
+    this.exprs.push({ kind: 'flow-offload', flowtable: name.text });
   }
 
   // ---- set statements ---------------------------------------------------------------------------------------
