@@ -119,6 +119,24 @@ describe('nft families: listings and errors', () => {
     expect(real.exec('n', 'nft', ['list', 'ruleset']).stdout).toBe(ours);
   });
 
+  it('nft monitor names the chains priorities as the family does, without devices (pinned from nft 1.0.6)', () => {
+    const sim = new Simulation({ seed: 'nft-families-monitor' });
+    const ns = sim.addNamespace('m');
+    const monitor = spawn(ns, 'nft monitor');
+    const commands =
+      'add table bridge m; add chain bridge m c { type filter hook prerouting priority -200; }; ' +
+      'add table netdev n; add chain netdev n i { type filter hook ingress devices = { a, b } priority 0; }';
+    expect(exec(ns, `nft '${commands}'`).stderr).toBe('');
+    if (!('stop' in monitor)) throw new Error('nft monitor did not start');
+    expect(monitor.stop().stdout).toBe(
+      'add table bridge m\n' +
+        'add chain bridge m c { type filter hook prerouting priority filter; policy accept; }\n' +
+        'add table netdev n\n' +
+        'add chain netdev n i { type filter hook ingress priority filter; policy accept; }\n' +
+        '# new generation 2 by process 1000 (nft)\n',
+    );
+  });
+
   it.each(ERRORS)('%s', (command, message, caret) => {
     const ours = runNft({ store: new RulesetStore() }, command);
     expect(ours).toEqual({ stdout: '', stderr: `${message}\n${command}\n${caret}\n`, exitCode: 1 });
