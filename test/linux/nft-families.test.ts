@@ -1,11 +1,13 @@
 // nftables' bridge, netdev and arp families on the kernel and on packetlab: a bridge-family filter on a bridge
 // between two namespaces (prerouting trace, a forward drop, input/output/postrouting counters, ARP bridged), and
 // netdev ingress/egress chains with an arp table on a host's veth (an ingress drop; counters: ingress and arp
-// input count the frame without its Ethernet header, egress and arp output with it). Counters (`nft list
+// input count the frame without its Ethernet header, egress and arp output with it), and crafted 802.1Q-tagged
+// frames bridged through vlan matches (counters without the tag). Counters (`nft list
 // ruleset`), `nft monitor trace`, the UDP peers' lines, `ip -s link` and every captured frame are compared.
 // (No flowtable case: this machine's kernel is built without CONFIG_NF_FLOW_TABLE; docs/deviations.md.)
 
 import { describe, expect, it } from 'vitest';
+import { ethernet, ip, mac, udp } from '../support/frames.ts';
 import { differential, outputOf } from './harness.ts';
 import { ScenarioBuilder } from './scenario.ts';
 
@@ -179,5 +181,50 @@ describe('differential: nftables families', () => {
       const sends = side.traffic.filter((o) => o.label.startsWith('a: udp send'));
       expect(sends.map((o) => o.stdout).join(''), side.side).toContain('timeout');
     }
+  });
+
+  it('802.1Q-tagged frames bridged: vlan id, pcp and the inner IPv4 match, counters leave the tag out', async (ctx) => {
+    const builder = bridged('nft-vlan').nft(
+      'sw',
+      `table bridge v {
+  chain fw {
+    type filter hook forward priority 0; policy accept;
+    vlan id 10 vlan pcp 3 ip daddr 10.9.0.2 udp dport 7777 counter
+    vlan id 20 counter drop
+    ether type vlan counter
+    vlan type ip counter
+  }
+}
+`,
+      'vlan.nft',
+    );
+    const tagged = (vid: number, pcp: number, dstPort: number): Uint8Array =>
+      ethernet(
+        {
+          dst: mac(builder.macOf('b', 'e0')),
+          src: mac(builder.macOf('a', 'e0')),
+          ethertype: 0x0800,
+          vlan: { pcp, dei: false, vid },
+        },
+        udp({
+          src: ip('10.9.0.1'),
+          dst: ip('10.9.0.2'),
+          srcPort: 40000,
+          dstPort,
+          payload: new TextEncoder().encode('tagged'),
+          ident: vid,
+        }),
+      );
+    const scenario = builder
+      .capture('b', 'e0')
+      .frames('a', 'e0', [tagged(10, 3, 7777), tagged(10, 0, 7777), tagged(20, 3, 7777)])
+      .observe('sw', 'nft', 'list', 'ruleset')
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    for (const side of [result.linux, result.packetlab])
+      expect(outputOf(side, 'sw: nft list ruleset'), side.side).toContain(
+        'vlan id 20 counter packets 1 bytes 34 drop',
+      );
   });
 });

@@ -144,7 +144,8 @@ export function hiddenFamilyDependency(exprs: readonly Expr[], index: number, fa
   if (selector.kind === 'family-field') {
     if (selector.field === 'ether type')
       return (
-        (right === ETH_P_8021Q && next.startsWith('vlan ')) ||
+        // `vlan type` is the tag's protocol key: nft keeps the `ether type 8021q` before it (checked on 1.0.6).
+        (right === ETH_P_8021Q && next.startsWith('vlan ') && next !== 'vlan type') ||
         (right === ETH_P_ARP && next.startsWith('arp ') && family !== 'arp')
       );
     return selector.field === 'vlan type' && right === ETH_P_IP && next.startsWith('ip ');
