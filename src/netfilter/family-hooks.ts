@@ -48,6 +48,9 @@ export class FamilyHooks implements DeviceNetfilterHooks {
   private ingressEntries = new Map<string, Entry[]>();
   private egressEntries = new Map<string, Entry[]>();
   private readonly state: PacketState;
+  private frameProtocol = 0;
+  private frameLink = -1;
+  private frameLengthFrom = -1;
 
   constructor(
     host: NetfilterHost,
@@ -150,13 +153,8 @@ export class FamilyHooks implements DeviceNetfilterHooks {
     let accepted = true;
     for (const entry of entries) {
       if (split !== undefined && (from === 'early') !== entry.priority <= split) continue;
-      if (
-        !this.runEntry(entry, 'bridge', hook, pkt, inDev, outDev, {
-          protocol,
-          link: pkt.start,
-          lengthFrom: -1,
-        })
-      ) {
+      this.frame(protocol, pkt.start, -1);
+      if (!this.runEntry(entry, 'bridge', hook, pkt, inDev, outDev)) {
         accepted = false;
         break;
       }
@@ -192,9 +190,10 @@ export class FamilyHooks implements DeviceNetfilterHooks {
     const lengthFrom = hook === 'output' ? pkt.network - ETH_HLEN : -1;
     // The trace dumps the link header of a received ARP packet (it names the input device).
     const link = hook === 'input' ? pkt.network - ETH_HLEN : -1;
-    for (const entry of entries)
-      if (!this.runEntry(entry, 'arp', hook, pkt, inDev, outDev, { protocol: 0x0806, link, lengthFrom }))
-        return false;
+    for (const entry of entries) {
+      this.frame(0x0806, link, lengthFrom);
+      if (!this.runEntry(entry, 'arp', hook, pkt, inDev, outDev)) return false;
+    }
     return true;
   }
 
@@ -209,11 +208,6 @@ export class FamilyHooks implements DeviceNetfilterHooks {
     pkt.network = pkt.start + ETH_HLEN;
     const inDev = hook === 'ingress' ? dev : undefined;
     const outDev = hook === 'egress' ? dev : undefined;
-    const frame = {
-      protocol: type,
-      link: pkt.start,
-      lengthFrom: hook === 'egress' ? pkt.start : -1,
-    };
     let verdict: 'continue' | 'drop' = 'continue';
     for (const entry of entries) {
       if (entry.flowtable !== undefined) {
@@ -225,13 +219,21 @@ export class FamilyHooks implements DeviceNetfilterHooks {
       }
       // nft_do_chain_inet_ingress: an inet ingress chain sees IPv4 (and IPv6) only.
       if (entry.table.family === 'inet' && type !== ETH_P_IP) continue;
-      if (!this.runEntry(entry, entry.table.family, hook, pkt, inDev, outDev, frame)) {
+      this.frame(type, pkt.start, hook === 'egress' ? pkt.start : -1);
+      if (!this.runEntry(entry, entry.table.family, hook, pkt, inDev, outDev)) {
         verdict = 'drop';
         break;
       }
     }
     pkt.network = saved;
     return verdict;
+  }
+
+  /** What the next runEntry tells the chain about the frame (fields, not an object: no allocation per packet). */
+  private frame(protocol: number, link: number, lengthFrom: number): void {
+    this.frameProtocol = protocol;
+    this.frameLink = link;
+    this.frameLengthFrom = lengthFrom;
   }
 
   private runEntry(
@@ -241,14 +243,13 @@ export class FamilyHooks implements DeviceNetfilterHooks {
     pkt: Packet,
     inDev: NetDevice | undefined,
     outDev: NetDevice | undefined,
-    frame: { readonly protocol: number; readonly link: number; readonly lengthFrom: number },
   ): boolean {
     const state = this.state;
     state.reset(pkt, hook, inDev, outDev);
     state.family = family;
-    state.l2Protocol = frame.protocol;
-    state.linkOffset = frame.link;
-    state.lengthFrom = frame.lengthFrom;
+    state.l2Protocol = this.frameProtocol;
+    state.linkOffset = this.frameLink;
+    state.lengthFrom = this.frameLengthFrom;
     return runBaseChain(state, entry.table, entry.chain, this.statements, this.trace()) === 'accept';
   }
 }
