@@ -12,7 +12,7 @@ import { runBaseChain, type StatementRunner, type TraceSink } from './chain.ts';
 import type { Conntrack } from './conntrack/conntrack.ts';
 import { type FlowOffloads, flowtableId } from './flowtable.ts';
 import type { NetfilterHost } from './host.ts';
-import type { Chain, Family, Flowtable, HookName, Ruleset, Table } from './ir.ts';
+import type { Chain, Family, HookName, Ruleset, Table } from './ir.ts';
 import { PacketState } from './packet-state.ts';
 
 const ETH_HLEN = 14;
@@ -31,8 +31,8 @@ interface Entry {
   readonly order: number;
   readonly table: Table;
   readonly chain: Chain;
-  /** Set for a flowtable's ingress hook (nf_flow_offload_ip_hook) instead of a chain. */
-  readonly flowtable?: Flowtable;
+  /** Set for a flowtable's ingress hook (nf_flow_offload_ip_hook) instead of a chain: its flowtableId. */
+  readonly flowtable?: string;
 }
 
 type BridgeHook = 'prerouting' | 'input' | 'forward' | 'output' | 'postrouting';
@@ -84,13 +84,14 @@ export class FamilyHooks implements DeviceNetfilterHooks {
     for (const table of ruleset.tables) {
       // A flowtable registers nf_flow_offload_ip_hook at the ingress of each of its devices.
       for (const flowtable of table.flowtables ?? []) {
-        flowtables.add(flowtableId(table, flowtable.name));
+        const id = flowtableId(table, flowtable.name);
+        flowtables.add(id);
         const entry: Entry = {
           priority: flowtable.priority,
           order: ++order,
           table,
           chain: NO_CHAIN,
-          flowtable,
+          flowtable: id,
         };
         for (const device of flowtable.devices) {
           const list = ingress.get(device) ?? [];
@@ -213,7 +214,7 @@ export class FamilyHooks implements DeviceNetfilterHooks {
       if (entry.flowtable !== undefined) {
         if (hook !== 'ingress') continue;
         pkt.network = saved;
-        if (this.flows.fastPath(entry.table, entry.flowtable, dev, pkt)) return 'stolen';
+        if (this.flows.fastPath(entry.flowtable, dev, pkt)) return 'stolen';
         pkt.network = pkt.start + ETH_HLEN;
         continue;
       }

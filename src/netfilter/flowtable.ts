@@ -13,7 +13,7 @@ import type { NetDevice } from '../link/device.ts';
 import type { Conntrack } from './conntrack/conntrack.ts';
 import type { Tuple } from './conntrack/tuple.ts';
 import type { NetfilterHost } from './host.ts';
-import type { Flowtable, Table } from './ir.ts';
+import type { Table } from './ir.ts';
 import type { PacketState } from './packet-state.ts';
 
 const IPPROTO_TCP = 6;
@@ -40,7 +40,13 @@ export interface FlowHost {
 
 /** One direction of an offloaded flow (flow_offload_tuple): its key, and where its packets leave. */
 interface FlowDirection {
-  readonly key: string;
+  /** tupleHash of the fields below, the byTuple bucket it lives in. */
+  readonly hash: number;
+  readonly protocol: number;
+  readonly src: number;
+  readonly dst: number;
+  readonly srcPort: number;
+  readonly dstPort: number;
   readonly iif: number;
   readonly oif: number;
   readonly nextHop: number;
@@ -70,21 +76,31 @@ export function flowtableId(table: Table, name: string): string {
   return `${table.family} ${table.name} ${name}`;
 }
 
-function tupleKey(
+/** A 32-bit mix of a direction's tuple and input device (any well-mixed hash: buckets are compared in full). */
+function tupleHash(
   protocol: number,
   src: number,
   dst: number,
   sport: number,
   dport: number,
   iif: number,
-): string {
-  return `${protocol} ${src} ${dst} ${sport} ${dport} ${iif}`;
+): number {
+  let h = Math.imul(src ^ 0x9e3779b9, 0x85ebca6b);
+  h = Math.imul(h ^ dst ^ (h >>> 15), 0xc2b2ae35);
+  h = Math.imul(h ^ ((sport << 16) | dport) ^ (h >>> 13), 0x27d4eb2f);
+  h = Math.imul(h ^ (protocol << 24) ^ iif ^ (h >>> 16), 0x165667b1);
+  return (h ^ (h >>> 15)) >>> 0;
+}
+
+interface Slot {
+  readonly flow: Flow;
+  readonly dir: 0 | 1;
 }
 
 /** The offloaded flows of one namespace, by flowtable (keyed `family table name`). */
 export class FlowOffloads {
   /** Direction keys to flows (the flowtable's rhashtable of tuples). */
-  private readonly byTuple = new Map<string, { flow: Flow; dir: 0 | 1 }>();
+  private readonly byTuple = new Map<number, Slot[]>();
   /** Conntrack entries with IPS_OFFLOAD set. */
   private readonly offloaded = new Set<number>();
   host: FlowHost | undefined;
@@ -97,7 +113,8 @@ export class FlowOffloads {
   /** How many flows a flowtable holds (for tests and listings of the conntrack table's [OFFLOAD] flag). */
   size(flowtable: string): number {
     let n = 0;
-    for (const { flow, dir } of this.byTuple.values()) if (dir === 0 && flow.flowtable === flowtable) n++;
+    for (const slots of this.byTuple.values())
+      for (const { flow, dir } of slots) if (dir === 0 && flow.flowtable === flowtable) n++;
     return n;
   }
 
@@ -153,7 +170,12 @@ export class FlowOffloads {
       ],
       expires: this.netfilterHost.now() + FLOW_TIMEOUT_NS,
     };
-    for (const dir of [0, 1] as const) this.byTuple.set(flow.directions[dir].key, { flow, dir });
+    for (const dir of [0, 1] as const) {
+      const hash = flow.directions[dir].hash;
+      const slots = this.byTuple.get(hash);
+      if (slots === undefined) this.byTuple.set(hash, [{ flow, dir }]);
+      else slots.push({ flow, dir });
+    }
     this.offloaded.add(index);
     ct.setOffloaded(index, true, this.netfilterHost.now(), 0);
     return true;
@@ -167,7 +189,12 @@ export class FlowOffloads {
     out: NetDevice,
   ): FlowDirection {
     return {
-      key: tupleKey(tuple.protocol, tuple.src, tuple.dst, tuple.srcPort, tuple.dstPort, iif.ifindex),
+      hash: tupleHash(tuple.protocol, tuple.src, tuple.dst, tuple.srcPort, tuple.dstPort, iif.ifindex),
+      protocol: tuple.protocol,
+      src: tuple.src,
+      dst: tuple.dst,
+      srcPort: tuple.srcPort,
+      dstPort: tuple.dstPort,
       iif: iif.ifindex,
       oif,
       nextHop,
@@ -179,7 +206,7 @@ export class FlowOffloads {
    * nf_flow_offload_ip_hook at the ingress of a flowtable device: true when the fast path took the frame (the
    * stack never sees it), false to let it go the normal way.
    */
-  fastPath(table: Table, flowtable: Flowtable, dev: NetDevice, pkt: Packet): boolean {
+  fastPath(id: string, dev: NetDevice, pkt: Packet): boolean {
     const host = this.host;
     if (host === undefined || this.byTuple.size === 0) return false;
     const { buf } = pkt;
@@ -191,16 +218,29 @@ export class FlowOffloads {
     if (protocol !== IPPROTO_TCP && protocol !== IPPROTO_UDP) return false;
     const l4 = ip + 20;
     if (pkt.end < l4 + (protocol === IPPROTO_TCP ? 20 : 8)) return false;
-    const key = tupleKey(
-      protocol,
-      u32(buf, ip + 12),
-      u32(buf, ip + 16),
-      u16(buf, l4),
-      u16(buf, l4 + 2),
-      dev.ifindex,
-    );
-    const found = this.byTuple.get(key);
-    if (found === undefined || found.flow.flowtable !== flowtableId(table, flowtable.name)) return false;
+    const src = u32(buf, ip + 12);
+    const dst = u32(buf, ip + 16);
+    const srcPort = u16(buf, l4);
+    const dstPort = u16(buf, l4 + 2);
+    const slots = this.byTuple.get(tupleHash(protocol, src, dst, srcPort, dstPort, dev.ifindex));
+    if (slots === undefined) return false;
+    let found: Slot | undefined;
+    for (const slot of slots) {
+      const d = slot.flow.directions[slot.dir];
+      if (
+        slot.flow.flowtable === id &&
+        d.iif === dev.ifindex &&
+        d.protocol === protocol &&
+        d.src === src &&
+        d.dst === dst &&
+        d.srcPort === srcPort &&
+        d.dstPort === dstPort
+      ) {
+        found = slot;
+        break;
+      }
+    }
+    if (found === undefined) return false;
     const { flow, dir } = found;
     const now = this.netfilterHost.now();
     if (now >= flow.expires) {
@@ -234,7 +274,13 @@ export class FlowOffloads {
 
   /** flow_offload_teardown: the flow leaves the flowtable, the connection is no longer offloaded. */
   private teardown(flow: Flow): void {
-    for (const direction of flow.directions) this.byTuple.delete(direction.key);
+    for (const direction of flow.directions) {
+      const slots = this.byTuple.get(direction.hash);
+      if (slots === undefined) continue;
+      const rest = slots.filter((slot) => slot.flow !== flow);
+      if (rest.length === 0) this.byTuple.delete(direction.hash);
+      else this.byTuple.set(direction.hash, rest);
+    }
     this.offloaded.delete(flow.ctIndex);
     // flow_offload_fixup_ct: the established TCP timeout, or UDP's replied (stream) one.
     const timeout = flow.protocol === IPPROTO_TCP ? TCP_ESTABLISHED_TIMEOUT_NS : UDP_REPLIED_TIMEOUT_NS;
@@ -243,6 +289,8 @@ export class FlowOffloads {
 
   /** The flowtables of a commit: flows of a flowtable that no longer exists go (nf_flow_table_free). */
   prune(names: ReadonlySet<string>): void {
-    for (const { flow } of [...this.byTuple.values()]) if (!names.has(flow.flowtable)) this.teardown(flow);
+    const flows = new Set<Flow>();
+    for (const slots of this.byTuple.values()) for (const { flow } of slots) flows.add(flow);
+    for (const flow of flows) if (!names.has(flow.flowtable)) this.teardown(flow);
   }
 }
