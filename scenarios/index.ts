@@ -6,7 +6,7 @@ import type { NodeWiring, PodWiring } from '../src/k8s/lesson.ts';
 import type { Lang, StoryResult } from '../src/story/story.ts';
 import { conntrackFullStory } from './bug-conntrack-full.ts';
 import { DNS_RACE_KERNELS, dnsRaceStory } from './bug-dns-race.ts';
-import { localRolloutStory, ROLLOUT_VARIANTS, } from './bug-local-rollout.ts';
+import { localRolloutStory, ROLLOUT_VARIANTS } from './bug-local-rollout.ts';
 import { mtuBlackholeStory } from './bug-mtu-blackhole.ts';
 import { STALE_UDP_VARIANTS, staleUdpStory } from './bug-stale-udp.ts';
 import { collisionNftStory, collisionPortsStory, collisionTableStory } from './collisions.ts';

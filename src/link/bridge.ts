@@ -1,5 +1,6 @@
 // A Linux bridge (net/bridge/): ports, MAC learning with ageing, flooding, local delivery, hairpin, an MTU that follows its
-// ports, promiscuous local_rcv, and the br_netfilter hooks injected from above; no STP, no VLAN filtering.
+// ports, promiscuous local_rcv, and the br_netfilter and nftables bridge-family hooks injected from above; no STP, no
+// VLAN filtering.
 
 import { type Packet, PacketType } from '../core/packet.ts';
 import { isMulticastMac, type MacAddr, readMac, writeMac } from '../wire/address.ts';
@@ -29,6 +30,28 @@ export type BridgePreRoutingHook = (
   inPort: NetDevice,
 ) => 'continue' | 'up' | 'drop' | 'taken';
 
+/**
+ * Where the bridge runs nftables' bridge-family chains (NF_HOOK(NFPROTO_BRIDGE, ...)): prerouting in br_handle_frame,
+ * input in br_pass_frame_up, forward (or output, for frames the host sends) in __br_forward, postrouting in
+ * br_forward_finish. br_netfilter sits at priority 0 of prerouting and forward: `-late` runs the chains above it.
+ */
+export type BridgeHookPoint =
+  | 'prerouting'
+  | 'prerouting-late'
+  | 'input'
+  | 'forward'
+  | 'forward-late'
+  | 'output'
+  | 'postrouting';
+
+/** The nftables bridge family's hooks (netfilter/family-hooks.ts), injected: false drops the frame. */
+export type BridgeNftHook = (
+  point: BridgeHookPoint,
+  pkt: Packet,
+  inDev: NetDevice | undefined,
+  outDev: NetDevice | undefined,
+) => boolean;
+
 export class Bridge extends NetDevice {
   readonly kind = 'bridge' as const;
   readonly fdb = new Fdb();
@@ -36,6 +59,9 @@ export class Bridge extends NetDevice {
   readonly hairpin = new Set<number>();
   forwardHook: BridgeForwardHook | null = null;
   preRoutingHook: BridgePreRoutingHook | null = null;
+  nftHook: BridgeNftHook | null = null;
+  /** br_netfilter's POSTROUTING (br_nf_post_routing), after the bridge family's postrouting chains. */
+  postRoutingHook: BridgeForwardHook | null = null;
   /** `ip link set BR mtu N` was used: the MTU no longer follows the ports (BROPT_MTU_SET_BY_USER). */
   mtuSetByUser = false;
   private readonly handleFrame = (port: NetDevice, pkt: Packet): void => this.input(port, pkt);
@@ -120,32 +146,47 @@ export class Bridge extends NetDevice {
       this.drop(pkt, 'MAC_INVALID_SOURCE');
       return;
     }
-    this.fdb.learn(src, port.ifindex, now);
     // br_handle_frame: a frame for the bridge's own address is for this host, whatever the port made of it.
     if (readMac(pkt.buf, pkt.start) === this.mac) pkt.pktType = PacketType.Host;
     this.step(pkt, 'br_handle_frame', port.name);
+    // NF_BR_PRE_ROUTING runs before br_handle_frame_finish learns the source: a dropped frame teaches nothing.
+    if (!this.nft('prerouting', pkt, port, undefined)) return;
+    this.fdb.learn(src, port.ifindex, now);
     if (this.preRoutingHook !== null) {
       const verdict = this.preRoutingHook(this, pkt, port);
       if (verdict === 'drop' || verdict === 'taken') return;
       if (verdict === 'up') {
-        this.passUp(pkt);
+        if (this.nft('prerouting-late', pkt, port, undefined)) this.passUp(pkt, port);
         return;
       }
     }
+    if (!this.nft('prerouting-late', pkt, port, undefined)) return;
     this.deliverFrom(port, pkt, now);
+  }
+
+  /** One nftables bridge hook; a drop is counted here (NF_DROP in NF_HOOK). */
+  private nft(
+    point: BridgeHookPoint,
+    pkt: Packet,
+    inDev: NetDevice | undefined,
+    outDev: NetDevice | undefined,
+  ): boolean {
+    if (this.nftHook === null || this.nftHook(point, pkt, inDev, outDev)) return true;
+    this.drop(pkt, 'NETFILTER_DROP');
+    return false;
   }
 
   /** The rest of br_handle_frame_finish: local delivery, forwarding or flooding of a frame from `port`. */
   private deliverFrom(port: NetDevice, pkt: Packet, now: number): void {
     if (pkt.pktType === PacketType.Broadcast || pkt.pktType === PacketType.Multicast) {
       this.flood(pkt, port);
-      this.passUp(pkt);
+      this.passUp(pkt, port);
       return;
     }
     const dst = readMac(pkt.buf, pkt.start);
     const entry = this.fdb.lookup(dst, now);
     if (entry?.local) {
-      this.passUp(pkt);
+      this.passUp(pkt, port);
       return;
     }
     const out = entry === undefined ? undefined : this.ports.get(entry.port);
@@ -160,7 +201,9 @@ export class Bridge extends NetDevice {
    * gave it (eth_type_trans against the port's address) or br_handle_frame set: a frame for the ingress port's
    * own MAC is for this host, one for another port's MAC is not (ip_rcv drops it), as on Linux.
    */
-  private passUp(pkt: Packet): void {
+  private passUp(pkt: Packet, port: NetDevice): void {
+    // NF_BR_LOCAL_IN, with the port as the input device.
+    if (!this.nft('input', pkt, port, undefined)) return;
     this.receive(pkt);
   }
 
@@ -170,9 +213,17 @@ export class Bridge extends NetDevice {
   /** br_forward: to one port, unless it is the ingress port without hairpin mode (should_deliver). */
   private forward(pkt: Packet, inPort: NetDevice, out: NetDevice): void {
     if (out === inPort && !this.hairpin.has(out.ifindex)) return;
+    if (!this.nft('forward', pkt, inPort, out)) return;
     if (this.forwardHook !== null && !this.forwardHook(this, pkt, inPort, out)) return;
+    if (!this.nft('forward-late', pkt, inPort, out) || !this.nft('postrouting', pkt, undefined, out)) return;
+    if (this.postRoutingHook !== null && !this.postRoutingHook(this, pkt, inPort, out)) return;
     this.step(pkt, 'br_forward', out.name);
     out.transmit(pkt);
+  }
+
+  /** __br_forward for a frame the host sends (local_orig): NF_BR_LOCAL_OUT from the bridge, then postrouting. */
+  private localOut(pkt: Packet, out: NetDevice): boolean {
+    return this.nft('output', pkt, this, out) && this.nft('postrouting', pkt, undefined, out);
   }
 
   /** br_flood: a copy to every other port that is up; `inPort` null when the host itself sends. */
@@ -180,8 +231,10 @@ export class Bridge extends NetDevice {
     this.step(pkt, 'br_flood', inPort?.name ?? this.name);
     for (const out of this.ports.values()) {
       if (!out.operUp) continue;
-      if (inPort === null) out.transmit(pkt.clone());
-      else this.forward(pkt.clone(), inPort, out);
+      if (inPort === null) {
+        const copy = pkt.clone();
+        if (this.localOut(copy, out)) out.transmit(copy);
+      } else this.forward(pkt.clone(), inPort, out);
     }
   }
 
@@ -204,7 +257,7 @@ export class Bridge extends NetDevice {
       return true;
     }
     this.step(pkt, 'br_dev_xmit', out.name);
-    out.transmit(pkt);
+    if (this.localOut(pkt, out)) out.transmit(pkt);
     // br_dev_xmit counts every frame as sent before forwarding it; a port's drop is the port's.
     return true;
   }

@@ -42,6 +42,17 @@ export interface DeviceOwner {
   readonly name: string;
   /** Hands a received frame to the namespace's protocol handlers (ip_rcv, arp_rcv). */
   deliver(dev: NetDevice, pkt: Packet): void;
+  /**
+   * nf_ingress and nf_hook_egress: the netdev chains bound to the device, when the namespace has any (null
+   * otherwise, the fast path); false drops the frame. Injected so link/ does not import netfilter/.
+   */
+  readonly deviceHooks?: DeviceNetfilterHooks | null;
+}
+
+export interface DeviceNetfilterHooks {
+  /** 'stolen': a hook took the frame (the flowtable fast path forwarded it). */
+  ingress(dev: NetDevice, pkt: Packet): 'continue' | 'drop' | 'stolen';
+  egress(dev: NetDevice, pkt: Packet): boolean;
 }
 
 /** Sees every frame a device sends or receives, as a packet socket does (tcpdump). */
@@ -119,6 +130,12 @@ export abstract class NetDevice {
    * the queue runs (qdisc_run); without one it goes straight to dev_hard_start_xmit.
    */
   transmit(pkt: Packet): void {
+    // __dev_queue_xmit: the egress hook runs first, before the qdisc and the device-up check.
+    const hooks = this.owner.deviceHooks;
+    if (hooks != null && !hooks.egress(this, pkt)) {
+      this.drop(pkt, 'NETFILTER_DROP');
+      return;
+    }
     if (!this.operUp) {
       this.stats.txDropped++;
       this.drop(pkt, 'DEV_READY');
@@ -211,6 +228,16 @@ export abstract class NetDevice {
         dev: this.name,
         frame: pkt.frame(),
       });
+    // __netif_receive_skb_core: taps, then nf_ingress, then the rx handler (a bridge port) or the protocols.
+    const hooks = this.owner.deviceHooks;
+    if (hooks != null) {
+      const verdict = hooks.ingress(this, pkt);
+      if (verdict === 'stolen') return;
+      if (verdict === 'drop') {
+        this.drop(pkt, 'NETFILTER_DROP');
+        return;
+      }
+    }
     if (this.rxHandler !== null) this.rxHandler(this, pkt);
     else this.owner.deliver(this, pkt);
   }

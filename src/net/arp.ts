@@ -22,6 +22,8 @@ export class Arp implements NeighbourOps {
       return;
     }
     if (dev.kind === 'loopback') return;
+    // arp_rcv: NF_HOOK(NFPROTO_ARP, NF_ARP_IN, ..., arp_process).
+    if (!this.hook('input', pkt, dev, undefined)) return;
     const op = view.operation;
     const senderIp = view.senderIp;
     const senderMac = view.senderMac;
@@ -91,7 +93,26 @@ export class Arp implements NeighbourOps {
       { operation: op, senderMac: dev.mac, senderIp, targetMac, targetIp },
       ArpView.unchecked(pkt.buf, pkt.start + ETHERNET_HEADER_LEN),
     );
+    // arp_xmit: NF_HOOK(NFPROTO_ARP, NF_ARP_OUT, ..., arp_xmit_finish).
+    if (!this.hook('output', pkt, undefined, dev)) return;
     dev.transmit(pkt);
+  }
+
+  /** The arp family's chains (netfilter/family-hooks.ts) with the network header at the ARP header. */
+  private hook(
+    hook: 'input' | 'output',
+    pkt: Packet,
+    inDev: NetDevice | undefined,
+    outDev: NetDevice | undefined,
+  ): boolean {
+    const netfilter = this.stack.netfilter;
+    if (netfilter?.arp === undefined) return true;
+    const saved = pkt.network;
+    pkt.network = pkt.start + ETHERNET_HEADER_LEN;
+    const accepted = netfilter.arp(hook, pkt, inDev, outDev);
+    pkt.network = saved;
+    if (!accepted) this.stack.drop(pkt, 'NETFILTER_DROP', inDev ?? outDev);
+    return accepted;
   }
 
   private allocate(): Packet {

@@ -55,6 +55,13 @@ export interface NetfilterHooks {
   ): DropReason | undefined;
   /** The packet is being dropped: conntrack frees an entry it never confirmed (freed with the skb in Linux). */
   release(pkt: Packet): void;
+  /** The arp family's NF_ARP_IN / NF_ARP_OUT chains, pkt.network at the ARP header; false drops the packet. */
+  arp?(
+    hook: 'input' | 'output',
+    pkt: Packet,
+    inDev: NetDevice | undefined,
+    outDev: NetDevice | undefined,
+  ): boolean;
 }
 
 /** How a locally generated datagram treats DF and path MTU (IP_MTU_DISCOVER). */

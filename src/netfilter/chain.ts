@@ -154,6 +154,10 @@ function evalRule(
         if (verdict !== undefined) return verdict;
         break;
       }
+      case 'flow-offload':
+        // nft_flow_offload_eval: NFT_BREAK when the connection cannot be offloaded.
+        if (state.flows === undefined || !state.flows.offload(state, table, expr.flowtable)) return undefined;
+        break;
       case 'match':
       case 'meta-set':
       case 'ct-set':
@@ -187,12 +191,26 @@ function isVerdict(data: object): data is Verdict {
 function snapshot(state: PacketState): TracedPacket {
   const pkt = state.pkt;
   const received = pkt.iif !== 0 && state.hook !== 'output' && pkt.network >= 14;
-  const forwardedIn = state.hook === 'postrouting' && pkt.iif !== 0 ? state.host.ifname(pkt.iif) : undefined;
+  // The bridge and netdev hooks know where the frame's header is (family-hooks.ts); the IP hooks guess.
+  const ipFamily = state.family === 'ip' || state.family === 'inet';
+  // ip_output names skb->dev (the input device of a forwarded packet); br_nf_post_routing names none.
+  const forwardedIn =
+    ipFamily && state.hook === 'postrouting' && pkt.iif !== 0 && !pkt.brPrerouted
+      ? state.host.ifname(pkt.iif)
+      : undefined;
+  // At egress the kernel dumps no link-layer header (the trace prints the network header raw).
+  const link = ipFamily
+    ? received
+      ? pkt.network - 14
+      : -1
+    : state.hook === 'egress'
+      ? -1
+      : state.linkOffset;
   return {
     iifname: state.inDev?.name ?? forwardedIn,
     oifname: state.outDev?.name,
     mark: pkt.mark >>> 0,
-    linkHeader: received ? pkt.buf.slice(pkt.network - 14, pkt.network) : undefined,
+    linkHeader: link >= 0 ? pkt.buf.slice(link, link + 14) : undefined,
     linkEthernet: state.inDev?.kind !== 'loopback',
     network: pkt.buf.slice(pkt.network, pkt.end),
   };

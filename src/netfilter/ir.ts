@@ -7,10 +7,15 @@
 // `Rule.iptables` for iptables-save), and one printer renders any rule in nft syntax.
 // This file holds data only; evaluation is in eval.ts, one file per expression under expr/.
 
-/** nftables families packetlab models; iptables-nft tables are family `ip`. */
-export type Family = 'ip' | 'inet';
+/**
+ * nftables families; iptables-nft tables are family `ip`. The IPv4 hooks run ip and inet tables, the bridge path
+ * bridge tables, a device's receive and transmit netdev (and inet ingress) chains, ARP arp tables; ip6 tables
+ * load and list but no IPv6 packet exists to meet them (nft/families.ts).
+ */
+export type Family = 'ip' | 'inet' | 'ip6' | 'arp' | 'bridge' | 'netdev';
 
-export type HookName = 'prerouting' | 'input' | 'forward' | 'output' | 'postrouting';
+/** The hooks of every family: ingress and egress are the netdev family's (and inet's ingress). */
+export type HookName = 'prerouting' | 'input' | 'forward' | 'output' | 'postrouting' | 'ingress' | 'egress';
 
 export type ChainType = 'filter' | 'nat' | 'route';
 
@@ -133,8 +138,37 @@ export interface FibSelector {
   readonly present?: boolean;
 }
 
+/**
+ * Header fields and metadata of the families beyond ip and inet, by their nft names (expr/family-fields.ts reads
+ * them): the Ethernet type, 802.1Q tags, ARP headers, the bridge names of the ports, IPv6 and ICMPv6.
+ */
+export type FamilyField =
+  | 'ether type'
+  | 'vlan id'
+  | 'vlan pcp'
+  | 'vlan dei'
+  | 'vlan type'
+  | 'arp htype'
+  | 'arp ptype'
+  | 'arp hlen'
+  | 'arp plen'
+  | 'arp operation'
+  | 'arp saddr ether'
+  | 'arp saddr ip'
+  | 'arp daddr ether'
+  | 'arp daddr ip'
+  | 'meta ibrname'
+  | 'meta obrname'
+  | 'ip6 saddr'
+  | 'ip6 daddr'
+  | 'ip6 nexthdr'
+  | 'ip6 hoplimit'
+  | 'icmpv6 type'
+  | 'icmpv6 code';
+
 export type Selector =
   | { readonly kind: 'payload'; readonly field: PayloadField }
+  | { readonly kind: 'family-field'; readonly field: FamilyField }
   | { readonly kind: 'meta'; readonly key: MetaKey }
   | { readonly kind: 'ct'; readonly key: CtKey; readonly dir?: 'original' | 'reply' }
   | FibSelector
@@ -332,6 +366,8 @@ export type Expr =
       readonly set: string;
       readonly key: readonly Value[];
     }
+  /** `flow add @ft` (nft_flow_offload): the packet's established connection into the flowtable's fast path. */
+  | { readonly kind: 'flow-offload'; readonly flowtable: string }
   /** The SET target (xt_SET): the packet's element added to and/or deleted from named ipsets; it continues. */
   | {
       readonly kind: 'ipset-update';
@@ -548,6 +584,8 @@ export interface BaseChainSpec {
   readonly hook: HookName;
   readonly priority: number;
   readonly policy: 'accept' | 'drop';
+  /** The devices an ingress or egress chain is bound to (`device eth0`, `devices = { a, b }`); else undefined. */
+  readonly devices?: readonly string[] | undefined;
 }
 
 export interface Chain {
@@ -569,6 +607,16 @@ export interface Chain {
   readonly comment?: string;
 }
 
+/** A flowtable (`flowtable ft { hook ingress priority 0; devices = { a, b }; }`): the fast path's devices. */
+export interface Flowtable {
+  readonly name: string;
+  readonly handle: number;
+  readonly priority: number;
+  readonly devices: readonly string[];
+  /** `counter`: the flows' conntrack entries count the fast path's packets. */
+  readonly counter: boolean;
+}
+
 export interface Table {
   readonly family: Family;
   readonly name: string;
@@ -579,6 +627,8 @@ export interface Table {
   readonly iptables: boolean;
   /** nft's table comment (`comment "rules for kube-proxy"`), printed by `nft list`. */
   readonly comment?: string;
+  /** The table's flowtables (replaced as a whole on change, so a transaction's copy never shares a change). */
+  flowtables?: readonly Flowtable[];
   /** The table's handle generator (nft_table's hgenerator): chains, rules and sets are numbered per table. */
   nextHandle: number;
 }

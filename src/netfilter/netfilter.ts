@@ -13,6 +13,8 @@ import type { Scheduler } from '../core/scheduler.ts';
 import type { NetDevice } from '../link/device.ts';
 import { runBaseChain, type TraceSink } from './chain.ts';
 import { Conntrack, IP_CT_NEW } from './conntrack/conntrack.ts';
+import { FamilyHooks } from './family-hooks.ts';
+import { FlowOffloads } from './flowtable.ts';
 import type { NetfilterHost } from './host.ts';
 import { IpSets } from './ipset/sets.ts';
 import {
@@ -61,6 +63,10 @@ export class Netfilter {
   readonly statements: Statements;
   /** The namespace's ipsets (`ipset`, `-m set`, `-j SET`). */
   readonly ipsets: IpSets;
+  /** The bridge, netdev and arp families' chains (family-hooks.ts). */
+  readonly families: FamilyHooks;
+  /** Offloaded connections of the namespace's flowtables (flowtable.ts). */
+  readonly flows: FlowOffloads;
   private readonly state: PacketState;
   private conntrackActive = false;
   private entries: Record<HookName, Entry[]> = {
@@ -69,6 +75,8 @@ export class Netfilter {
     forward: [],
     output: [],
     postrouting: [],
+    ingress: [],
+    egress: [],
   };
   private readonly emitTrace: TraceSink = (event) => {
     for (const listener of this.traceListeners) listener(event);
@@ -84,8 +92,14 @@ export class Netfilter {
     this.ipsets = new IpSets(host.rng.fork('ipset'), () => host.now());
     this.statements = new Statements(host, this.conntrack, () => this.nat, this.ipsets);
     this.state = new PacketState(host, this.conntrack);
+    this.flows = new FlowOffloads(host, this.conntrack);
+    this.state.flows = this.flows;
+    this.families = new FamilyHooks(host, this.conntrack, this.statements, this.flows, () =>
+      this.traceListeners.size > 0 ? this.emitTrace : undefined,
+    );
     this.store.onCommit = (ruleset) => {
       this.register(ruleset);
+      this.families.register(ruleset);
       this.countSetReferences(ruleset);
     };
     this.store.setExists = (name) => this.ipsets.get(name) !== undefined;
@@ -121,6 +135,16 @@ export class Netfilter {
     return undefined;
   }
 
+  /** The arp family's chains (family-hooks.ts). */
+  arp(
+    hook: 'input' | 'output',
+    pkt: Packet,
+    inDev: NetDevice | undefined,
+    outDev: NetDevice | undefined,
+  ): boolean {
+    return this.families.arp(hook, pkt, inDev, outDev);
+  }
+
   /** A packet is dropped: an entry conntrack created for it and never confirmed goes with it. */
   release(pkt: Packet): void {
     this.conntrack.abandon(pkt);
@@ -151,6 +175,8 @@ export class Netfilter {
       forward: [],
       output: [],
       postrouting: [],
+      ingress: [],
+      egress: [],
     };
     const natChains: Record<HookName, [Table, Chain, number][]> = {
       prerouting: [],
@@ -158,14 +184,18 @@ export class Netfilter {
       forward: [],
       output: [],
       postrouting: [],
+      ingress: [],
+      egress: [],
     };
     let needsConntrack = this.conntrackActive;
     let order = 0;
     for (const table of ruleset.tables) {
+      // The IPv4 hooks run ip and inet tables; the other families' chains hook elsewhere (family-hooks.ts).
+      if (table.family !== 'ip' && table.family !== 'inet') continue;
       for (const chain of table.chains.values()) {
         if (usesConntrack(chain.rules)) needsConntrack = true;
         const base = chain.base;
-        if (base === undefined) continue;
+        if (base === undefined || base.hook === 'ingress' || base.hook === 'egress') continue;
         order++;
         if (base.type === 'nat') {
           natChains[base.hook].push([table, chain, order]);
@@ -241,7 +271,7 @@ export class Netfilter {
     const nat = this.nat;
     if (pkt.ctIndex < 0 || nat === undefined) return undefined;
     const hook = state.hook;
-    if (hook === 'forward') return undefined;
+    if (hook === 'forward' || hook === 'ingress' || hook === 'egress') return undefined;
     const manip = hook === 'prerouting' || hook === 'output' ? 'dst' : 'src';
     const now = this.host.now();
     // nf_nat_inet_fn: only a new connection's first packet runs the nat chains; a RELATED ICMP
@@ -271,6 +301,8 @@ function usesConntrack(rules: readonly Rule[]): boolean {
       // issue 12, ipt-b: xt_connlimit and xt_helper take conntrack (nf_ct_netns_get) when a rule loads them.
       if (expr.kind === 'match' && (expr.options.name === 'connlimit' || expr.options.name === 'helper'))
         return true;
+      // nft_flow_offload_init takes conntrack (nf_ct_netns_get).
+      if (expr.kind === 'flow-offload') return true;
       if (expr.kind === 'meta-set' && sourceReadsCt(expr.source)) return true;
       if (
         (expr.kind === 'cmp' || expr.kind === 'lookup' || expr.kind === 'vmap') &&

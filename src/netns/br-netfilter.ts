@@ -75,7 +75,7 @@ export function brNetfilterPreRouting(ns: Namespace): BridgePreRoutingHook {
   };
 }
 
-/** br_nf_forward_ip and br_nf_post_routing for a frame bridged from port to port (PREROUTING, if it was missed). */
+/** br_nf_forward (NF_BR_PRI_BRNF) for a frame bridged from port to port: FORWARD (PREROUTING first, if it was missed). */
 export function brNetfilterHook(ns: Namespace): BridgeForwardHook {
   return (bridge, pkt, inPort, outPort) => {
     if (ns.sysctls.int(BRIDGE_NF_CALL_IPTABLES) === 0) return true;
@@ -91,8 +91,31 @@ export function brNetfilterHook(ns: Namespace): BridgeForwardHook {
     const netfilter = ns.netfilter;
     const reason =
       (pkt.brPrerouted ? undefined : netfilter.run('PREROUTING', pkt, bridge, undefined)) ??
-      netfilter.run('FORWARD', pkt, bridge, bridge) ??
-      netfilter.run('POSTROUTING', pkt, undefined, bridge);
+      netfilter.run('FORWARD', pkt, bridge, bridge);
+    pkt.network = -1;
+    // Still being bridged: the POSTROUTING trace names no input device (br_nf_post_routing passes none).
+    pkt.brPrerouted = true;
+    if (reason === undefined) return true;
+    ns.ipv4.drop(pkt, reason, inPort);
+    return false;
+  };
+}
+
+/**
+ * br_nf_post_routing, at NF_BR_PRI_LAST of the bridge's postrouting: POSTROUTING for a bridged IPv4 frame, after
+ * the bridge family's postrouting chains, with no input device.
+ */
+export function brNetfilterPostRouting(ns: Namespace): BridgeForwardHook {
+  return (bridge, pkt, inPort) => {
+    if (ns.sysctls.int(BRIDGE_NF_CALL_IPTABLES) === 0) return true;
+    const view = ipv4Of(pkt);
+    if (view === 'not-ipv4') return true;
+    if (view === 'bad') {
+      ns.ipv4.drop(pkt, 'IP_INHDR', inPort);
+      return false;
+    }
+    pkt.network = view.offset;
+    const reason = ns.netfilter.run('POSTROUTING', pkt, undefined, bridge);
     pkt.network = -1;
     if (reason === undefined) return true;
     ns.ipv4.drop(pkt, reason, inPort);

@@ -3,8 +3,8 @@
 
 import type { Packet } from '../core/packet.ts';
 import type { Rng } from '../core/rng.ts';
-import { Bridge } from '../link/bridge.ts';
-import type { DeviceOwner, NetDevice } from '../link/device.ts';
+import { Bridge, type BridgeNftHook } from '../link/bridge.ts';
+import type { DeviceNetfilterHooks, DeviceOwner, NetDevice } from '../link/device.ts';
 import { Loopback } from '../link/loopback.ts';
 import { Veth } from '../link/veth.ts';
 import {
@@ -30,7 +30,12 @@ import type { Ipv4Addr, MacAddr } from '../wire/address.ts';
 import { readU16 } from '../wire/bytes.ts';
 import { ETHERNET_HEADER_LEN, ETHERTYPE_ARP, ETHERTYPE_IPV4 } from '../wire/ethernet.ts';
 import { emitUdp, IPPROTO_UDP, UDP_HEADER_LEN, UdpView } from '../wire/udp.ts';
-import { BRIDGE_NF_CALL_IPTABLES, brNetfilterHook, brNetfilterPreRouting } from './br-netfilter.ts';
+import {
+  BRIDGE_NF_CALL_IPTABLES,
+  brNetfilterHook,
+  brNetfilterPostRouting,
+  brNetfilterPreRouting,
+} from './br-netfilter.ts';
 import type { Simulation } from './simulation.ts';
 
 export type DeviceError = 'EEXIST' | 'ENODEV' | 'EINVAL' | 'EADDRNOTAVAIL' | 'EADDRINUSE';
@@ -94,6 +99,15 @@ export class Namespace implements DeviceOwner, Interfaces {
     this.netfilter.nat = new Nat(this.netfilter.conntrack, host);
     defineConntrackSysctls(this.sysctls, this.netfilter.conntrack);
     this.ipv4.netfilter = this.netfilter;
+    // The flowtable fast path's route and neighbour transmit (nf_route, neigh_xmit).
+    this.netfilter.flows.host = {
+      route: (dst, mark) => {
+        const route = this.ipv4.routeOutput(dst, { mark });
+        if (!route.ok || route.type !== 'unicast') return undefined;
+        return { oif: route.ifindex, nextHop: route.gateway !== 0 ? route.gateway : dst };
+      },
+      transmit: (pkt, oif, nextHop) => this.ipv4.neighbours.output(oif, nextHop, pkt),
+    };
     this.attach(new Loopback(ctx, this));
   }
 
@@ -210,6 +224,11 @@ export class Namespace implements DeviceOwner, Interfaces {
   // ---- DeviceOwner -------------------------------------------------------------------
 
   /** __netif_receive_skb_core's protocol dispatch: IPv4 and ARP; everything else is dropped. */
+  /** The netdev family's chains on this namespace's devices, or null when it has none (family-hooks.ts). */
+  get deviceHooks(): DeviceNetfilterHooks | null {
+    return this.netfilter.families.deviceActive ? this.netfilter.families : null;
+  }
+
   deliver(dev: NetDevice, pkt: Packet): void {
     if (pkt.length < ETHERNET_HEADER_LEN) {
       dev.stats.rxDropped++;
@@ -289,6 +308,8 @@ export class Namespace implements DeviceOwner, Interfaces {
     );
     bridge.forwardHook = this.bridgeNetfilter;
     bridge.preRoutingHook = this.bridgePreRouting;
+    bridge.nftHook = this.bridgeNft;
+    bridge.postRoutingHook = this.bridgePostRouting;
     this.attach(bridge);
     return { ok: true, value: bridge };
   }
@@ -339,6 +360,10 @@ export class Namespace implements DeviceOwner, Interfaces {
 
   private readonly bridgeNetfilter = brNetfilterHook(this);
   private readonly bridgePreRouting = brNetfilterPreRouting(this);
+  private readonly bridgePostRouting = brNetfilterPostRouting(this);
+  /** nftables' bridge family (netfilter/family-hooks.ts). */
+  private readonly bridgeNft: BridgeNftHook = (point, pkt, inDev, outDev) =>
+    this.netfilter.families.bridge(point, pkt, inDev, outDev);
 
   private readonly underlay: VxlanUnderlay = {
     sendEncapsulated: (vxlan, pkt, remote, srcPort, tos) => {

@@ -51,6 +51,7 @@ import {
   IPS_FIXED_TIMEOUT,
   IPS_NAT_CLASH,
   IPS_NAT_DONE_MASK,
+  IPS_OFFLOAD,
   IPS_SEEN_REPLY,
   TRACK_ACCEPT,
   TRACK_REPEAT,
@@ -210,6 +211,9 @@ function allowClash(protocol: number): boolean {
   // nf_conntrack_l4proto.allow_clash: set for UDP and UDP-Lite only.
   return protocol === IPPROTO_UDP || protocol === IPPROTO_UDPLITE;
 }
+
+/** NF_CT_DAY: how far nf_ct_offload_timeout pushes an offloaded entry's deadline. */
+const OFFLOAD_TIMEOUT_NS = 86_400 * 1_000_000_000;
 
 export class Conntrack {
   readonly table: ConnTable;
@@ -561,6 +565,22 @@ export class Conntrack {
   /** Sets status bits (NAT: IPS_SRC_NAT, IPS_DST_NAT, IPS_SRC_NAT_DONE, IPS_DST_NAT_DONE). */
   setStatus(index: number, bits: number): void {
     this.table.setStatus(index, bits);
+  }
+
+  /**
+   * The flowtable's hold on an offloaded entry (flowtable.ts): IPS_OFFLOAD, and nf_ct_offload_timeout's deadline a
+   * day ahead while the flow lives; at teardown flow_offload_fixup_ct brings it back to `timeoutNs` from now.
+   */
+  setOffloaded(index: number, offloaded: boolean, now: number, timeoutNs: number): void {
+    const table = this.table;
+    if (offloaded) {
+      table.setStatus(index, IPS_OFFLOAD);
+      if (table.timeout(index) - now < OFFLOAD_TIMEOUT_NS / 2)
+        table.setExpiry(index, now + OFFLOAD_TIMEOUT_NS);
+      return;
+    }
+    table.clearStatus(index, IPS_OFFLOAD);
+    if (table.timeout(index) - now > timeoutNs) table.setExpiry(index, now + timeoutNs);
   }
 
   // ---- accessors (conntrack -L, matches, NAT) ------------------------------------------

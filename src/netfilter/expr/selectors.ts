@@ -5,6 +5,7 @@
 import { PacketType } from '../../core/packet.ts';
 import type { HashSelector, Selector, Value } from '../ir.ts';
 import type { PacketState } from '../packet-state.ts';
+import { readFamilyField } from './family-fields.ts';
 import { jhashValue, symhashValue } from './hash.ts';
 
 /** nft's ct state bits (NF_CT_STATE_*_BIT). */
@@ -152,11 +153,12 @@ function meta(
     case 'oifname':
       return state.outDev?.name ?? '';
     case 'l4proto':
-      return pkt.buf[pkt.network + 9]!;
+      // pkt->tprot is set only for IPv4 (nft_set_pktinfo_ipv4_validate in the bridge and netdev chains).
+      return state.l2Protocol === 0x0800 ? pkt.buf[pkt.network + 9]! : undefined;
     case 'nfproto':
       return 2; // NFPROTO_IPV4
     case 'protocol':
-      return 0x0800;
+      return state.l2Protocol;
     case 'length':
       return pkt.end - pkt.network;
     case 'pkttype':
@@ -329,6 +331,9 @@ export function readValue(state: PacketState, value: Value): number | string | u
       break;
     case 'rt':
       raw = undefined;
+      break;
+    case 'family-field':
+      raw = readFamilyField(state, selector.field);
       break;
   }
   if (typeof raw !== 'number') return raw;

@@ -6,7 +6,18 @@
 import { strerror } from '../../core/errno.ts';
 import type { Chain, Constant, Family, NamedSet, Rule, SetElement, Table } from '../ir.ts';
 import type { RulesetDraft, RulesetError, RulesetStore } from '../ruleset.ts';
-import type { ChainDef, Command, Named, ParsedRule, RawElement, SetDef, TableRef } from './ast.ts';
+import type {
+  ChainDef,
+  Command,
+  FlowtableDef,
+  Named,
+  ParsedRule,
+  RawElement,
+  SetDef,
+  TableRef,
+} from './ast.ts';
+import { kernelRefusesHook } from './families.ts';
+import { familyHasFlowtables, flowtableOf, flowtableText, printFlowtables } from './flowtables.ts';
 import { type ErrorRecord, errorAt, type Location } from './location.ts';
 import { Misspell } from './misspell.ts';
 import {
@@ -188,6 +199,16 @@ class Runner {
       case 'list-tables':
         this.stdout += printTables(draft.ruleset, command.family);
         return undefined;
+      case 'list-flowtables':
+        this.stdout += printFlowtables(
+          draft.ruleset.tables.filter((t) => command.family === undefined || t.family === command.family),
+          this.print,
+        );
+        return undefined;
+      case 'add-flowtable':
+      case 'delete-flowtable':
+      case 'list-flowtable':
+        return this.flowtableCommand(draft, command);
       case 'list-chains':
         this.stdout += printChains(draft.ruleset, { ...this.print, family: command.family });
         return undefined;
@@ -321,6 +342,10 @@ class Runner {
       const error = this.addSet(draft, table, set, false);
       if (error !== undefined) return error;
     }
+    for (const flowtable of command.flowtables ?? []) {
+      const error = addFlowtable(table, flowtable, false, flowtable.loc);
+      if (error !== undefined) return error;
+    }
     for (let i = 0; i < command.chains.length; i++)
       for (const rule of command.chains[i]!.rules) {
         const error = this.addRule(draft, table, chains[i]!, rule, undefined, rule.loc);
@@ -341,7 +366,8 @@ class Runner {
       // nft_chain_validate_hooks: nat chains hook everywhere but forward, route chains only output.
       if (
         (spec.type === 'nat' && spec.hook === 'forward') ||
-        (spec.type === 'route' && spec.hook !== 'output')
+        (spec.type === 'route' && spec.hook !== 'output') ||
+        kernelRefusesHook(table.family, spec.hook)
       )
         return kernelError(loc, 'EOPNOTSUPP');
     }
@@ -401,6 +427,14 @@ class Runner {
         table.sets.set(set.name, set);
       }
       if (set.size === undefined) set.size = 0xffff;
+    }
+    // nft_flow_offload_init: the flowtable must exist in the rule's table (ENOENT); _validate: forward chains of
+    // the ip, ip6 and inet families only (EOPNOTSUPP).
+    for (const ref of rule.flowtableRefs ?? []) {
+      if (!table.flowtables?.some((flowtable) => flowtable.name === ref.name))
+        return kernelError(ref.loc, 'ENOENT');
+      if (!familyHasFlowtables(table.family) || (chain.base !== undefined && chain.base.hook !== 'forward'))
+        return kernelError(loc, 'EOPNOTSUPP');
     }
     for (const ref of rule.chainRefs) {
       const target = table.chains.get(ref.name);
@@ -541,6 +575,34 @@ class Runner {
     return { key, data, ...extra };
   }
 
+  /** `add|create|delete|list flowtable [family] TABLE NAME`. */
+  private flowtableCommand(
+    draft: RulesetDraft,
+    command: Extract<Command, { kind: 'add-flowtable' | 'delete-flowtable' | 'list-flowtable' }>,
+  ): ErrorRecord | undefined {
+    const table = this.table(draft, command.ref, command.kind === 'list-flowtable' ? 'plain' : 'kernel');
+    if (isErrorRecord(table)) return table;
+    if (command.kind === 'add-flowtable')
+      return addFlowtable(table, command.flowtable, command.exclusive, command.loc);
+    const name = command.flowtable.name;
+    const flowtable = table.flowtables?.find((candidate) => candidate.name === name);
+    if (flowtable === undefined)
+      return command.kind === 'list-flowtable'
+        ? errorAt(command.flowtable.loc, strerror('ENOENT'))
+        : kernelError(command.flowtable.loc, 'ENOENT');
+    if (command.kind === 'list-flowtable') {
+      this.stdout += `table ${table.family} ${table.name} {\n${flowtableText(flowtable, this.print)}}\n`;
+      return undefined;
+    }
+    // nf_tables_delflowtable: EBUSY while a rule's `flow add` uses it.
+    for (const chain of table.chains.values())
+      for (const rule of chain.rules)
+        if (rule.exprs.some((expr) => expr.kind === 'flow-offload' && expr.flowtable === name))
+          return kernelError(command.flowtable.loc, 'EBUSY');
+    table.flowtables = (table.flowtables ?? []).filter((candidate) => candidate !== flowtable);
+    return undefined;
+  }
+
   private setCommand(
     draft: RulesetDraft,
     command: Extract<Command, { kind: 'delete-set' | 'flush-set' | 'list-set' }>,
@@ -592,8 +654,25 @@ class Runner {
   }
 }
 
+/** nf_tables_newflowtable: a flowtable of a family with a flowtable type, in its table's handle space. */
+function addFlowtable(
+  table: Table,
+  def: FlowtableDef,
+  exclusive: boolean,
+  loc: Location,
+): ErrorRecord | undefined {
+  if (!familyHasFlowtables(table.family)) return kernelError(loc, 'EOPNOTSUPP');
+  const existing = table.flowtables ?? [];
+  if (existing.some((flowtable) => flowtable.name === def.name.name)) {
+    if (exclusive) return kernelError(def.name.loc, 'EEXIST');
+    return undefined;
+  }
+  table.flowtables = [...existing, flowtableOf(def, table.nextHandle++)];
+  return undefined;
+}
+
 function family(ref: TableRef): Family {
-  return ref.family === 'inet' ? 'inet' : 'ip';
+  return ref.family;
 }
 
 /**

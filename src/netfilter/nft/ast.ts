@@ -31,6 +31,8 @@ export interface ParsedRule {
   /** NAT and reject statements, whose chain type and hook the kernel validates. */
   readonly natStatements: readonly { readonly type: 'snat' | 'dnat' | 'masquerade' | 'redirect' }[];
   readonly rejects: number;
+  /** Flowtables named by `flow add @ft`, which the kernel looks up in the rule's table (ENOENT). */
+  readonly flowtableRefs?: readonly Named[];
   readonly loc: Location;
 }
 
@@ -56,6 +58,15 @@ export interface ChainDef {
   readonly spec: BaseChainSpec | undefined;
   readonly comment: string | undefined;
   readonly rules: readonly ParsedRule[];
+  readonly loc: Location;
+}
+
+/** `flowtable NAME { hook ingress priority P; devices = { ... }; [counter] }`. */
+export interface FlowtableDef {
+  readonly name: Named;
+  readonly priority: number;
+  readonly devices: readonly string[];
+  readonly counter: boolean;
   readonly loc: Location;
 }
 
@@ -88,6 +99,21 @@ export type Command =
       readonly comment: string | undefined;
       readonly chains: readonly ChainDef[];
       readonly sets: readonly SetDef[];
+      /** `flowtable NAME { ... }` items of the block. */
+      readonly flowtables?: readonly FlowtableDef[];
+      readonly loc: Location;
+    }
+  | {
+      readonly kind: 'add-flowtable';
+      readonly exclusive: boolean;
+      readonly ref: TableRef;
+      readonly flowtable: FlowtableDef;
+      readonly loc: Location;
+    }
+  | {
+      readonly kind: 'delete-flowtable' | 'list-flowtable';
+      readonly ref: TableRef;
+      readonly flowtable: Named;
       readonly loc: Location;
     }
   | {
@@ -151,7 +177,7 @@ export type Command =
       readonly loc: Location;
     }
   | {
-      readonly kind: 'list-tables' | 'list-chains' | 'list-sets' | 'list-maps';
+      readonly kind: 'list-tables' | 'list-chains' | 'list-sets' | 'list-maps' | 'list-flowtables';
       readonly family: NftFamily | undefined;
       readonly loc: Location;
     };

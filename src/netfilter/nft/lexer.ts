@@ -2,6 +2,7 @@
 // addresses, `eth*` wildcards), decimal and 0x numbers, quoted strings, punctuation, newlines and `#` comments.
 // No IPv6 addresses, no `$variables` or `include`, no scanner scopes: every keyword is a keyword everywhere.
 
+import { parseIpv6 } from './ipv6-text.ts';
 import type { Location } from './location.ts';
 
 export type TokenKind = 'word' | 'number' | 'quoted' | 'punct' | 'newline' | 'semicolon' | 'eof' | 'junk';
@@ -204,6 +205,8 @@ function isWordChar(c: string): boolean {
 
 // Sticky patterns, matched at the current position without copying the input.
 const IPV4 = /\d{1,3}(?:\.\d{1,3}){3}/y;
+const IPV6_MAPPED = /^[0-9a-fA-F:]*:\d+\.\d+\.\d+\.\d+/;
+const IPV6_CANDIDATE = /^[0-9a-fA-F:]*:[0-9a-fA-F:]*/;
 const MAC = /[0-9a-fA-F]{1,2}(?::[0-9a-fA-F]{1,2}){5}(?![0-9a-zA-Z:])/y;
 const HEX = /0x[0-9a-fA-F]+/y;
 const DEC = /\d+/y;
@@ -211,6 +214,16 @@ const DEC = /\d+/y;
 function matchAt(pattern: RegExp, text: string, at: number): string | undefined {
   pattern.lastIndex = at;
   return pattern.exec(text)?.[0];
+}
+
+/** An IPv6 address starting at `at` (nft's scanner has ip6addr tokens), with at least two colons; else undefined. */
+function matchIpv6(text: string, at: number): string | undefined {
+  const rest = text.slice(at);
+  const match = IPV6_MAPPED.exec(rest) ?? IPV6_CANDIDATE.exec(rest);
+  if (match === null) return undefined;
+  const candidate = match[0];
+  if (candidate.split(':').length < 3 || parseIpv6(candidate) === undefined) return undefined;
+  return candidate;
 }
 
 /** Splits `text` into tokens, always ending with one `eof` token; never throws. */
@@ -267,6 +280,14 @@ export function tokenize(text: string): Token[] {
       push('quoted', i, end - i + 1, text.slice(i + 1, end));
       i = end + 1;
       continue;
+    }
+    if (isDigit(c) || isLetter(c) || (c === ':' && text[i + 1] === ':')) {
+      const ip6 = matchIpv6(text, i);
+      if (ip6 !== undefined) {
+        push('word', i, ip6.length, ip6);
+        i += ip6.length;
+        continue;
+      }
     }
     if (isDigit(c) || isLetter(c)) {
       const mac = matchAt(MAC, text, i);

@@ -5,7 +5,8 @@
 // cached, the events of other namespaces.
 
 import type { RulesetCommit, RulesetEvent, RulesetStore } from '../ruleset.ts';
-import { formatElement, formatPriority, formatRule, formatSetDeclaration } from './printer.ts';
+import { formatFamilyPriority } from './families.ts';
+import { formatElement, formatRule, formatSetDeclaration } from './printer.ts';
 
 /** The line nft prints for one event (monitor.c: netlink_events_{table,chain,set,setelem,rule}_cb). */
 export function formatRulesetEvent(event: RulesetEvent): string {
@@ -18,7 +19,7 @@ export function formatRulesetEvent(event: RulesetEvent): string {
       const base = event.chain.base;
       if (event.op === 'delete' || base === undefined)
         return `${event.op} chain ${where} ${event.chain.name}\n`;
-      return `add chain ${where} ${event.chain.name} { type ${base.type} hook ${base.hook} priority ${formatPriority(base.hook, base.priority)}; policy ${base.policy}; }\n`;
+      return `add chain ${where} ${event.chain.name} { type ${base.type} hook ${base.hook} priority ${formatFamilyPriority(event.table.family, base.hook, base.priority)}; policy ${base.policy}; }\n`;
     }
     case 'set':
       return event.op === 'delete'

@@ -5,7 +5,7 @@
 // rules added later show as `unknown rule handle N`), and `policy accept|drop` with `meta mark` when the mark is
 // set. Implicit returns from regular chains print nothing, as with Linux 6.x. Not modelled: IPv6, VLAN tags.
 
-import type { Rule, Verdict } from '../ir.ts';
+import type { Family, Rule, Verdict } from '../ir.ts';
 import type { Netfilter } from '../netfilter.ts';
 import type { NftTraceEvent, TracedPacket, TraceListener } from '../trace.ts';
 import { formatRule } from './printer.ts';
@@ -37,7 +37,7 @@ function macAt(bytes: Uint8Array, at: number): string {
 }
 
 /** A raw payload match as nft prints an undecoded rest: `@th,64,96 0x76c10c6b...` (no leading zeros). */
-function raw(base: 'll' | 'th', bytes: Uint8Array, from: number, to: number): string {
+function raw(base: 'll' | 'nh' | 'th', bytes: Uint8Array, from: number, to: number): string {
   let hex = '';
   for (let i = from; i < to; i++) hex += bytes[i]!.toString(16).padStart(2, '0');
   hex = hex.replace(/^0+/, '');
@@ -55,16 +55,24 @@ function tcpFlags(value: number): string {
 }
 
 /** trace.c: trace_print_packet — the fields of one packet as nft expressions, each followed by a space. */
-export function packetFields(packet: TracedPacket, family: 'ip' | 'inet'): string[] {
+export function packetFields(packet: TracedPacket, family: Family): string[] {
   const fields: string[] = [];
   if (packet.iifname !== undefined) fields.push(`iif "${packet.iifname}"`);
   if (packet.oifname !== undefined) fields.push(`oif "${packet.oifname}"`);
   const link = packet.linkHeader;
+  // The bridge and netdev families know their link layer (proto_eth), whatever the devices the kernel named.
+  const linkFamily = family === 'bridge' || family === 'netdev';
+  if (link === undefined && linkFamily) return [...fields, ...unknownLinkFields(packet)];
   if (link !== undefined && link.length > 0) {
-    if (packet.iifname !== undefined && link.length >= 14 && packet.linkEthernet !== false) {
+    if ((packet.iifname !== undefined || linkFamily) && link.length >= 14 && packet.linkEthernet !== false) {
       fields.push(`ether saddr ${macAt(link, 6)}`, `ether daddr ${macAt(link, 0)}`);
     } else fields.push(raw('ll', link, 0, link.length));
   }
+  // The network protocol: the link header's EtherType when dumped (an arp table's packets are ARP).
+  const etherType =
+    link !== undefined && link.length >= 14 ? u16(link, 12) : family === 'arp' ? ETH_P_ARP : ETH_P_IP;
+  if (etherType === ETH_P_ARP) return [...fields, ...arpFields(packet.network)];
+  if (etherType !== ETH_P_IP) return fields;
   const ip = packet.network;
   if (ip.length < 20) return fields;
   const ihl = (ip[0]! & 0x0f) * 4;
@@ -82,9 +90,33 @@ export function packetFields(packet: TracedPacket, family: 'ip' | 'inet'): strin
   const th = fragment || ihl >= end ? undefined : ip.subarray(ihl, end);
   const transport = th === undefined ? [] : transportFields(protocol, th);
   // In an ip table the decoded transport header implies the protocol; inet keeps `ip protocol`.
-  if (family === 'inet' || transport.length === 0 || transport[0]!.startsWith('@th'))
+  if (family !== 'ip' || transport.length === 0 || transport[0]!.startsWith('@th'))
     fields.push(`ip protocol ${symbolName('inet_proto', protocol) ?? protocol}`);
   fields.push(`ip length ${u16(ip, 2)}`, ...transport);
+  return fields;
+}
+
+const ETH_P_IP = 0x0800;
+const ETH_P_ARP = 0x0806;
+
+/** An ARP header: nft decodes the operation only (the hardware and protocol fields are its dependencies). */
+function arpFields(arp: Uint8Array): string[] {
+  if (arp.length < 8) return [];
+  const op = u16(arp, 6);
+  return [`arp operation ${symbolName('arp_op', op) ?? op}`];
+}
+
+/**
+ * A netdev packet whose link header the kernel did not dump (at egress): nft cannot tell its network protocol, so
+ * the network header prints raw up to the transport header, then at most 20 bytes of it (`@nh,0,160 0x45...`).
+ */
+function unknownLinkFields(packet: TracedPacket): string[] {
+  const ip = packet.network;
+  if (ip.length < 20) return ip.length === 0 ? [] : [raw('nh', ip, 0, ip.length)];
+  const ihl = Math.min((ip[0]! & 0x0f) * 4, ip.length);
+  const fields = [raw('nh', ip, 0, ihl)];
+  const th = ip.subarray(ihl, Math.min(ip.length, ihl + TRANSPORT_DUMP));
+  if (th.length > 0) fields.push(raw('th', th, 0, th.length));
   return fields;
 }
 

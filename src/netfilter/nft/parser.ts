@@ -4,7 +4,19 @@
 // Not supported: `include`, `define`/`$var`, flowtables, objects (counters, quotas), `typeof` set keys, IPv6.
 
 import type { BaseChainSpec, ChainType, DataType, Family, HookName } from '../ir.ts';
-import type { ChainDef, Command, Named, NftFamily, ParsedRule, RawElement, SetDef, TableRef } from './ast.ts';
+import type {
+  ChainDef,
+  Command,
+  FlowtableDef,
+  Named,
+  NftFamily,
+  ParsedRule,
+  RawElement,
+  SetDef,
+  TableRef,
+} from './ast.ts';
+import { familyHasHook, familyHasType, hookNeedsDevice, namedPriority } from './families.ts';
+import { parseFlowtableBlock } from './flowtables.ts';
 import { KEYWORDS, type Token, tokenize } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, type Source, span } from './location.ts';
 import { parseElements, parseRule, parseTime } from './rule.ts';
@@ -23,18 +35,16 @@ const MAX_ERRORS = 10;
 class Abort {}
 
 const FAMILIES: readonly NftFamily[] = ['ip', 'inet', 'ip6', 'arp', 'bridge', 'netdev'];
-const HOOKS: readonly HookName[] = ['prerouting', 'input', 'forward', 'output', 'postrouting'];
+const HOOKS: readonly HookName[] = [
+  'prerouting',
+  'input',
+  'forward',
+  'output',
+  'postrouting',
+  'ingress',
+  'egress',
+];
 const CHAIN_TYPES: readonly ChainType[] = ['filter', 'nat', 'route'];
-
-/** nft's standard priorities and the hooks they may name (rule.c: std_prios, std_prio_family_hook_compat). */
-const STANDARD_PRIORITIES: Record<string, { value: number; hooks: readonly HookName[] | undefined }> = {
-  raw: { value: -300, hooks: undefined },
-  mangle: { value: -150, hooks: undefined },
-  dstnat: { value: -100, hooks: ['prerouting'] },
-  filter: { value: 0, hooks: undefined },
-  security: { value: 50, hooks: undefined },
-  srcnat: { value: 100, hooks: ['postrouting'] },
-};
 
 /** Parses a whole input; never throws. */
 export function parseNft(source: Source): ParseResult {
@@ -143,17 +153,15 @@ class CommandParser {
     return { family: undefined, loc: undefined };
   }
 
-  /** `[family] NAME`, checking that packetlab models the family. */
+  /** `[family] NAME`. */
   private tableRef(): TableRef {
     const { family, loc } = this.family();
     const table = this.s.name();
-    if (family !== undefined && family !== 'ip' && family !== 'inet')
-      this.s.report(errorAt(loc!, 'Could not process rule: Address family not supported by protocol'));
     return { family: family ?? 'ip', familyLoc: loc, table };
   }
 
   private irFamily(ref: TableRef): Family {
-    return ref.family === 'inet' ? 'inet' : 'ip';
+    return ref.family;
   }
 
   private add(first: Token, exclusive: boolean): Command {
@@ -193,6 +201,12 @@ class CommandParser {
         const name = this.s.name();
         const set = this.setBlock(name, object.text === 'map');
         return { kind: 'add-set', exclusive, ref, set, loc: this.loc(first) };
+      }
+      case 'flowtable': {
+        this.s.next();
+        const ref = this.tableRef();
+        const flowtable = parseFlowtableBlock(this.s, this.s.name());
+        return { kind: 'add-flowtable', exclusive, ref, flowtable, loc: this.loc(first) };
       }
       case 'element': {
         this.s.next();
@@ -278,6 +292,10 @@ class CommandParser {
         const elements = parseElements(this.s, { map: false });
         return { kind: 'delete-element', ref, set, elements, loc: this.loc(first) };
       }
+      case 'flowtable': {
+        const ref = this.tableRef();
+        return { kind: 'delete-flowtable', ref, flowtable: this.s.name(), loc: this.loc(first) };
+      }
       default:
         return this.s.fail(object);
     }
@@ -319,9 +337,14 @@ class CommandParser {
       case 'chains':
       case 'sets':
       case 'maps':
+      case 'flowtables':
         return { kind: `list-${object.text}`, family: this.family().family, loc: this.loc(first) };
       case 'table':
         return { kind: 'list-table', ref: this.tableRef(), loc: this.loc(first) };
+      case 'flowtable': {
+        const ref = this.tableRef();
+        return { kind: 'list-flowtable', ref, flowtable: this.s.name(), loc: this.loc(first) };
+      }
       case 'chain': {
         const ref = this.tableRef();
         return { kind: 'list-chain', ref, chain: this.s.name(), loc: this.loc(first) };
@@ -366,6 +389,7 @@ class CommandParser {
   private tableBlock(first: Token, ref: TableRef, exclusive: boolean): Command {
     const chains: ChainDef[] = [];
     const sets: SetDef[] = [];
+    const flowtables: FlowtableDef[] = [];
     let comment: string | undefined;
     const family = this.irFamily(ref);
     this.block(
@@ -382,6 +406,9 @@ class CommandParser {
           case 'comment':
             comment = this.quoted();
             break;
+          case 'flowtable':
+            flowtables.push(parseFlowtableBlock(this.s, this.s.name()));
+            break;
           case 'flags':
             this.s.next();
             this.s.report(errorAt(token.loc, 'table flags are not supported by packetlab'));
@@ -392,7 +419,7 @@ class CommandParser {
       },
       { closeAfterItem: false },
     );
-    return { kind: 'add-table', exclusive, ref, comment, chains, sets, loc: this.loc(first) };
+    return { kind: 'add-table', exclusive, ref, comment, chains, sets, flowtables, loc: this.loc(first) };
   }
 
   private quoted(): string {
@@ -410,7 +437,7 @@ class CommandParser {
     this.block(
       () => {
         const token = this.s.peek();
-        if (token.kind === 'word' && token.text === 'type') spec = this.chainSpec(spec);
+        if (token.kind === 'word' && token.text === 'type') spec = this.chainSpec(spec, family);
         else if (token.kind === 'word' && token.text === 'policy') {
           this.s.next();
           const policy = this.s.next();
@@ -428,15 +455,17 @@ class CommandParser {
     return { name, spec, comment, rules, loc: span(start.loc, this.s.previous().loc) };
   }
 
-  /** `type T hook H [device D] priority P` */
-  private chainSpec(previous: BaseChainSpec | undefined): BaseChainSpec {
-    this.s.expectWord('type');
+  /** `type T hook H [device D | devices = { D, ... }] priority P`, checked for the family (families.ts). */
+  private chainSpec(previous: BaseChainSpec | undefined, family: Family): BaseChainSpec {
+    const typeWord = this.s.expectWord('type');
     const type = this.s.next();
     if (type.kind !== 'word') this.s.fail(type, 'string');
     this.s.expectWord('hook');
     const hook = this.s.next();
     if (hook.kind !== 'word') this.s.fail(hook, 'string');
-    if (this.s.acceptWord('device') !== undefined) this.s.next();
+    const deviceWord = this.s.peek();
+    const devices = this.chainDevices();
+    const deviceLoc = devices === undefined ? undefined : span(deviceWord.loc, this.s.previous().loc);
     const priorityToken = this.s.expectWord('priority');
     let value: number | undefined;
     let name: string | undefined;
@@ -455,24 +484,57 @@ class CommandParser {
       } else value = 0;
     } else this.s.fail(next);
     const priorityLoc = span(priorityToken.loc, this.s.previous().loc);
+    const hookName = hook.text as HookName;
     if (!CHAIN_TYPES.includes(type.text as ChainType)) this.s.report(errorAt(type.loc, 'unknown chain type'));
-    if (!HOOKS.includes(hook.text as HookName)) this.s.report(errorAt(hook.loc, 'unknown chain hook'));
+    if (!HOOKS.includes(hookName)) this.s.report(errorAt(hook.loc, 'unknown chain hook'));
+    else if (!familyHasHook(family, hookName))
+      this.s.report(errorAt(hook.loc, `The ${family} family does not support this hook`));
     let priority = value ?? 0;
-    if (name !== undefined) {
-      const standard = STANDARD_PRIORITIES[name];
-      if (
-        standard === undefined ||
-        (standard.hooks !== undefined && !standard.hooks.includes(hook.text as HookName))
-      ) {
+    if (name !== undefined && HOOKS.includes(hookName)) {
+      const standard = namedPriority(family, hookName, name);
+      if (standard === undefined)
         this.s.report(errorAt(priorityLoc, 'invalid priority expression value in this context.'));
-      } else priority = standard.value + priority;
+      else priority = standard + priority;
     }
+    if (HOOKS.includes(hookName) && familyHasHook(family, hookName)) {
+      if (deviceLoc !== undefined && !hookNeedsDevice(family, hookName))
+        this.s.report(errorAt(deviceLoc, 'This chain type cannot be bound to device'));
+      else if (devices === undefined && hookNeedsDevice(family, hookName))
+        this.s.report(
+          errorAt(span(typeWord.loc, this.s.previous().loc), "Missing `device' in this chain definition"),
+        );
+    }
+    // The kernel has no chain type of that name for the family (nf_tables_chain_type_lookup: ENOENT).
+    if (CHAIN_TYPES.includes(type.text as ChainType) && !familyHasType(family, type.text as ChainType))
+      this.s.report(errorAt(type.loc, 'Could not process rule: No such file or directory'));
     return {
       type: type.text as ChainType,
-      hook: hook.text as HookName,
+      hook: hookName,
       priority,
       policy: previous?.policy ?? 'accept',
+      devices,
     };
+  }
+
+  /** `device NAME` or `devices = { A, B }` (sorted as nft sends the set's elements); undefined when absent. */
+  private chainDevices(): string[] | undefined {
+    if (this.s.acceptWord('device') !== undefined) return [this.deviceName()];
+    if (this.s.acceptWord('devices') === undefined) return undefined;
+    this.s.expectPunct('=', "'='");
+    this.s.expectPunct('{', "'{'");
+    const names = [this.deviceName()];
+    while (this.s.acceptPunct(',') !== undefined) {
+      if (this.s.isPunct('}')) break;
+      names.push(this.deviceName());
+    }
+    this.s.expectPunct('}', "comma or '}'");
+    return [...new Set(names)].sort();
+  }
+
+  private deviceName(): string {
+    const token = this.s.next();
+    if (token.kind !== 'word' && token.kind !== 'quoted') this.s.fail(token, 'string');
+    return token.text;
   }
 
   private setBlock(name: Named, map: boolean, options: { inTable: boolean } = { inTable: false }): SetDef {

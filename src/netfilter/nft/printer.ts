@@ -23,6 +23,9 @@ import type {
   Verdict,
   XtMatchOptions,
 } from '../ir.ts';
+import { formatDevices, formatFamilyPriority } from './families.ts';
+import { hiddenFamilyDependency } from './family-rule.ts';
+import { flowtableText } from './flowtables.ts';
 import { formatLimit, formatQuota } from './stmt-limit.ts';
 import { formatLog } from './stmt-log.ts';
 import { formatReject } from './stmt-reject.ts';
@@ -117,6 +120,8 @@ function selectorText(value: Value, ctx: RuleContext | undefined): string {
       return hashText(selector, ctx);
     case 'rt':
       return selector.key === 'nexthop' ? 'rt ip nexthop' : 'rt mtu';
+    case 'family-field':
+      return selector.field;
   }
 }
 
@@ -580,6 +585,7 @@ export function formatRule(rule: Rule, table: Table, options: PrintOptions = {})
       continue;
     }
     const expr = rule.exprs[i]!;
+    if (hiddenFamilyDependency(rule.exprs, i, table.family)) continue;
     const expression = expr.kind === 'cmp' || expr.kind === 'lookup' || expr.kind === 'vmap';
     killDependencies(expr, parts, deps, table.family);
     parts.push(exprText(expr, ctx, counters));
@@ -650,6 +656,8 @@ function exprText(
       return `tcp option maxseg size set ${expr.mss === 'pmtu' ? 'rt mtu' : expr.mss}`;
     case 'xt-target':
       return `xt target ${expr.options.name}`;
+    case 'flow-offload':
+      return `flow add @${expr.flowtable}`;
     case 'verdict':
       return verdictText(expr.verdict, ctx.iptables);
   }
@@ -756,8 +764,10 @@ function chainText(table: Table, name: string, options: PrintOptions, withRules:
   // rule.c: chain_print_declaration prints the comment before the base chain's type line.
   if (chain.comment !== undefined) text += `\t\tcomment "${chain.comment}"\n`;
   if (chain.base !== undefined) {
-    const { type, hook, priority, policy } = chain.base;
-    text += `\t\ttype ${type} hook ${hook} priority ${formatPriority(hook, priority)}; policy ${policy};\n`;
+    const { type, hook, priority, policy, devices } = chain.base;
+    const bound = devices === undefined ? '' : formatDevices(devices);
+    const named = formatFamilyPriority(table.family, hook, priority);
+    text += `\t\ttype ${type} hook ${hook}${bound} priority ${named}; policy ${policy};\n`;
   }
   if (withRules)
     for (const rule of chain.rules)
@@ -777,6 +787,8 @@ function tableHeader(table: Table, options: PrintOptions, whole = false): string
 export function printTable(table: Table, options: PrintOptions = {}): string {
   const items: string[] = [];
   for (const set of table.sets.values()) items.push(setText(set, options));
+  // rule.c: table_print lists the flowtables after the sets, before the chains.
+  for (const flowtable of table.flowtables ?? []) items.push(flowtableText(flowtable, options));
   for (const name of table.chains.keys()) items.push(chainText(table, name, options, true));
   const comment = table.comment === undefined ? '' : `\tcomment "${table.comment}"\n`;
   return `${tableHeader(table, options, true)}${comment}${items.join('\n')}}\n`;

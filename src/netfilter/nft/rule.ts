@@ -10,6 +10,7 @@ import type {
   DataType,
   Expr,
   Family,
+  FamilyField,
   MetaKey,
   NatFlags,
   NatRange,
@@ -24,6 +25,7 @@ import type {
 import type { Named, ParsedRule, RawElement, RawVerdict } from './ast.ts';
 import { generatorMax, parseHash, parseNumgen } from './expr-hash.ts';
 import { BARE_META_KEYS, META_KEYS, parseTcHandle } from './expr-meta.ts';
+import { familyDependency, linkLayerFamily, parseFamilyField } from './family-rule.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
 import { parseLimit, parseQuota } from './stmt-limit.ts';
@@ -214,6 +216,7 @@ class RuleParser {
   private readonly chainRefs: Named[] = [];
   private readonly setRefs: (Named & { types: readonly NftType[]; map: boolean; lhs: Location })[] = [];
   private readonly natStatements: { type: 'snat' | 'dnat' | 'masquerade' | 'redirect' }[] = [];
+  private readonly flowtableRefs: Named[] = [];
   private rejects = 0;
 
   constructor(
@@ -274,6 +277,7 @@ class RuleParser {
       setRefs: this.setRefs,
       natStatements: this.natStatements,
       rejects: this.rejects,
+      flowtableRefs: this.flowtableRefs,
       loc: span(start, this.s.previous().loc),
     };
   }
@@ -338,6 +342,10 @@ class RuleParser {
         case 'numgen':
         case 'jhash':
         case 'symhash':
+        case 'vlan':
+        case 'arp':
+        case 'ip6':
+        case 'icmpv6':
           this.matchOrSet();
           break;
         case 'update':
@@ -348,6 +356,9 @@ class RuleParser {
         case 'protocol':
         case 'l4proto':
           this.symbolStart(start);
+          break;
+        case 'flow':
+          this.flowStatement();
           break;
         default:
           if (start.text === 'day' || start.text === 'hour' || start.text === 'time')
@@ -592,6 +603,9 @@ class RuleParser {
               `syntax error, unexpected ${key.text}, known keys are ${META_KEYS_KNOWN}`,
             );
         this.s.next();
+        // The bridge ports' names exist in the bridge family only; ip and inet refuse them (nft_meta_get_validate).
+        if ((key.text === 'ibrname' || key.text === 'obrname') && this.options.family === 'bridge')
+          return done({ kind: 'family-field', field: `meta ${key.text}` });
         if (!MODELLED_META.has(key.text))
           this.s.failAt(span(first.loc, key.loc), `meta ${key.text} is not supported by packetlab`);
         const selector: Selector = { kind: 'meta', key: key.text as MetaKey };
@@ -655,7 +669,14 @@ class RuleParser {
       case 'icmp':
         return field('icmp', ['type', 'code', 'id', 'sequence', 'checksum', 'mtu', 'gateway']);
       case 'ether':
+        if (this.s.acceptWord('type') !== undefined)
+          return done({ kind: 'family-field', field: 'ether type' });
         return field('ether', ['saddr', 'daddr']);
+      case 'vlan':
+      case 'arp':
+      case 'ip6':
+      case 'icmpv6':
+        return done({ kind: 'family-field', field: parseFamilyField(first, this.s) });
       case 'ct':
         return this.ctPrimary(first, done);
       case 'fib':
@@ -930,9 +951,16 @@ class RuleParser {
   /** Inserts the protocol matches a payload needs, as nft's payload dependency logic does. */
   private dependencies(left: readonly Primary[], loc: Location): void {
     for (const primary of left) {
+      if (primary.selector.kind === 'family-field') {
+        this.pushFamilyDependency(primary.selector.field, loc);
+        continue;
+      }
       if (primary.selector.kind !== 'payload') continue;
       const field = primary.selector.field;
-      if (field.startsWith('ip ') && !this.networkKnown) this.pushDependency('nfproto', 2);
+      if (field.startsWith('ip ') && !this.networkKnown) {
+        if (linkLayerFamily(this.options.family)) this.pushFamilyDependency('ip', loc);
+        else this.pushDependency('nfproto', 2);
+      }
       if (field.startsWith('ip ') && this.options.family === 'inet') this.networkLoc ??= primary.loc;
       const protocol = FIELD_PROTOCOL[field];
       if (protocol === undefined) continue;
@@ -962,6 +990,23 @@ class RuleParser {
           negate: false,
         });
     }
+  }
+
+  /** family-rule.ts: the link-layer and network dependencies of the bridge, netdev, arp and ip6 families' fields. */
+  private pushFamilyDependency(field: FamilyField | 'ip', loc: Location): void {
+    const dependency = familyDependency(field, this.options.family, this.exprs);
+    this.exprs.push(...dependency.exprs);
+    if (field === 'ip') this.networkKnown = true;
+    const l4proto = dependency.l4proto;
+    if (l4proto === undefined) return;
+    if (this.transportProto === undefined) this.pushDependency('l4proto', l4proto);
+    else if (this.transportProto !== l4proto)
+      this.report(
+        errorAt(
+          loc,
+          `conflicting protocols specified: ${protocolName(this.transportProto)} vs. ${protocolName(l4proto)}`,
+        ),
+      );
   }
 
   private pushDependency(key: 'l4proto' | 'nfproto', value: number): void {
@@ -1132,6 +1177,21 @@ class RuleParser {
       elements.push({ key, data });
     }
     return { kind: 'anonymous', elements, keyType: types.map(dataTypeOf) };
+  }
+
+  // ---- flow statement ---------------------------------------------------------------------------------------
+
+  /** `flow add @ft` / `flow offload @ft` (parser_bison.y: flow_stmt; flowtables.ts). */
+  private flowStatement(): void {
+    const start = this.s.next();
+    const op = this.s.next();
+    if (op.text !== 'add' && op.text !== 'offload') this.s.fail(op);
+    this.s.expectPunct('@', "'@'");
+    const name = this.s.peek();
+    if (name.kind !== 'word' && name.kind !== 'quoted') this.s.fail(name, 'string');
+    this.s.next();
+    this.flowtableRefs.push({ name: name.text, loc: span(start.loc, name.loc) });
+    this.exprs.push({ kind: 'flow-offload', flowtable: name.text });
   }
 
   // ---- set statements ---------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // reject_stmt_print) for the ip and inet families: `reject`, `with icmp [type] CODE`, `with icmpx [type] CODE`,
 // `with icmpv6 [type] CODE` (inet only; IPv6 packets are not modelled, so it never fires on IPv4), `with tcp reset`.
 
-import type { RejectWith } from '../ir.ts';
+import type { Family, RejectWith } from '../ir.ts';
 import type { Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
 import type { TokenStream } from './stream.ts';
@@ -28,7 +28,8 @@ const ICMPV6_CODES: readonly (readonly [string, number])[] = [
 
 /** What the rule parser knows when the reject comes. */
 export interface RejectContext {
-  readonly family: 'ip' | 'inet';
+  /** Families other than ip read reject as inet does (no ICMPv4 default; icmpx). */
+  readonly family: Family;
   /** The transport protocol matched before, and where. */
   readonly transport: { readonly protocol: number; readonly loc: Location } | undefined;
   readonly networkKnown: boolean;
@@ -110,7 +111,7 @@ export function parseReject(s: TokenStream, ctx: RejectContext): RejectWith {
  * reject_stmt_print: in ip tables the port-unreachable default prints bare; in inet tables an explicit ICMP (or
  * ICMPv6) type always prints, and the icmpx port-unreachable default prints bare. iptables-nft rules say `icmp type`.
  */
-export function formatReject(how: RejectWith, family: 'ip' | 'inet', iptables: boolean): string {
+export function formatReject(how: RejectWith, family: Family, iptables: boolean): string {
   switch (how.kind) {
     case 'tcp-reset':
       return 'reject with tcp reset';

@@ -4,6 +4,7 @@
 
 import type { Constant, DataType, Selector } from '../ir.ts';
 import { formatTcHandle, META_KEYS } from './expr-meta.ts';
+import { ARP_OPS, FAMILY_FIELD_BITS, FAMILY_FIELD_TYPE, ICMPV6_CODES, ICMPV6_TYPES } from './family-types.ts';
 
 export type NftType =
   | 'ipv4_addr'
@@ -35,7 +36,12 @@ export type NftType =
   | 'ifkind'
   | 'time'
   | 'ct_label'
-  | 'tc_handle';
+  | 'tc_handle'
+  /** The families' types (family-types.ts). */
+  | 'arp_op'
+  | 'ipv6_addr'
+  | 'icmpv6_type'
+  | 'icmpv6_code';
 
 type SymbolTable = readonly (readonly [string, number])[];
 
@@ -249,6 +255,7 @@ const ETHER_TYPES: SymbolTable = [
   ['ip', 0x0800],
   ['arp', 0x0806],
   ['ip6', 0x86dd],
+  // nft prints 0x8100 as 8021q and reads both names (proto.c: ethertype_tbl).
   ['8021q', 0x8100],
   ['vlan', 0x8100],
 ];
@@ -287,6 +294,9 @@ const TABLES: Partial<Record<NftType, SymbolTable>> = {
   fib_addrtype: FIB_ADDRTYPES,
   nfproto: NFPROTOS,
   ether_type: ETHER_TYPES,
+  arp_op: ARP_OPS,
+  icmpv6_type: ICMPV6_TYPES,
+  icmpv6_code: ICMPV6_CODES,
 };
 
 /** Bitmask types: a bare list of names is a flag test (`ct state established,related`). */
@@ -301,6 +311,8 @@ export function typeBits(type: NftType): number {
     case 'tcp_flag':
     case 'icmp_type':
     case 'icmp_code':
+    case 'icmpv6_type':
+    case 'icmpv6_code':
     case 'pkttype':
     case 'ct_dir':
     case 'ecn':
@@ -312,6 +324,10 @@ export function typeBits(type: NftType): number {
       return 16;
     case 'boolean':
       return 1;
+    case 'arp_op':
+      return 16;
+    case 'ipv6_addr':
+      return 128;
     case 'ether_addr':
       return 48;
     default:
@@ -336,6 +352,8 @@ export function symbolName(type: NftType, value: number): string | undefined {
 /** How many bits a selector reads (range checks: `ip ttl 300` exceeds 0-255). */
 export function selectorBits(selector: Selector): number {
   switch (selector.kind) {
+    case 'family-field':
+      return FAMILY_FIELD_BITS[selector.field];
     case 'payload':
       switch (selector.field) {
         case 'ip checksum':
@@ -408,6 +426,8 @@ export function selectorBits(selector: Selector): number {
 /** The type of the value a selector reads (nft's expression datatypes). */
 export function selectorType(selector: Selector): NftType {
   switch (selector.kind) {
+    case 'family-field':
+      return FAMILY_FIELD_TYPE[selector.field];
     case 'payload':
       switch (selector.field) {
         case 'ether saddr':
@@ -616,6 +636,8 @@ export function formatConstant(type: NftType, constant: Constant, options: { inS
     case 'number':
       return formatNumber(type, constant.value);
     case 'string':
+      // IPv6 addresses are kept as their canonical text (family-rule.ts): nft prints them bare.
+      if (type === 'ipv6_addr') return constant.value;
       return `"${constant.value}${constant.wildcard ? '*' : ''}"`;
     case 'prefix':
       if (type === 'ipv4_addr' && constant.len === 32) return formatIpv4(constant.addr);

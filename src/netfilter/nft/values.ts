@@ -2,6 +2,7 @@
 // once the type they are compared with is known, with nft's messages for values that do not fit the type.
 
 import type { Constant } from '../ir.ts';
+import { formatIpv6, maskIpv6, parseIpv6 } from './ipv6-text.ts';
 import type { Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location } from './location.ts';
 import { isBitmask, type NftType, symbolValue, typeBits } from './types.ts';
@@ -55,6 +56,10 @@ export const DESCRIPTIONS: Record<NftType, string> = {
   time: 'relative time',
   ct_label: 'conntrack label',
   tc_handle: 'TC handle',
+  arp_op: 'ARP operation',
+  ipv6_addr: 'IPv6 address',
+  icmpv6_type: 'ICMPv6 type',
+  icmpv6_code: 'icmpv6 code',
 };
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
@@ -105,6 +110,11 @@ export function resolveAtom(type: NftType, atom: RawAtom, width?: number): Const
   }
   const text = token.text;
   switch (type) {
+    case 'ipv6_addr': {
+      const groups = parseIpv6(text);
+      if (groups === undefined) return errorAt(loc, 'Could not resolve hostname: Name or service not known');
+      return { kind: 'string', value: formatIpv6(groups), wildcard: false };
+    }
     case 'ipv4_addr': {
       const addr = parseIpv4(text);
       if (addr === undefined) return errorAt(loc, 'Could not resolve hostname: Name or service not known');
@@ -192,6 +202,7 @@ export function resolveValue(
     case 'atom':
       return resolveAtom(type, raw, width);
     case 'prefix': {
+      if (type === 'ipv6_addr') return ipv6Prefix(raw);
       if (type !== 'ipv4_addr' && type !== 'mark' && type !== 'integer')
         return errorAt(raw.loc, `Could not parse ${DESCRIPTIONS[type]}`);
       const base = numberOf(type, raw.base);
@@ -226,6 +237,20 @@ export function resolveValue(
       return { kind: 'number', value };
     }
   }
+}
+
+/** `fe80::/10`: the network's canonical text and length, kept as text (packetlab has no IPv6 packets). */
+function ipv6Prefix(raw: Extract<RawValue, { kind: 'prefix' }>): Constant | ErrorRecord {
+  const groups = parseIpv6(raw.base.token.text);
+  if (groups === undefined) return errorAt(raw.loc, 'Could not resolve hostname: Name or service not known');
+  if (raw.len.kind !== 'number' || raw.len.value > 128)
+    return errorAt(raw.loc, `Prefix length ${raw.len.text} is invalid for type of 128 bits width`);
+  if (raw.len.value === 128) return { kind: 'string', value: formatIpv6(groups), wildcard: false };
+  return {
+    kind: 'string',
+    value: `${formatIpv6(maskIpv6(groups, raw.len.value))}/${raw.len.value}`,
+    wildcard: false,
+  };
 }
 
 export function isErrorRecord(value: unknown): value is ErrorRecord {
