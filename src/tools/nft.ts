@@ -1,6 +1,6 @@
 // `nft` as nftables 1.0.6's command line: `-f FILE` (from the simulation's files, `-f -` from stdin), commands as arguments
-// (joined by spaces, as nft does), `-c` check only, `-a` handles, `-v`; `nft monitor trace` runs in the
-// background through spawn(). Accepted and ignored: -n -N -S -u -p -T -e -t. Not supported: -j, -i, -s, -y, -I, -d.
+// (joined by spaces, as nft does), `-c` check only, `-a` handles, `-s` stateless listings, `-v`; `nft monitor trace` runs in the
+// background through spawn(). Accepted and ignored: -n -N -S -u -p -T -e -t. Not supported: -j, -i, -y, -I, -d.
 
 import { RulesetMonitor, runNft, TraceMonitor } from '../netfilter/nft/index.ts';
 import type { Namespace } from '../netns/namespace.ts';
@@ -9,6 +9,7 @@ import { type CommandResult, fail, unsupported } from './result.ts';
 interface NftOptions {
   check: boolean;
   handles: boolean;
+  stateless: boolean;
   file: string | undefined;
   version: boolean;
   words: string[];
@@ -38,7 +39,14 @@ const LONG_OPTIONS: Record<string, string> = {
 
 /** getopt with a leading `+`: options end at the first word that is not one. */
 function parseOptions(args: string[]): NftOptions | CommandResult {
-  const options: NftOptions = { check: false, handles: false, file: undefined, version: false, words: [] };
+  const options: NftOptions = {
+    check: false,
+    handles: false,
+    stateless: false,
+    file: undefined,
+    version: false,
+    words: [],
+  };
   let i = 0;
   for (; i < args.length; i++) {
     const arg = args[i]!;
@@ -65,6 +73,9 @@ function parseOptions(args: string[]): NftOptions | CommandResult {
         case 'a':
           options.handles = true;
           break;
+        case 's':
+          options.stateless = true;
+          break;
         case 'v':
           options.version = true;
           break;
@@ -88,7 +99,6 @@ function parseOptions(args: string[]): NftOptions | CommandResult {
           return { stdout: 'Usage: nft [ options ] [ cmds... ]\n', stderr: '', exitCode: 0 };
         case 'j':
         case 'i':
-        case 's':
         case 'y':
         case 'I':
         case 'd':
@@ -116,6 +126,7 @@ export function nft(ns: Namespace, args: string[], stdin = ''): CommandResult {
       file: '/dev/stdin',
       check: options.check,
       handles: options.handles,
+      stateless: options.stateless,
       now: ns.sim.now,
     });
   if (options.file !== undefined) {
@@ -129,6 +140,7 @@ export function nft(ns: Namespace, args: string[], stdin = ''): CommandResult {
       file: options.file,
       check: options.check,
       handles: options.handles,
+      stateless: options.stateless,
       now: ns.sim.now,
     });
   }
@@ -140,6 +152,7 @@ export function nft(ns: Namespace, args: string[], stdin = ''): CommandResult {
   return runNft(ns.netfilter, options.words.join(' '), {
     check: options.check,
     handles: options.handles,
+    stateless: options.stateless,
     now: ns.sim.now,
   });
 }

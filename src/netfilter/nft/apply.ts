@@ -19,6 +19,7 @@ import {
   printTable,
   printTables,
 } from './printer.ts';
+import { autoMerge, elementCounter } from './set-elements.ts';
 import { fromDataType, type NftType } from './types.ts';
 import { DESCRIPTIONS, isErrorRecord, resolveValue } from './values.ts';
 
@@ -29,6 +30,8 @@ export interface ApplyOptions {
   readonly handles: boolean;
   /** Virtual ns now, for the time set elements have left. */
   readonly now?: number | undefined;
+  /** `nft -s`: listings without counter values. */
+  readonly stateless?: boolean | undefined;
 }
 
 export interface ApplyResult {
@@ -97,10 +100,11 @@ class Runner {
     private readonly committed: Ruleset,
   ) {
     this.now = options.now;
-    this.print =
-      options.now === undefined
-        ? { handles: options.handles }
-        : { handles: options.handles, now: options.now };
+    this.print = {
+      handles: options.handles,
+      ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.stateless === true ? { stateless: true } : {}),
+    };
   }
 
   run(draft: RulesetDraft, command: Command): ErrorRecord | undefined {
@@ -382,18 +386,30 @@ class Runner {
     for (const ref of rule.setRefs) {
       const set = table.sets.get(ref.name);
       if (set === undefined) return this.setNotFound(draft, ref);
-      const error = checkSetTypes(set, ref.types, ref.loc, ref.lhs);
+      const error =
+        ref.stmt === undefined
+          ? checkSetTypes(set, ref.types, ref.loc, ref.lhs)
+          : checkDynsetTypes(set, ref.types, ref.lhs, ref.stmt);
       if (error !== undefined) return error;
     }
+    const statements = rule.setRefs.filter((ref) => ref.stmt !== undefined);
     for (const expr of rule.exprs) {
       if (expr.kind !== 'set-update') continue;
+      const stmtLoc = statements.shift()?.stmt ?? loc;
       let set = table.sets.get(expr.set)!;
-      // nft marks the set it updates dynamic (evaluate.c: stmt_evaluate_set), and nft_dynset_init gives a set
-      // without a size 65535.
-      if (!set.flags.includes('dynamic')) {
+      // nft marks a set it updates dynamic when the same input declares it (evaluate.c: stmt_evaluate_set, on its
+      // cache), and nft_dynset_init gives a set without a size 65535.
+      const declaredHere = !this.committed.tables.some(
+        (t) => t.family === table.family && t.name === table.name && t.sets.has(set.name),
+      );
+      if (!set.flags.includes('dynamic') && declaredHere) {
         set = { ...set, flags: [...set.flags, 'dynamic'] };
         table.sets.set(set.name, set);
       }
+      // nft_dynset_init: a timeout needs a set with timeouts, a counter a set the packet path may update.
+      if (expr.timeout !== undefined && !set.flags.includes('timeout') && set.timeout === undefined)
+        return kernelError(stmtLoc, 'EOPNOTSUPP');
+      if (expr.counter === true && !set.flags.includes('dynamic')) return kernelError(stmtLoc, 'EINVAL');
       if (set.size === undefined) set.size = 0xffff;
     }
     for (const ref of rule.chainRefs) {
@@ -466,6 +482,7 @@ class Runner {
       handle: draft.allocateHandle(table),
       timeout: def.timeout === undefined ? undefined : inJiffies(def.timeout),
       size: def.size,
+      ...setOptions(def),
     };
     const added = draft.addSet(table, set);
     if ('errno' in added) return kernelError(def.name.loc, 'EEXIST');
@@ -492,6 +509,7 @@ class Runner {
       set.elements.push(element);
       draft.elementsAdded(table, set, [element]);
     }
+    autoMerge(set);
     return undefined;
   }
 
@@ -511,10 +529,17 @@ class Runner {
     // The element's comment and timeout; with a timeout (its own or the set's) it expires that long from now.
     const own = raw.timeout === undefined ? undefined : inJiffies(raw.timeout);
     const timeout = own ?? set.timeout;
-    const extra: Pick<SetElement, 'comment' | 'timeout' | 'expires'> = {
+    // `expires T` sets the time it has left (at most its timeout); a set without timeouts ignores both.
+    const left =
+      raw.expires === undefined || timeout === undefined
+        ? timeout
+        : Math.min(inJiffies(raw.expires), timeout);
+    const counter = elementCounter(set, raw.counter);
+    const extra: Pick<SetElement, 'comment' | 'timeout' | 'expires' | 'counter'> = {
       ...(raw.comment === undefined ? {} : { comment: raw.comment }),
       ...(own === undefined ? {} : { timeout: own }),
-      ...(timeout === undefined || this.now === undefined ? {} : { expires: this.now + timeout * 1e6 }),
+      ...(left === undefined || this.now === undefined ? {} : { expires: this.now + left * 1e6 }),
+      ...(counter === undefined ? {} : { counter }),
     };
     if (set.dataType === undefined) {
       if (raw.data !== undefined) return errorAt(raw.loc, 'Set member cannot be map');
@@ -588,6 +613,17 @@ class Runner {
   }
 }
 
+/** The declaration's options the kernel keeps (policy, gc-interval, counter) and nft's own (auto-merge, typeof). */
+function setOptions(def: SetDef): Partial<NamedSet> {
+  return {
+    ...(def.policy === undefined ? {} : { policy: def.policy }),
+    ...(def.gcInterval === undefined ? {} : { gcInterval: inJiffies(def.gcInterval) }),
+    ...(def.autoMerge === true ? { autoMerge: true } : {}),
+    ...(def.counter === true ? { counter: true } : {}),
+    ...(def.typeofText === undefined ? {} : { typeofText: def.typeofText }),
+  };
+}
+
 function family(ref: TableRef): Family {
   return ref.family === 'inet' ? 'inet' : 'ip';
 }
@@ -638,6 +674,26 @@ function checkSetTypes(
     loc,
     `datatype mismatch, expected ${describe(types)}, expression has type ${describe(setTypes)}`,
     lhs,
+  );
+}
+
+/** evaluate.c: stmt_evaluate_set — the key must have the set's type (the other way round from a lookup's message). */
+function checkDynsetTypes(
+  set: NamedSet,
+  types: readonly NftType[],
+  key: Location,
+  stmt: Location,
+): ErrorRecord | undefined {
+  const error = checkSetTypes(set, types, key, stmt);
+  if (error === undefined) return undefined;
+  const describe = (list: readonly NftType[]): string =>
+    list.length === 1
+      ? DESCRIPTIONS[list[0]!]
+      : `concatenation of (${list.map((type) => DESCRIPTIONS[type]).join(', ')})`;
+  return errorAt(
+    key,
+    `datatype mismatch: expected ${describe(set.keyType.map(fromDataType))}, expression has type ${describe(types)}`,
+    stmt,
   );
 }
 

@@ -1,13 +1,14 @@
 // Recursive-descent parser for nft command input (`nft -f FILE`, `nft 'CMD; CMD'`): commands, `table { }`
 // blocks with chains, sets and maps, chain specs with named priorities. A syntax error stops at the first
 // offending token, as bison does; evaluation errors are reported only when the whole input parsed.
-// Not supported: `include`, `define`/`$var`, flowtables, objects (counters, quotas), `typeof` set keys, IPv6.
+// Not supported: flowtables, objects (counters, quotas), IPv6.
 
 import type { BaseChainSpec, ChainType, DataType, Family, HookName } from '../ir.ts';
 import type { ChainDef, Command, Named, NftFamily, ParsedRule, RawElement, SetDef, TableRef } from './ast.ts';
 import { KEYWORDS, type Token, tokenize } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, type Source, span } from './location.ts';
 import { parseElements, parseRule, parseTime } from './rule.ts';
+import { parseTypeof } from './set-typeof.ts';
 import { ParseFailure, TokenStream } from './stream.ts';
 import { SET_TYPES } from './types.ts';
 
@@ -484,6 +485,11 @@ class CommandParser {
     let comment: string | undefined;
     let timeout: number | undefined;
     let size: number | undefined;
+    let policy: 'memory' | undefined;
+    let gcInterval: number | undefined;
+    let autoMerge: boolean | undefined;
+    let counter: boolean | undefined;
+    let typeofText: SetDef['typeofText'];
     let keyKnown = false;
     this.block(
       () => {
@@ -511,10 +517,44 @@ class CommandParser {
             } else if (map) this.s.fail(this.s.peek(), 'colon');
             break;
           }
-          case 'typeof':
-            this.s.report(errorAt(token.loc, 'typeof is not supported by packetlab, use type'));
-            while (!this.s.atEnd() && !this.s.isPunct('}')) this.s.next();
+          case 'typeof': {
+            const key = parseTypeof(this.s);
+            keyType = [...key.types];
             keyKnown = true;
+            let data: string | undefined;
+            if (this.s.acceptPunct(':') !== undefined) {
+              if (!map) this.s.fail(this.s.previous());
+              if (this.s.acceptWord('verdict') !== undefined) {
+                dataType = 'verdict';
+                data = 'verdict';
+              } else {
+                const value = parseTypeof(this.s);
+                if (value.types.length > 1)
+                  this.s.report(errorAt(token.loc, 'concatenated map data is not supported by packetlab'));
+                dataType = value.types[0];
+                data = value.text;
+              }
+            } else if (map) this.s.fail(this.s.peek(), 'colon');
+            typeofText = { key: key.text, data };
+            break;
+          }
+          case 'policy': {
+            const value = this.s.next();
+            if (value.text === 'memory') policy = 'memory';
+            else if (value.text !== 'performance') this.s.fail(value);
+            break;
+          }
+          case 'gc-interval': {
+            const time = this.s.next();
+            gcInterval = parseTime(time);
+            if (gcInterval === undefined) this.s.fail(time);
+            break;
+          }
+          case 'auto-merge':
+            autoMerge = true;
+            break;
+          case 'counter':
+            counter = true;
             break;
           case 'flags':
             do {
@@ -554,7 +594,23 @@ class CommandParser {
     const loc = span(start.loc, this.s.previous().loc);
     if (!keyKnown)
       this.s.report(errorAt(options.inTable ? name.loc : loc, 'set definition does not specify key'));
-    return { name, map, keyType, dataType, flags, elements, comment, timeout, size, loc };
+    return {
+      name,
+      map,
+      keyType,
+      dataType,
+      flags,
+      elements,
+      comment,
+      timeout,
+      size,
+      policy,
+      gcInterval,
+      autoMerge,
+      counter,
+      typeofText,
+      loc,
+    };
   }
 
   /** A set key or data type; undefined (reported) when nft or packetlab does not know it. */

@@ -23,6 +23,8 @@ import type {
   Verdict,
   XtMatchOptions,
 } from '../ir.ts';
+import { elementCounterText } from './set-elements.ts';
+import { dynsetOptionsText } from './stmt-set.ts';
 import {
   flagNames,
   formatConstant,
@@ -42,6 +44,8 @@ export interface PrintOptions {
   readonly counters?: (rule: Rule) => { readonly packets: number; readonly bytes: number } | undefined;
   /** Virtual ns now: elements with a timeout print the time they have left, expired ones not at all. */
   readonly now?: number;
+  /** `nft -s`: counters and quotas without their values. */
+  readonly stateless?: boolean;
 }
 
 // ---- priorities -------------------------------------------------------------------------------------------
@@ -76,6 +80,8 @@ interface RuleContext {
   readonly iptables: boolean;
   /** The transport protocol a preceding `meta l4proto X` established (th prints as tcp/udp then). */
   transport: number | undefined;
+  /** `nft -s`: counters print without their values. */
+  readonly stateless?: boolean | undefined;
 }
 
 function selectorText(value: Value, ctx: RuleContext | undefined): string {
@@ -555,6 +561,7 @@ export function formatRule(rule: Rule, table: Table, options: PrintOptions = {})
     family: table.family,
     iptables: rule.iptables !== undefined,
     transport: undefined,
+    stateless: options.stateless,
   };
   const parts: (string | undefined)[] = [];
   const deps: Dependencies = { transport: undefined, network: undefined };
@@ -621,6 +628,7 @@ function exprText(
     case 'match':
       return xtMatchText(expr.options);
     case 'counter':
+      if (ctx.stateless === true) return 'counter';
       return `counter packets ${counters.packets} bytes ${counters.bytes}`;
     case 'meta-set':
       return `meta ${expr.key} set ${sourceText(expr.source, expr.key)}`;
@@ -635,7 +643,7 @@ function exprText(
     case 'notrack':
       return 'notrack';
     case 'set-update':
-      return `${expr.op} @${expr.set} { ${expr.key.map((value) => valueText(value, ctx)).join(' . ')} }`;
+      return `${expr.op} @${expr.set} { ${expr.key.map((value) => valueText(value, ctx)).join(' . ')}${dynsetOptionsText(expr)} }`;
     case 'ipset-update':
       return 'xt target SET';
     case 'verdict':
@@ -678,8 +686,13 @@ function setFlagsText(set: NamedSet): string | undefined {
 }
 
 /** An element's options as nft prints them: its own timeout, the time left, its comment. */
-function elementOptionsText(set: NamedSet, element: SetElement, now: number | undefined): string {
-  let text = '';
+function elementOptionsText(
+  set: NamedSet,
+  element: SetElement,
+  now: number | undefined,
+  stateless = false,
+): string {
+  let text = elementCounterText(element, stateless);
   if (element.timeout !== undefined && element.timeout !== set.timeout)
     text += ` timeout ${formatDuration(element.timeout)}`;
   if (element.expires !== undefined && now !== undefined)
@@ -704,16 +717,29 @@ export function formatSetDeclaration(set: NamedSet): string {
   return `type ${set.keyType.join(' . ')}${isMap ? ` : ${set.dataType}` : ''};${flags === undefined ? '' : ` flags ${flags};`}`;
 }
 
+/** `type T [: D]`, or `typeof EXPR [: EXPR]` for a set declared by expressions. */
+function setTypeText(set: NamedSet): string {
+  const isMap = set.dataType !== undefined;
+  if (set.typeofText !== undefined)
+    return `typeof ${set.typeofText.key}${set.typeofText.data === undefined ? '' : ` : ${set.typeofText.data}`}`;
+  return `type ${set.keyType.join(' . ')}${isMap ? ` : ${set.dataType}` : ''}`;
+}
+
 function setText(set: NamedSet, options: PrintOptions): string {
   const isMap = set.dataType !== undefined;
   const keyTypes = set.keyType.map(fromDataType);
   const handle = options.handles ? ` # handle ${set.handle ?? 0}` : '';
   let text = `\t${isMap ? 'map' : 'set'} ${set.name} {${handle}\n`;
-  text += `\t\ttype ${set.keyType.join(' . ')}${isMap ? ` : ${set.dataType}` : ''}\n`;
+  // rule.c: set_print_declaration's order.
+  text += `\t\t${setTypeText(set)}\n`;
+  if (set.policy !== undefined) text += `\t\tpolicy ${set.policy}\n`;
   if (set.size !== undefined) text += `\t\tsize ${set.size}\n`;
   const flags = setFlagsText(set);
   if (flags !== undefined) text += `\t\tflags ${flags}\n`;
+  if (set.counter === true) text += '\t\tcounter\n';
+  if (set.autoMerge === true) text += '\t\tauto-merge\n';
   if (set.timeout !== undefined) text += `\t\ttimeout ${formatDuration(set.timeout)}\n`;
+  if (set.gcInterval !== undefined) text += `\t\tgc-interval ${formatDuration(set.gcInterval)}\n`;
   if (set.comment !== undefined) text += `\t\tcomment "${set.comment}"\n`;
   const now = options.now;
   const live = set.elements.filter(
@@ -727,7 +753,7 @@ function setText(set: NamedSet, options: PrintOptions): string {
     elements.forEach((element, i) => {
       if (i > 0) body += i % perLine === 0 ? ',\n\t\t\t     ' : ', ';
       body += keyText(keyTypes, element.key, true);
-      body += elementOptionsText(set, element, now);
+      body += elementOptionsText(set, element, now, options.stateless);
       if (element.data !== undefined) body += ` : ${dataText(element.data, dataType)}`;
     });
     text += `\t\telements = { ${body} }\n`;

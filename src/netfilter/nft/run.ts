@@ -15,6 +15,8 @@ export interface NftRunOptions {
   readonly handles?: boolean;
   /** Virtual ns now: listings print the time set elements have left. */
   readonly now?: number;
+  /** `-s`: listings without counter values. */
+  readonly stateless?: boolean;
 }
 
 export interface NftRunResult {
@@ -42,6 +44,7 @@ export function runNft(
     check: options.check ?? false,
     handles: options.handles ?? false,
     now: options.now,
+    stateless: options.stateless ?? false,
   });
   if (result.error !== undefined)
     return { stdout: '', stderr: formatError(source, result.error), exitCode: 1 };
