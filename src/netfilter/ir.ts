@@ -164,6 +164,8 @@ export interface NamedSet {
   readonly autoMerge?: boolean | undefined;
   /** `counter`: every element counts the packets that find it (NFT_SET_EXPR counter). */
   readonly counter?: boolean | undefined;
+  /** The kernel's element limit where the listing shows no size: a constant set holds what it was declared with. */
+  readonly capacity?: number | undefined;
   /** `typeof ...` as nft lists it, when the set was declared by expressions rather than types. */
   readonly typeofText?: { readonly key: string; readonly data: string | undefined } | undefined;
 }

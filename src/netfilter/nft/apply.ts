@@ -19,7 +19,7 @@ import {
   printTable,
   printTables,
 } from './printer.ts';
-import { autoMerge, elementCounter } from './set-elements.ts';
+import { autoMerge, elementCounter, getElements } from './set-elements.ts';
 import { fromDataType, type NftType } from './types.ts';
 import { DESCRIPTIONS, isErrorRecord, resolveValue } from './values.ts';
 
@@ -43,7 +43,7 @@ export interface ApplyResult {
 
 function kernelError(
   loc: Location,
-  errno: 'ENOENT' | 'EEXIST' | 'EBUSY' | 'EINVAL' | 'EOPNOTSUPP' | 'ELOOP',
+  errno: 'ENOENT' | 'EEXIST' | 'EBUSY' | 'EINVAL' | 'EOPNOTSUPP' | 'ELOOP' | 'ENFILE',
 ): ErrorRecord {
   return errorAt(loc, `Could not process rule: ${strerror(errno)}`);
 }
@@ -75,7 +75,11 @@ export function applyCommands(
       }
       return undefined;
     },
-    { readOnly: commands.every((command) => command.kind.startsWith('list-')) },
+    {
+      readOnly: commands.every(
+        (command) => command.kind.startsWith('list-') || command.kind === 'get-element',
+      ),
+    },
   );
   if (runner.failure !== undefined) return { stdout: '', warnings: '', error: runner.failure };
   if (result !== undefined && result !== CHECKED && lastLoc !== undefined)
@@ -182,6 +186,17 @@ class Runner {
       case 'create-element':
       case 'delete-element':
         return this.elementCommand(draft, command);
+      case 'get-element': {
+        const table = this.table(draft, command.ref, 'plain');
+        if (isErrorRecord(table)) return table;
+        const set = table.sets.get(command.set.name);
+        if (set === undefined) return errorAt(command.set.loc, strerror('ENOENT'));
+        const found = getElements(set, command.elements);
+        if (isErrorRecord(found)) return found;
+        if (found === undefined) return kernelError(command.loc, 'ENOENT');
+        this.output([table], printSet(table, { ...set, elements: found }, this.print));
+        return undefined;
+      }
       case 'flush-ruleset':
         for (const table of [...draft.ruleset.tables])
           if (command.family === undefined || table.family === command.family)
@@ -483,6 +498,8 @@ class Runner {
       timeout: def.timeout === undefined ? undefined : inJiffies(def.timeout),
       size: def.size,
       ...setOptions(def),
+      // nft sizes a constant set to its declared elements (an empty one is unbounded): adding more is ENFILE.
+      ...(def.flags.includes('constant') && def.elements.length > 0 ? { capacity: def.elements.length } : {}),
     };
     const added = draft.addSet(table, set);
     if ('errno' in added) return kernelError(def.name.loc, 'EEXIST');
@@ -505,6 +522,8 @@ class Runner {
         if (options.exclusive) return kernelError(raw.loc, 'EEXIST');
         continue;
       }
+      if (set.capacity !== undefined && set.elements.length >= set.capacity)
+        return kernelError(raw.loc, 'ENFILE');
       keys.add(key);
       set.elements.push(element);
       draft.elementsAdded(table, set, [element]);

@@ -158,6 +158,13 @@ export type Command =
       readonly loc: Location;
     }
   | {
+      readonly kind: 'get-element';
+      readonly ref: TableRef;
+      readonly set: Named;
+      readonly elements: readonly RawElement[];
+      readonly loc: Location;
+    }
+  | {
       readonly kind: 'flush-ruleset' | 'list-ruleset';
       readonly family: NftFamily | undefined;
       readonly loc: Location;

@@ -108,6 +108,15 @@ class CommandParser {
       case 'delete':
         this.s.next();
         return [this.delete(first)];
+      case 'get': {
+        // `get element FAMILY TABLE SET { KEYS }` (parser_bison.y: get_cmd).
+        this.s.next();
+        this.s.expectWord('element', 'element');
+        const ref = this.tableRef();
+        const set = this.s.name();
+        const elements = parseElements(this.s, { map: false });
+        return [{ kind: 'get-element', ref, set, elements, loc: this.loc(first) }];
+      }
       case 'flush':
         this.s.next();
         return [this.flush(first)];

@@ -3,7 +3,11 @@
 // element options in nft's listing order. Not supported: other per-element expressions (quota, limit, last).
 
 import type { Constant, DataType, ElementCounter, NamedSet, SetElement } from '../ir.ts';
+import type { RawElement } from './ast.ts';
+import type { ErrorRecord } from './location.ts';
 import type { TokenStream } from './stream.ts';
+import { fromDataType } from './types.ts';
+import { isErrorRecord, resolveValue } from './values.ts';
 
 /** After `counter`: optional `packets N bytes M`; a bare counter starts at zero. */
 export function parseElementCounter(s: TokenStream): { packets: number; bytes: number } {
@@ -84,4 +88,33 @@ export function autoMerge(set: NamedSet): void {
     ([low, high, element]) => element ?? { key: intervalKey(low, high, type), data: undefined },
   );
   set.elements.splice(0, set.elements.length, ...elements);
+}
+
+/**
+ * `nft get element`: for each key written, the element that holds it (for interval sets the interval it falls in,
+ * nft_setelem_get with NFT_SET_ELEM_INTERVAL_END lookups); undefined when one is missing (the kernel's ENOENT).
+ */
+export function getElements(
+  set: NamedSet,
+  keys: readonly RawElement[],
+): SetElement[] | ErrorRecord | undefined {
+  const types = set.keyType.map(fromDataType);
+  const found: SetElement[] = [];
+  for (const raw of keys) {
+    const key = resolveValue(types, raw.key);
+    if (isErrorRecord(key)) return key;
+    const wanted = interval(key);
+    const element = set.elements.find((candidate) => {
+      if (wanted === undefined) return sameKey(candidate.key, key);
+      const held = interval(candidate.key);
+      return held !== undefined && held[0] <= wanted[0] && wanted[1] <= held[1];
+    });
+    if (element === undefined) return undefined;
+    if (!found.includes(element)) found.push(element);
+  }
+  return found;
+}
+
+function sameKey(a: Constant, b: Constant): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
