@@ -1,7 +1,8 @@
 // `nft` as nftables 1.0.6's command line: `-f FILE` (from the simulation's files, `-f -` from stdin), commands as arguments
 // (joined by spaces, as nft does), `-c` check only, `-a` handles, `-s` stateless listings, `-v`; `nft monitor trace` runs in the
-// background through spawn(). Accepted and ignored: -n -N -S -u -p -T -e -t. Not supported: -j, -i, -y, -I, -d.
+// background through spawn(). Accepted and ignored: -n -N -S -u -p -T -e -t. `-I DIR` for `include`. Not supported: -j, -i, -y, -d.
 
+import type { IncludeFiles } from '../netfilter/nft/define.ts';
 import { RulesetMonitor, runNft, TraceMonitor } from '../netfilter/nft/index.ts';
 import type { Namespace } from '../netns/namespace.ts';
 import { type CommandResult, fail, unsupported } from './result.ts';
@@ -10,6 +11,7 @@ interface NftOptions {
   check: boolean;
   handles: boolean;
   stateless: boolean;
+  includeDirs: string[];
   file: string | undefined;
   version: boolean;
   words: string[];
@@ -43,6 +45,7 @@ function parseOptions(args: string[]): NftOptions | CommandResult {
     check: false,
     handles: false,
     stateless: false,
+    includeDirs: [],
     file: undefined,
     version: false,
     words: [],
@@ -95,12 +98,18 @@ function parseOptions(args: string[]): NftOptions | CommandResult {
         case 'e':
         case 't':
           break;
+        case 'I': {
+          const value = inlineValue ?? (j + 1 < flags.length ? flags.slice(j + 1) : args[++i]);
+          if (value === undefined) return fail("nft: option requires an argument -- 'I'\n");
+          options.includeDirs.push(value);
+          j = flags.length;
+          break;
+        }
         case 'h':
           return { stdout: 'Usage: nft [ options ] [ cmds... ]\n', stderr: '', exitCode: 0 };
         case 'j':
         case 'i':
         case 'y':
-        case 'I':
         case 'd':
           return unsupported('nft', `option -${flag}`);
         default:
@@ -110,6 +119,19 @@ function parseOptions(args: string[]): NftOptions | CommandResult {
   }
   options.words = args.slice(i);
   return options;
+}
+
+/** `include` reads the simulation's files. */
+function includeFiles(ns: Namespace, dirs: readonly string[]): IncludeFiles {
+  const files = ns.sim.files;
+  return {
+    read: (path) => {
+      const bytes = files.get(path);
+      return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
+    },
+    paths: () => files.keys(),
+    dirs,
+  };
 }
 
 function isMonitor(words: readonly string[]): boolean {
@@ -127,6 +149,7 @@ export function nft(ns: Namespace, args: string[], stdin = ''): CommandResult {
       check: options.check,
       handles: options.handles,
       stateless: options.stateless,
+      files: includeFiles(ns, options.includeDirs),
       now: ns.sim.now,
     });
   if (options.file !== undefined) {
@@ -141,6 +164,7 @@ export function nft(ns: Namespace, args: string[], stdin = ''): CommandResult {
       check: options.check,
       handles: options.handles,
       stateless: options.stateless,
+      files: includeFiles(ns, options.includeDirs),
       now: ns.sim.now,
     });
   }
@@ -153,6 +177,7 @@ export function nft(ns: Namespace, args: string[], stdin = ''): CommandResult {
     check: options.check,
     handles: options.handles,
     stateless: options.stateless,
+    files: includeFiles(ns, options.includeDirs),
     now: ns.sim.now,
   });
 }

@@ -5,6 +5,7 @@
 
 import type { BaseChainSpec, ChainType, DataType, Family, HookName } from '../ir.ts';
 import type { ChainDef, Command, Named, NftFamily, ParsedRule, RawElement, SetDef, TableRef } from './ast.ts';
+import { expandDefines, type IncludeFiles } from './define.ts';
 import { KEYWORDS, type Token, tokenize } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, type Source, span } from './location.ts';
 import { parseElements, parseRule, parseTime } from './rule.ts';
@@ -37,9 +38,11 @@ const STANDARD_PRIORITIES: Record<string, { value: number; hooks: readonly HookN
   srcnat: { value: 100, hooks: ['postrouting'] },
 };
 
-/** Parses a whole input; never throws. */
-export function parseNft(source: Source): ParseResult {
-  const stream = new TokenStream(tokenize(source.text));
+/** Parses a whole input (`include` reads `files`); never throws. */
+export function parseNft(source: Source, files?: IncludeFiles): ParseResult {
+  const expanded = expandDefines(tokenize(source.text), source, files);
+  if (!expanded.ok) return { ok: false, errors: [expanded.error] };
+  const stream = new TokenStream(expanded.tokens);
   const parser = new CommandParser(stream);
   let commands: Command[] = [];
   try {

@@ -3,6 +3,7 @@
 
 import type { Netfilter } from '../netfilter.ts';
 import { applyCommands } from './apply.ts';
+import type { IncludeFiles } from './define.ts';
 import { formatError, Source } from './location.ts';
 import { parseNft } from './parser.ts';
 
@@ -17,6 +18,8 @@ export interface NftRunOptions {
   readonly now?: number;
   /** `-s`: listings without counter values. */
   readonly stateless?: boolean;
+  /** Where `include "FILE"` reads from (the simulation's files); without it every include is not found. */
+  readonly files?: IncludeFiles;
 }
 
 export interface NftRunResult {
@@ -33,7 +36,7 @@ export function runNft(
 ): NftRunResult {
   // nft parses command-line input as one line; its errors then point one past the end, at the newline.
   const source = new Source(options.file === undefined ? `${text}\n` : text, options.file);
-  const parsed = parseNft(source);
+  const parsed = parseNft(source, options.files);
   if (!parsed.ok)
     return {
       stdout: '',
