@@ -4,6 +4,7 @@
 
 import type { IncludeFiles } from '../netfilter/nft/define.ts';
 import { RulesetMonitor, runNft, TraceMonitor } from '../netfilter/nft/index.ts';
+import type { MonitorFilter } from '../netfilter/nft/monitor-ruleset.ts';
 import type { Namespace } from '../netns/namespace.ts';
 import { type CommandResult, fail, unsupported } from './result.ts';
 
@@ -134,6 +135,28 @@ function includeFiles(ns: Namespace, dirs: readonly string[]): IncludeFiles {
   };
 }
 
+const MONITOR_OBJECTS: Readonly<Record<string, MonitorFilter['kind']>> = {
+  tables: 'table',
+  chains: 'chain',
+  sets: 'set',
+  rules: 'rule',
+  elements: 'element',
+};
+
+/** `monitor [new|destroy] [OBJECTS]`; undefined for a form packetlab does not model. */
+function monitorFilter(words: readonly string[]): MonitorFilter | undefined {
+  let rest = words;
+  let op: MonitorFilter['op'];
+  if (rest[0] === 'new' || rest[0] === 'destroy') {
+    op = rest[0] === 'new' ? 'add' : 'delete';
+    rest = rest.slice(1);
+  }
+  if (rest.length > 1) return undefined;
+  if (rest.length === 0) return { op };
+  const kind = MONITOR_OBJECTS[rest[0]!];
+  return kind === undefined ? undefined : { op, kind };
+}
+
 function isMonitor(words: readonly string[]): boolean {
   return words[0] === 'monitor';
 }
@@ -190,10 +213,10 @@ export function startNft(ns: Namespace, args: string[]): TraceMonitor | RulesetM
   const options = parseOptions(args);
   if (!('words' in options)) return options;
   if (options.file === undefined && isMonitor(options.words)) {
-    if (options.words.length === 1) return new RulesetMonitor(ns.netfilter.store);
-    if (options.words.length !== 2 || options.words[1] !== 'trace')
-      return fail(`packetlab: only "nft monitor" and "nft monitor trace" are supported\n`);
-    return new TraceMonitor(ns.netfilter);
+    if (options.words.length === 2 && options.words[1] === 'trace') return new TraceMonitor(ns.netfilter);
+    const filter = monitorFilter(options.words.slice(1));
+    if (filter === undefined) return unsupported('nft', options.words.join(' '));
+    return new RulesetMonitor(ns.netfilter.store, filter);
   }
   return nft(ns, args);
 }

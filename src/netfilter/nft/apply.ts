@@ -600,6 +600,7 @@ class Runner {
         draft.deleteSet(table, set.name);
         return undefined;
       case 'flush-set':
+        draft.elementsDeleted(table, set, set.elements);
         set.elements.length = 0;
         return undefined;
       case 'list-set':
@@ -626,7 +627,7 @@ class Runner {
       const wanted = keyOf(key);
       const index = set.elements.findIndex((e) => keyOf(e.key) === wanted);
       if (index < 0) return kernelError(raw.loc, 'ENOENT');
-      set.elements.splice(index, 1);
+      draft.elementsDeleted(table, set, set.elements.splice(index, 1));
     }
     return undefined;
   }
