@@ -1,9 +1,10 @@
 // `nft` as nftables 1.0.6's command line: `-f FILE` (from the simulation's files, `-f -` from stdin), commands as arguments
 // (joined by spaces, as nft does), `-c` check only, `-a` handles, `-s` stateless listings, `-v`; `nft monitor trace` runs in the
-// background through spawn(). Accepted and ignored: -n -N -S -u -p -T -e -t. `-I DIR` for `include`. Not supported: -j, -i, -y, -d.
+// background through spawn(). Accepted and ignored: -n -N -S -u -p -T -e -t. `-I DIR` for `include`, `-j list ruleset`. Not supported: other -j forms and JSON input, -i, -y, -d.
 
 import type { IncludeFiles } from '../netfilter/nft/define.ts';
 import { RulesetMonitor, runNft, TraceMonitor } from '../netfilter/nft/index.ts';
+import { JsonUnsupported, printJsonRuleset } from '../netfilter/nft/json-print.ts';
 import type { MonitorFilter } from '../netfilter/nft/monitor-ruleset.ts';
 import type { Namespace } from '../netns/namespace.ts';
 import { type CommandResult, fail, unsupported } from './result.ts';
@@ -12,6 +13,7 @@ interface NftOptions {
   check: boolean;
   handles: boolean;
   stateless: boolean;
+  json: boolean;
   includeDirs: string[];
   file: string | undefined;
   version: boolean;
@@ -46,6 +48,7 @@ function parseOptions(args: string[]): NftOptions | CommandResult {
     check: false,
     handles: false,
     stateless: false,
+    json: false,
     includeDirs: [],
     file: undefined,
     version: false,
@@ -80,6 +83,9 @@ function parseOptions(args: string[]): NftOptions | CommandResult {
         case 's':
           options.stateless = true;
           break;
+        case 'j':
+          options.json = true;
+          break;
         case 'v':
           options.version = true;
           break;
@@ -108,7 +114,6 @@ function parseOptions(args: string[]): NftOptions | CommandResult {
         }
         case 'h':
           return { stdout: 'Usage: nft [ options ] [ cmds... ]\n', stderr: '', exitCode: 0 };
-        case 'j':
         case 'i':
         case 'y':
         case 'd':
@@ -120,6 +125,17 @@ function parseOptions(args: string[]): NftOptions | CommandResult {
   }
   options.words = args.slice(i);
   return options;
+}
+
+/** `nft -j list ruleset [FAMILY]` (json-print.ts); other JSON commands and JSON input are not modelled. */
+function jsonCommand(ns: Namespace, options: NftOptions): CommandResult {
+  const words = options.words;
+  const listing =
+    options.file === undefined && words[0] === 'list' && words[1] === 'ruleset' && words.length <= 3;
+  if (!listing) return unsupported('nft', options.file === undefined ? `-j ${words.join(' ')}` : '-j -f');
+  const printed = printJsonRuleset(ns.netfilter.store.ruleset, { family: words[2], now: ns.sim.now });
+  if (printed instanceof JsonUnsupported) return unsupported('nft', `-j list ruleset with ${printed.what}`);
+  return { stdout: printed, stderr: '', exitCode: 0 };
 }
 
 /** `include` reads the simulation's files. */
@@ -166,6 +182,7 @@ export function nft(ns: Namespace, args: string[], stdin = ''): CommandResult {
   const options = parseOptions(args);
   if (!('words' in options)) return options;
   if (options.version) return { stdout: 'nftables v1.0.6 (Lester Gooch #5)\n', stderr: '', exitCode: 0 };
+  if (options.json) return jsonCommand(ns, options);
   if (options.file === '-' || options.file === '/dev/stdin')
     return runNft(ns.netfilter, stdin, {
       file: '/dev/stdin',

@@ -248,7 +248,7 @@ function compareConcat(types: readonly NftType[], a: Constant, b: Constant): num
 }
 
 /** Elements in the order nft lists them: sorted by key (list_expr_sort), concatenations by their bytes. */
-function sortedElements(elements: readonly SetElement[], types: readonly NftType[]): SetElement[] {
+export function sortedElements(elements: readonly SetElement[], types: readonly NftType[]): SetElement[] {
   if (types.length > 1) return [...elements].sort((a, b) => compareConcat(types, a.key, b.key));
   return [...elements].sort((a, b) => compareKeys(a.key, b.key));
 }
@@ -550,6 +550,32 @@ function isNativeSpan(exprs: readonly Expr[]): boolean {
   return exprs.every(
     (expr) => expr.kind === 'cmp' && expr.left.length === 1 && fieldProtocol(expr.left[0]!) !== undefined,
   );
+}
+
+/**
+ * The expressions of a native rule nft lists, its implied protocol dependencies dropped as formatRule drops them
+ * (for `nft -j`); undefined for rules iptables-nft wrote.
+ */
+export function visibleExprs(rule: Rule, table: Table): Expr[] | undefined {
+  if (rule.iptables !== undefined) return undefined;
+  const parts: (string | undefined)[] = [];
+  const deps: Dependencies = { transport: undefined, network: undefined };
+  for (const expr of rule.exprs) {
+    killDependencies(expr, parts, deps, table.family);
+    parts.push(String(parts.length));
+    if (!(expr.kind === 'cmp' || expr.kind === 'lookup' || expr.kind === 'vmap')) {
+      deps.transport = undefined;
+      deps.network = undefined;
+      continue;
+    }
+    const dep = dependencyOf(expr);
+    if (dep?.base === 'transport') {
+      if (table.family === 'ip' || !isIpField(expr.left[0]!))
+        deps.transport = { index: parts.length - 1, value: dep.value };
+    } else if (dep?.base === 'network' && table.family === 'inet' && dep.value === 2)
+      deps.network = parts.length - 1;
+  }
+  return rule.exprs.filter((_, i) => parts[i] !== undefined);
 }
 
 /**
