@@ -1,5 +1,5 @@
 // `nft -j list ruleset` as libnftables 1.0.6 prints it: fixtures/json.nft loaded, its JSON listing byte for byte
-// (fixtures/json.json, captured from the real nft), checked again against the nft installed here when it can run;
+// (fixtures/json.list, captured from the real nft), checked again against the nft installed here when it can run;
 // forms packetlab cannot print in JSON are refused, never printed wrong.
 
 import { readFileSync } from 'node:fs';
@@ -36,7 +36,7 @@ describe('nft -j list ruleset', () => {
   it('prints the JSON libnftables prints', () => {
     const ns = loaded();
     expect(exec(ns, 'nft -j list ruleset')).toEqual({
-      stdout: fixture('json.json'),
+      stdout: fixture('json.list'),
       stderr: '',
       exitCode: 0,
     });
@@ -56,7 +56,7 @@ describe('nft -j list ruleset', () => {
     if (!ready) return;
     expect(real.exec('j', 'nft', ['flush', 'ruleset']).exitCode).toBe(0);
     expect(real.exec('j', 'nft', ['-f', join(fixtures, 'json.nft')]).stderr).toBe('');
-    expect(real.exec('j', 'nft', ['-j', 'list', 'ruleset']).stdout).toBe(fixture('json.json'));
+    expect(real.exec('j', 'nft', ['-j', 'list', 'ruleset']).stdout).toBe(fixture('json.list'));
   });
 
   it('refuses what it cannot print, and JSON input', () => {
