@@ -1,9 +1,10 @@
 // `nft` as nftables 1.0.6's command line: `-f FILE` (from the simulation's files, `-f -` from stdin), commands as arguments
 // (joined by spaces, as nft does), `-c` check only, `-a` handles, `-s` stateless listings, `-v`; `nft monitor trace` runs in the
-// background through spawn(). Accepted and ignored: -n -N -S -u -p -T -e -t. `-I DIR` for `include`, `-j list ruleset`. Not supported: other -j forms and JSON input, -i, -y, -d.
+// background through spawn(). Accepted and ignored: -n -N -S -u -p -T -e -t. `-I DIR` for `include`, `-j list ruleset` and `-j -f FILE`. Not supported: other -j forms, -i, -y, -d.
 
 import type { IncludeFiles } from '../netfilter/nft/define.ts';
 import { RulesetMonitor, runNft, TraceMonitor } from '../netfilter/nft/index.ts';
+import { JsonInputError, jsonToCommands } from '../netfilter/nft/json-parse.ts';
 import { JsonUnsupported, printJsonRuleset } from '../netfilter/nft/json-print.ts';
 import type { MonitorFilter } from '../netfilter/nft/monitor-ruleset.ts';
 import type { Namespace } from '../netns/namespace.ts';
@@ -127,8 +128,34 @@ function parseOptions(args: string[]): NftOptions | CommandResult {
   return options;
 }
 
-/** `nft -j list ruleset [FAMILY]` (json-print.ts); other JSON commands and JSON input are not modelled. */
+/** libnftables' error for JSON input: no location, the message, a blank line. */
+function jsonError(message: string): CommandResult {
+  return fail(`internal:0:0-0: Error: ${message}\n\n`);
+}
+
+/** `nft -j -f FILE` (json-parse.ts): the listing's objects added in one transaction. */
+function jsonInput(ns: Namespace, options: NftOptions, file: string): CommandResult {
+  const bytes = file === '-' || file === '/dev/stdin' ? undefined : ns.sim.files.get(file);
+  if (bytes === undefined)
+    return fail(`internal:0:0-0: Error: Could not open file "${file}": No such file or directory\n\n\n`);
+  const commands = jsonToCommands(new TextDecoder().decode(bytes));
+  if (commands instanceof JsonInputError) {
+    const failed = jsonError(commands.message);
+    if (commands.index === undefined) return failed;
+    // parser_json.c: json_parse_cmd names the array entry it gave up on.
+    return fail(
+      `${failed.stderr}internal:0:0-0: Error: Parsing command array at index ${commands.index} failed.\n\n`,
+    );
+  }
+  const result = runNft(ns.netfilter, commands, { check: options.check, now: ns.sim.now });
+  if (result.exitCode === 0) return result;
+  const message = /Error: (.*)/.exec(result.stderr)?.[1] ?? result.stderr;
+  return jsonError(message);
+}
+
+/** `nft -j list ruleset [FAMILY]` (json-print.ts) and `nft -j -f FILE`; other JSON commands are not modelled. */
 function jsonCommand(ns: Namespace, options: NftOptions): CommandResult {
+  if (options.file !== undefined) return jsonInput(ns, options, options.file);
   const words = options.words;
   const listing =
     options.file === undefined && words[0] === 'list' && words[1] === 'ruleset' && words.length <= 3;
