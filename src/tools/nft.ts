@@ -1,12 +1,15 @@
-// `nft` as nftables 1.0.6's command line: `-f FILE` (from the simulation's files, `-f -` from stdin), commands as arguments
-// (joined by spaces, as nft does), `-c` check only, `-a` handles, `-s` stateless listings, `-v`; `nft monitor trace` runs in the
-// background through spawn(). Accepted and ignored: -n -N -S -u -p -T -e -t. `-I DIR` for `include`, `-j list ruleset` and `-j -f FILE`. Not supported: other -j forms, -i, -y, -d.
+// `nft` as nftables 1.0.6's command line: `-f FILE` (from the simulation's files, `-f -` from stdin), commands as
+// arguments (joined by spaces, as nft does), `-c` check only, `-a` handles, `-s` stateless listings, `-e` echo of
+// what a commit added (`insert rule` echoes as `add rule`), `-I DIR` for `include`, `-j list ruleset` and
+// `-j -f FILE`, `-v`; `nft monitor [trace]` runs in the background through spawn(). Accepted and ignored:
+// -n -N -S -u -p -T -t. Not supported: other -j forms, -i, -y, -d.
 
 import type { IncludeFiles } from '../netfilter/nft/define.ts';
-import { RulesetMonitor, runNft, TraceMonitor } from '../netfilter/nft/index.ts';
+import { formatRulesetEvent, RulesetMonitor, runNft, TraceMonitor } from '../netfilter/nft/index.ts';
 import { JsonInputError, jsonToCommands } from '../netfilter/nft/json-parse.ts';
 import { JsonUnsupported, printJsonRuleset } from '../netfilter/nft/json-print.ts';
 import type { MonitorFilter } from '../netfilter/nft/monitor-ruleset.ts';
+import type { RulesetCommit } from '../netfilter/ruleset.ts';
 import type { Namespace } from '../netns/namespace.ts';
 import { type CommandResult, fail, unsupported } from './result.ts';
 
@@ -15,6 +18,7 @@ interface NftOptions {
   handles: boolean;
   stateless: boolean;
   json: boolean;
+  echo: boolean;
   includeDirs: string[];
   file: string | undefined;
   version: boolean;
@@ -50,6 +54,7 @@ function parseOptions(args: string[]): NftOptions | CommandResult {
     handles: false,
     stateless: false,
     json: false,
+    echo: false,
     includeDirs: [],
     file: undefined,
     version: false,
@@ -103,8 +108,10 @@ function parseOptions(args: string[]): NftOptions | CommandResult {
         case 'u':
         case 'p':
         case 'T':
-        case 'e':
         case 't':
+          break;
+        case 'e':
+          options.echo = true;
           break;
         case 'I': {
           const value = inlineValue ?? (j + 1 < flags.length ? flags.slice(j + 1) : args[++i]);
@@ -126,6 +133,19 @@ function parseOptions(args: string[]): NftOptions | CommandResult {
   }
   options.words = args.slice(i);
   return options;
+}
+
+/** The added objects of a commit as `nft -e` echoes them; a commit that added nothing echoes nothing. */
+function formatEcho(commit: RulesetCommit, handles: boolean): string {
+  let out = '';
+  for (const event of commit.events) {
+    if (event.op !== 'add') continue;
+    const line = formatRulesetEvent(event);
+    out += handles && event.kind === 'rule' ? `${line.slice(0, -1)} # handle ${event.rule.handle}\n` : line;
+  }
+  return out === ''
+    ? ''
+    : `${out}# new generation ${commit.generation} by process ${commit.pid} (${commit.process})\n`;
 }
 
 /** libnftables' error for JSON input: no location, the message, a blank line. */
@@ -208,6 +228,22 @@ function isMonitor(words: readonly string[]): boolean {
 export function nft(ns: Namespace, args: string[], stdin = ''): CommandResult {
   const options = parseOptions(args);
   if (!('words' in options)) return options;
+  if (!options.echo) return runOptions(ns, options, stdin);
+  // `-e`: what the commit added, printed as `nft monitor` prints it (NLM_F_ECHO), handles under `-a`.
+  let echoed = '';
+  const watcher = (commit: RulesetCommit): void => {
+    echoed += formatEcho(commit, options.handles);
+  };
+  ns.netfilter.store.watchers.add(watcher);
+  try {
+    const result = runOptions(ns, options, stdin);
+    return result.exitCode === 0 ? { ...result, stdout: echoed + result.stdout } : result;
+  } finally {
+    ns.netfilter.store.watchers.delete(watcher);
+  }
+}
+
+function runOptions(ns: Namespace, options: NftOptions, stdin: string): CommandResult {
   if (options.version) return { stdout: 'nftables v1.0.6 (Lester Gooch #5)\n', stderr: '', exitCode: 0 };
   if (options.json) return jsonCommand(ns, options);
   if (options.file === '-' || options.file === '/dev/stdin')
