@@ -44,17 +44,41 @@ function quoted(text: string): string {
 
 function leftText(value: Json): string {
   const [kind, body] = only(value);
-  if (!isObject(body) && kind !== 'concat') return fail(`unsupported expression ${kind}`);
+  if (!isObject(body) && !Array.isArray(body)) return fail(`unsupported expression ${kind}`);
   switch (kind) {
     case 'payload':
       return `${str((body as JsonObject).protocol, 'payload')} ${str((body as JsonObject).field, 'payload')}`;
     case 'meta':
       return `meta ${str((body as JsonObject).key, 'meta')}`;
-    case 'ct':
-      return `ct ${str((body as JsonObject).key, 'ct')}`;
+    case 'ct': {
+      const ct = body as JsonObject;
+      const dir = ct.dir === undefined ? '' : `${str(ct.dir, 'ct direction')} `;
+      return `ct ${dir}${str(ct.key, 'ct')}`;
+    }
+    case 'fib': {
+      const fib = body as JsonObject;
+      const flags = Array.isArray(fib.flags)
+        ? fib.flags.map((flag) => str(flag, 'fib flag'))
+        : [str(fib.flags, 'fib flag')];
+      return `fib ${flags.join(' . ')} ${str(fib.result, 'fib result')}`;
+    }
+    case 'numgen': {
+      const numgen = body as JsonObject;
+      const offset =
+        typeof numgen.offset === 'number' && numgen.offset !== 0 ? ` offset ${numgen.offset}` : '';
+      return `numgen ${str(numgen.mode, 'numgen mode')} mod ${String(numgen.mod)}${offset}`;
+    }
     case 'concat':
       if (!Array.isArray(body)) return fail('Invalid concat');
       return body.map(leftText).join(' . ');
+    case '&':
+    case '|':
+    case '^': {
+      if (!Array.isArray(body) || body.length !== 2 || typeof body[1] !== 'number')
+        return fail(`Invalid ${kind}`);
+      const word = kind === '&' ? 'and' : kind === '|' ? 'or' : 'xor';
+      return `${leftText(body[0]!)} ${word} ${body[1]}`;
+    }
     default:
       return fail(`unsupported expression ${kind}`);
   }
@@ -146,7 +170,8 @@ function statementText(value: Json): string {
       const op = str(body.op, 'match operator');
       const rightText =
         typeof right === 'string' && right.startsWith('@') ? right : valueText(right, isStringTyped(left));
-      if (op === 'in' || op === '==') return `${left} ${rightText}`;
+      const binop = isObject(body.left ?? null) && ['&', '|', '^'].includes(only(body.left ?? null)[0]);
+      if (op === 'in' || (op === '==' && !binop)) return `${left} ${rightText}`;
       return `${left} ${op} ${rightText}`;
     }
     case 'vmap': {
@@ -161,7 +186,16 @@ function statementText(value: Json): string {
       return `counter packets ${String(body.packets)} bytes ${String(body.bytes)}`;
     case 'mangle': {
       if (!isObject(body)) return fail('Invalid mangle');
-      return `${leftText(body.key ?? null)} set ${valueText(body.value ?? null, false)}`;
+      const value = body.value ?? null;
+      const valueWords = typeof value === 'number' ? String(value) : leftText(value);
+      return `${leftText(body.key ?? null)} set ${valueWords}`;
+    }
+    case 'masquerade': {
+      if (body === null) return 'masquerade';
+      if (!isObject(body)) return fail('Invalid masquerade');
+      const flags = body.flags;
+      const names = Array.isArray(flags) ? flags.map((flag) => str(flag, 'flag')) : [str(flags, 'flag')];
+      return `masquerade ${names.join(',')}`;
     }
     case 'dnat':
     case 'snat': {

@@ -2,8 +2,9 @@
 // functions): one line `{"nftables": [{"metainfo": ...}, {"table": ...}, ...]}` with each table's sets and maps,
 // chains and rules, values in their JSON forms (addresses as strings, ports and marks as numbers, protocol and
 // flag names as strings). Not supported (refused with packetlab's unsupported message, never printed wrong): rules
-// iptables-nft wrote, bitwise values other than prefixes, ct directions, fib, numgen, rt, log, reject, notrack,
-// masquerade/redirect and NAT ranges or flags, set statements with options, table comments (1.0.6 prints none).
+// iptables-nft wrote, bitwise values other than one `&`, `|` or `^` with a constant, ct directions but for
+// addresses, fib exists/missing, rt, log, reject, notrack,
+// redirect, NAT ranges and dnat/snat flags, set statements with options, table comments (1.0.6 prints none).
 
 import type {
   Constant,
@@ -85,6 +86,18 @@ function constantJson(type: NftType, constant: Constant, types: readonly NftType
   }
 }
 
+/** A value with its bitwise as nft's JSON binops: `&` (mask only), `|` (mask ~xor), `^` (xor only). */
+function valueJson(value: Value): Json {
+  const bare = selectorJson({ selector: value.selector });
+  const mask = value.mask === undefined ? 0xffff_ffff : value.mask >>> 0;
+  const xor = (value.xor ?? 0) >>> 0;
+  if (mask === 0xffff_ffff && xor === 0) return bare;
+  if (xor === 0) return { '&': [bare, mask] };
+  if (mask === 0xffff_ffff) return { '^': [bare, xor] };
+  if (~mask >>> 0 === xor) return { '|': [bare, xor] };
+  return unsupported('bitwise expressions');
+}
+
 function selectorJson(value: Value): Json {
   if (value.mask !== undefined || value.xor !== undefined) unsupported('bitwise expressions');
   const selector = value.selector;
@@ -96,8 +109,21 @@ function selectorJson(value: Value): Json {
     case 'meta':
       return { meta: { key: selector.key } };
     case 'ct':
-      if (selector.dir !== undefined) unsupported('ct directions');
-      return { ct: { key: selector.key } };
+      if (selector.dir === undefined) return { ct: { key: selector.key } };
+      if (selector.key !== 'saddr' && selector.key !== 'daddr') return unsupported('ct directions');
+      return { ct: { key: `ip ${selector.key}`, dir: selector.dir } };
+    case 'fib':
+      if (selector.present === true) unsupported('fib exists/missing');
+      return {
+        fib: {
+          result: selector.result,
+          flags: ['saddr', 'daddr', 'mark', 'iif', 'oif'].filter((flag) =>
+            (selector.flags as readonly string[]).includes(flag),
+          ),
+        },
+      };
+    case 'numgen':
+      return { numgen: { mode: selector.mode, mod: selector.mod, offset: selector.offset } };
     default:
       return unsupported(`${selector.kind} expressions`);
   }
@@ -177,19 +203,27 @@ function matchJson(expr: Extract<Expr, { kind: 'cmp' }>): Json {
         },
       };
   }
-  return {
-    match: {
-      op: OPERATORS[expr.op],
-      left: leftJson(expr.left),
-      right: constantJson(type, expr.right, types),
-    },
-  };
+  const left = single !== undefined ? valueJson(single) : leftJson(expr.left);
+  return { match: { op: OPERATORS[expr.op], left, right: constantJson(type, expr.right, types) } };
+}
+
+function natFlags(flags: Extract<Expr, { kind: 'nat' }>['flags']): string[] {
+  const names: string[] = [];
+  if (flags.random) names.push('random');
+  if (flags.fullyRandom) names.push('fully-random');
+  if (flags.persistent) names.push('persistent');
+  return names;
 }
 
 function natJson(expr: Extract<Expr, { kind: 'nat' }>): Json {
   const { range, flags } = expr;
+  const names = natFlags(flags);
+  if (expr.type === 'masquerade') {
+    if (range.portLow !== undefined) unsupported('masquerade ports');
+    return { masquerade: names.length === 0 ? null : { flags: names.length === 1 ? names[0]! : names } };
+  }
   if (expr.type !== 'dnat' && expr.type !== 'snat') return unsupported(expr.type);
-  if (flags.random || flags.fullyRandom || flags.persistent) unsupported('NAT flags');
+  if (names.length > 0) unsupported('NAT flags');
   if (range.addrLow === undefined || range.addrHigh !== range.addrLow || range.portHigh !== range.portLow)
     unsupported('NAT ranges');
   const addr = formatIpv4(range.addrLow);
@@ -220,9 +254,11 @@ function exprJson(expr: Expr, rule: Rule): Json {
       return verdictJson(expr.verdict);
     case 'meta-set':
     case 'ct-set': {
-      if (expr.source.kind !== 'constant') return unsupported('values from other values');
       const key = expr.kind === 'meta-set' ? { meta: { key: expr.key } } : { ct: { key: expr.key } };
-      return { mangle: { key, value: expr.source.value } };
+      const source = expr.source;
+      if (source.kind === 'constant') return { mangle: { key, value: source.value } };
+      if (source.kind !== 'value') return unsupported('values from two values');
+      return { mangle: { key, value: valueJson(source.value) } };
     }
     case 'nat':
       return natJson(expr);

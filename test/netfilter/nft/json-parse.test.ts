@@ -33,6 +33,25 @@ describe('nft -j -f', () => {
     expect(text).not.toContain('comment "sc"');
   });
 
+  it("loads kube-proxy's JSON listing once its chains come before its maps", () => {
+    const listing = JSON.parse(fixture('kube-proxy.json.list')) as { nftables: object[] };
+    const rank = (item: object) =>
+      'metainfo' in item ? 0 : 'table' in item ? 1 : 'chain' in item ? 2 : 'rule' in item ? 4 : 3;
+    const reordered = { nftables: [...listing.nftables].sort((a, b) => rank(a) - rank(b)) };
+    const ns = node({ '/kp.json': JSON.stringify(reordered), '/kp.nft': fixture('kube-proxy.nft') });
+    expect(exec(ns, 'nft -j -f /kp.json').stderr).toBe('');
+    const loaded = exec(ns, 'nft list ruleset').stdout;
+    expect(exec(ns, 'nft flush ruleset').exitCode).toBe(0);
+    expect(exec(ns, 'nft -f /kp.nft').exitCode).toBe(0);
+    // The same rules and elements; only the order of the chains (and so the handles) differ from the text load.
+    const lines = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('\t\t'))
+        .sort();
+    expect(lines(loaded)).toEqual(lines(exec(ns, 'nft list ruleset').stdout));
+  });
+
   it('refuses a map element that jumps to a chain not yet added, and changes nothing', () => {
     const ns = node({ '/in.json': fixture('json.list') });
     expect(exec(ns, 'nft -j -f /in.json')).toEqual({

@@ -52,6 +52,14 @@ describe('nft -j list ruleset', () => {
     ]);
   });
 
+  it("prints kube-proxy's nftables ruleset as the real nft does (fib, numgen, ct original, masquerade, binops)", () => {
+    const sim = new Simulation({ seed: 'nft-json-kp' });
+    sim.files.set('kp.nft', new TextEncoder().encode(fixture('kube-proxy.nft')));
+    const ns = sim.addNamespace('n');
+    expect(exec(ns, 'nft -f kp.nft').exitCode).toBe(0);
+    expect(exec(ns, 'nft -j list ruleset').stdout).toBe(fixture('kube-proxy.json.list'));
+  });
+
   it('matches the nft installed here', () => {
     if (!ready) return;
     expect(real.exec('j', 'nft', ['flush', 'ruleset']).exitCode).toBe(0);
