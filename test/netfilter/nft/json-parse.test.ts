@@ -43,11 +43,12 @@ describe('nft -j -f', () => {
     const loaded = exec(ns, 'nft list ruleset').stdout;
     expect(exec(ns, 'nft flush ruleset').exitCode).toBe(0);
     expect(exec(ns, 'nft -f /kp.nft').exitCode).toBe(0);
-    // The same rules and elements; only the order of the chains (and so the handles) differ from the text load.
+    // The same rules and elements; the order of the chains (and so the handles) differ from the text load, and the
+    // sets' comments are gone (parser_json.c 1.0.6 reads none).
     const lines = (text: string) =>
       text
         .split('\n')
-        .filter((line) => line.startsWith('\t\t'))
+        .filter((line) => line.startsWith('\t\t') && !line.startsWith('\t\tcomment'))
         .sort();
     expect(lines(loaded)).toEqual(lines(exec(ns, 'nft list ruleset').stdout));
   });
