@@ -9,6 +9,7 @@ const STRERROR_TEXT = {
   EACCES: 'Permission denied',
   EBUSY: 'Device or resource busy',
   EEXIST: 'File exists',
+  ENFILE: 'Too many open files in system',
   ENODEV: 'No such device',
   EINVAL: 'Invalid argument',
   EPIPE: 'Broken pipe',

@@ -2,7 +2,7 @@
 // stack of at most 16, return, policy at the end, rule counters, and trace events for packets with nftrace set.
 
 import { evalCmp, lookupElement } from './expr/compare.ts';
-import type { Chain, Expr, Rule, Table, Verdict } from './ir.ts';
+import type { Chain, ElementCounter, Expr, Rule, Table, Verdict } from './ir.ts';
 import { JUMP_STACK_MAX } from './ir.ts';
 import type { PacketState } from './packet-state.ts';
 import { type NftTraceEvent, type TracedPacket, traceIdOf } from './trace.ts';
@@ -130,11 +130,13 @@ function evalRule(
         const element = lookupElement(state, expr.left, expr.set, table);
         if (element === null) return undefined;
         if ((element !== undefined) === expr.negate) return undefined;
+        if (element?.counter !== undefined) countElement(element.counter, state.length);
         break;
       }
       case 'vmap': {
         const element = lookupElement(state, expr.left, expr.map, table);
         if (element === null || element === undefined) return undefined;
+        if (element.counter !== undefined) countElement(element.counter, state.length);
         const data = element.data;
         if (data !== undefined && isVerdict(data)) return data;
         return undefined;
@@ -174,6 +176,12 @@ function evalRule(
     }
   }
   return CONTINUE;
+}
+
+/** nft_set_elem_update_expr: a lookup that finds an element of a `counter` set counts the packet on it. */
+function countElement(counter: ElementCounter, length: number): void {
+  counter.packets++;
+  counter.bytes += length;
 }
 
 function isVerdict(data: object): data is Verdict {

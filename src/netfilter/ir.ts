@@ -245,6 +245,24 @@ export interface NamedSet {
   readonly timeout?: number | undefined;
   /** `size N`: given, or 65535 once a rule updates the set from the packet path (nft_dynset_init). */
   size?: number | undefined;
+  /** `policy memory` (performance, the default, is not listed). */
+  readonly policy?: 'memory' | undefined;
+  /** `gc-interval 10s`, in ms. */
+  readonly gcInterval?: number | undefined;
+  /** `auto-merge`: nft merges overlapping intervals as it adds them. */
+  readonly autoMerge?: boolean | undefined;
+  /** `counter`: every element counts the packets that find it (NFT_SET_EXPR counter). */
+  readonly counter?: boolean | undefined;
+  /** The kernel's element limit where the listing shows no size: a constant set holds what it was declared with. */
+  readonly capacity?: number | undefined;
+  /** `typeof ...` as nft lists it, when the set was declared by expressions rather than types. */
+  readonly typeofText?: { readonly key: string; readonly data: string | undefined } | undefined;
+}
+
+/** The per-element counter of a set with `counter`: updated in place by lookups. */
+export interface ElementCounter {
+  packets: number;
+  bytes: number;
 }
 
 export interface SetElement {
@@ -256,6 +274,8 @@ export interface SetElement {
   readonly timeout?: number | undefined;
   /** When it expires, in virtual ns (elements of sets with timeouts); undefined for never. */
   readonly expires?: number | undefined;
+  /** Sets with `counter`: the packets and bytes that found this element. */
+  readonly counter?: ElementCounter | undefined;
 }
 
 /** Where a lookup finds its set: a named one in the same table, or an anonymous one inline. */
@@ -359,12 +379,19 @@ export type Expr =
     }
   /** The TCPMSS target (xt_TCPMSS): a SYN's MSS option lowered to `mss`, or to the path MTU's ('pmtu'). */
   | { readonly kind: 'tcpmss'; readonly mss: number | 'pmtu' }
-  /** `update @set { ip saddr }` / `add @set { ... }` (nft_dynset): adds the packet's key, `update` refreshing its timeout. */
+  /**
+   * `update @set { ip saddr }` / `add @set { ... }` / `delete @set { ... }` (nft_dynset): adds the packet's key,
+   * `update` refreshing its timeout, `delete` taking it out.
+   */
   | {
       readonly kind: 'set-update';
-      readonly op: 'add' | 'update';
+      readonly op: 'add' | 'update' | 'delete';
       readonly set: string;
       readonly key: readonly Value[];
+      /** `timeout 10s` in the statement, in ms: the new element's timeout instead of the set's. */
+      readonly timeout?: number | undefined;
+      /** `counter` in the statement: new elements carry a counter, and every update counts the packet. */
+      readonly counter?: boolean | undefined;
     }
   /** `flow add @ft` (nft_flow_offload): the packet's established connection into the flowtable's fast path. */
   | { readonly kind: 'flow-offload'; readonly flowtable: string }

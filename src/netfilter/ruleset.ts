@@ -31,7 +31,7 @@ export type RulesetEvent =
   | { readonly op: 'add' | 'delete'; readonly kind: 'chain'; readonly table: Table; readonly chain: Chain }
   | { readonly op: 'add' | 'delete'; readonly kind: 'set'; readonly table: Table; readonly set: NamedSet }
   | {
-      readonly op: 'add';
+      readonly op: 'add' | 'delete';
       readonly kind: 'element';
       readonly table: Table;
       readonly set: NamedSet;
@@ -140,6 +140,11 @@ export class RulesetDraft {
   /** Elements a front end added to a set of this draft. */
   elementsAdded(table: Table, set: NamedSet, elements: readonly SetElement[]): void {
     for (const element of elements) this.note({ op: 'add', kind: 'element', table, set, element });
+  }
+
+  /** Elements a front end deleted from a set of this draft (`delete element`, `flush set`). */
+  elementsDeleted(table: Table, set: NamedSet, elements: readonly SetElement[]): void {
+    for (const element of elements) this.note({ op: 'delete', kind: 'element', table, set, element });
   }
 
   /** nft_flush_table's notifications: every chain's rules, then the sets, then the chains. */

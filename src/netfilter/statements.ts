@@ -114,7 +114,7 @@ export class Statements implements StatementRunner {
         return quotaMatches(expr, state.length);
       case 'set-update': {
         const set = table.sets.get(expr.set);
-        return set === undefined ? false : updateSet(state, expr.op, expr.key, set);
+        return set === undefined ? false : updateSet(state, expr, set);
       }
       case 'ipset-update': {
         const fields = this.fields(state);

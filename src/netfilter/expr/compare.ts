@@ -1,7 +1,7 @@
 // Comparisons and set lookups (nft_cmp, nft_range, nft_lookup, nft_bitwise's results): constants, prefixes, ranges,
 // interface-name wildcards and concatenations; sets are indexed once per element list.
 
-import type { CmpOp, Constant, NamedSet, SetElement, SetRef, Table, Value } from '../ir.ts';
+import type { CmpOp, Constant, Expr, NamedSet, SetElement, SetRef, Table, Value } from '../ir.ts';
 import type { PacketState } from '../packet-state.ts';
 import { readValue } from './selectors.ts';
 
@@ -154,33 +154,50 @@ function constantOf(read: Read): Constant {
 }
 
 /**
- * nft_dynset: `add` puts the packet's key in the set unless it is there, `update` also restarts its timeout; false
- * (the rule stops) when the key cannot be read or the set is full. Runs on new connections only in kube-proxy's use
- * (its nat chains), so the element it makes is the one allocation.
+ * nft_dynset_eval: `add` puts the packet's key in the set unless it is there, `update` also restarts its timeout
+ * (the statement's, else the set's), and either counts the packet on the element's counter
+ * (nft_set_elem_update_expr); `delete` takes the key out and always continues. False (the rule stops) when the
+ * key cannot be read or the set is full. Runs on new connections only in kube-proxy's use (its nat chains), so the
+ * element it makes is the one allocation.
  */
 export function updateSet(
   state: PacketState,
-  op: 'add' | 'update',
-  key: readonly Value[],
+  update: Extract<Expr, { kind: 'set-update' }>,
   set: NamedSet,
 ): boolean {
-  if (!readAll(state, key, scratch)) return false;
+  if (!readAll(state, update.key, scratch)) return false;
   const now = state.host.now();
   const elements = set.elements;
   const index = indexOf(elements);
   const existing = index.exact.get(readKey(scratch));
-  const expires = set.timeout === undefined ? undefined : now + set.timeout * 1e6;
+  if (update.op === 'delete') {
+    if (existing !== undefined) {
+      elements.splice(elements.indexOf(existing), 1);
+      indexes.delete(elements);
+    }
+    return true;
+  }
+  const timeout =
+    set.flags.includes('timeout') || set.timeout !== undefined ? (update.timeout ?? set.timeout) : undefined;
+  const expires = timeout === undefined ? undefined : now + timeout * 1e6;
   if (existing !== undefined && live(existing, now)) {
-    if (op === 'add' || expires === undefined) return true;
+    if (existing.counter !== undefined) {
+      existing.counter.packets++;
+      existing.counter.bytes += state.length;
+    }
+    if (update.op === 'add' || expires === undefined) return true;
     elements[elements.indexOf(existing)] = { ...existing, expires };
     indexes.delete(elements);
     return true;
   }
   if (existing === undefined && set.size !== undefined && elements.length >= set.size) return false;
+  const counted = update.counter === true || set.counter === true;
   const element: SetElement = {
     key: scratch.length === 1 ? constantOf(scratch[0]) : { kind: 'concat', parts: scratch.map(constantOf) },
     data: undefined,
+    ...(timeout === undefined || timeout === set.timeout ? {} : { timeout }),
     ...(expires === undefined ? {} : { expires }),
+    ...(counted ? { counter: { packets: 1, bytes: state.length } } : {}),
   };
   if (existing !== undefined) elements[elements.indexOf(existing)] = element;
   else elements.push(element);

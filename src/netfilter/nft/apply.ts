@@ -4,7 +4,7 @@
 // kernel's errno strings ("Could not process rule: No such file or directory").
 
 import { strerror } from '../../core/errno.ts';
-import type { Chain, Constant, Family, NamedSet, Rule, SetElement, Table } from '../ir.ts';
+import type { Chain, Constant, Family, NamedSet, Rule, Ruleset, SetElement, Table } from '../ir.ts';
 import type { RulesetDraft, RulesetError, RulesetStore } from '../ruleset.ts';
 import type {
   ChainDef,
@@ -30,6 +30,7 @@ import {
   printTable,
   printTables,
 } from './printer.ts';
+import { autoMerge, elementCounter, getElements } from './set-elements.ts';
 import { fromDataType, type NftType } from './types.ts';
 import { DESCRIPTIONS, isErrorRecord, resolveValue } from './values.ts';
 
@@ -40,6 +41,8 @@ export interface ApplyOptions {
   readonly handles: boolean;
   /** Virtual ns now, for the time set elements have left. */
   readonly now?: number | undefined;
+  /** `nft -s`: listings without counter values. */
+  readonly stateless?: boolean | undefined;
 }
 
 export interface ApplyResult {
@@ -51,7 +54,7 @@ export interface ApplyResult {
 
 function kernelError(
   loc: Location,
-  errno: 'ENOENT' | 'EEXIST' | 'EBUSY' | 'EINVAL' | 'EOPNOTSUPP' | 'ELOOP',
+  errno: 'ENOENT' | 'EEXIST' | 'EBUSY' | 'EINVAL' | 'EOPNOTSUPP' | 'ELOOP' | 'ENFILE',
 ): ErrorRecord {
   return errorAt(loc, `Could not process rule: ${strerror(errno)}`);
 }
@@ -64,7 +67,7 @@ export function applyCommands(
   commands: readonly Command[],
   options: ApplyOptions,
 ): ApplyResult {
-  const runner = new Runner(options);
+  const runner = new Runner(options, store.ruleset);
   let lastLoc: Location | undefined;
   const result = store.transaction(
     (draft) => {
@@ -83,7 +86,11 @@ export function applyCommands(
       }
       return undefined;
     },
-    { readOnly: commands.every((command) => command.kind.startsWith('list-')) },
+    {
+      readOnly: commands.every(
+        (command) => command.kind.startsWith('list-') || command.kind === 'get-element',
+      ),
+    },
   );
   if (runner.failure !== undefined) return { stdout: '', warnings: '', error: runner.failure };
   if (result !== undefined && result !== CHECKED && lastLoc !== undefined)
@@ -102,12 +109,17 @@ class Runner {
   private readonly print: PrintOptions;
   private readonly now: number | undefined;
 
-  constructor(options: ApplyOptions) {
+  constructor(
+    options: ApplyOptions,
+    /** The ruleset before this input: nft's cache of what the kernel already has. */
+    private readonly committed: Ruleset,
+  ) {
     this.now = options.now;
-    this.print =
-      options.now === undefined
-        ? { handles: options.handles }
-        : { handles: options.handles, now: options.now };
+    this.print = {
+      handles: options.handles,
+      ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.stateless === true ? { stateless: true } : {}),
+    };
   }
 
   run(draft: RulesetDraft, command: Command): ErrorRecord | undefined {
@@ -185,6 +197,17 @@ class Runner {
       case 'create-element':
       case 'delete-element':
         return this.elementCommand(draft, command);
+      case 'get-element': {
+        const table = this.table(draft, command.ref, 'plain');
+        if (isErrorRecord(table)) return table;
+        const set = table.sets.get(command.set.name);
+        if (set === undefined) return errorAt(command.set.loc, strerror('ENOENT'));
+        const found = getElements(set, command.elements);
+        if (isErrorRecord(found)) return found;
+        if (found === undefined) return kernelError(command.loc, 'ENOENT');
+        this.output([table], printSet(table, { ...set, elements: found }, this.print));
+        return undefined;
+      }
       case 'flush-ruleset':
         for (const table of [...draft.ruleset.tables])
           if (command.family === undefined || table.family === command.family)
@@ -414,18 +437,30 @@ class Runner {
     for (const ref of rule.setRefs) {
       const set = table.sets.get(ref.name);
       if (set === undefined) return this.setNotFound(draft, ref);
-      const error = checkSetTypes(set, ref.types, ref.loc, ref.lhs);
+      const error =
+        ref.stmt === undefined
+          ? checkSetTypes(set, ref.types, ref.loc, ref.lhs)
+          : checkDynsetTypes(set, ref.types, ref.lhs, ref.stmt);
       if (error !== undefined) return error;
     }
+    const statements = rule.setRefs.filter((ref) => ref.stmt !== undefined);
     for (const expr of rule.exprs) {
       if (expr.kind !== 'set-update') continue;
+      const stmtLoc = statements.shift()?.stmt ?? loc;
       let set = table.sets.get(expr.set)!;
-      // nft marks the set it updates dynamic (evaluate.c: stmt_evaluate_set), and nft_dynset_init gives a set
-      // without a size 65535.
-      if (!set.flags.includes('dynamic')) {
+      // nft marks a set it updates dynamic when the same input declares it (evaluate.c: stmt_evaluate_set, on its
+      // cache), and nft_dynset_init gives a set without a size 65535.
+      const declaredHere = !this.committed.tables.some(
+        (t) => t.family === table.family && t.name === table.name && t.sets.has(set.name),
+      );
+      if (!set.flags.includes('dynamic') && declaredHere) {
         set = { ...set, flags: [...set.flags, 'dynamic'] };
         table.sets.set(set.name, set);
       }
+      // nft_dynset_init: a timeout needs a set with timeouts, a counter a set the packet path may update.
+      if (expr.timeout !== undefined && !set.flags.includes('timeout') && set.timeout === undefined)
+        return kernelError(stmtLoc, 'EOPNOTSUPP');
+      if (expr.counter === true && !set.flags.includes('dynamic')) return kernelError(stmtLoc, 'EINVAL');
       if (set.size === undefined) set.size = 0xffff;
     }
     // nft_flow_offload_init: the flowtable must exist in the rule's table (ENOENT); _validate: forward chains of
@@ -504,6 +539,9 @@ class Runner {
       handle: draft.allocateHandle(table),
       timeout: def.timeout === undefined ? undefined : inJiffies(def.timeout),
       size: def.size,
+      ...setOptions(def),
+      // nft sizes a constant set to its declared elements (an empty one is unbounded): adding more is ENFILE.
+      ...(def.flags.includes('constant') && def.elements.length > 0 ? { capacity: def.elements.length } : {}),
     };
     const added = draft.addSet(table, set);
     if ('errno' in added) return kernelError(def.name.loc, 'EEXIST');
@@ -526,10 +564,13 @@ class Runner {
         if (options.exclusive) return kernelError(raw.loc, 'EEXIST');
         continue;
       }
+      if (set.capacity !== undefined && set.elements.length >= set.capacity)
+        return kernelError(raw.loc, 'ENFILE');
       keys.add(key);
       set.elements.push(element);
       draft.elementsAdded(table, set, [element]);
     }
+    autoMerge(set);
     return undefined;
   }
 
@@ -549,10 +590,17 @@ class Runner {
     // The element's comment and timeout; with a timeout (its own or the set's) it expires that long from now.
     const own = raw.timeout === undefined ? undefined : inJiffies(raw.timeout);
     const timeout = own ?? set.timeout;
-    const extra: Pick<SetElement, 'comment' | 'timeout' | 'expires'> = {
+    // `expires T` sets the time it has left (at most its timeout); a set without timeouts ignores both.
+    const left =
+      raw.expires === undefined || timeout === undefined
+        ? timeout
+        : Math.min(inJiffies(raw.expires), timeout);
+    const counter = elementCounter(set, raw.counter);
+    const extra: Pick<SetElement, 'comment' | 'timeout' | 'expires' | 'counter'> = {
       ...(raw.comment === undefined ? {} : { comment: raw.comment }),
       ...(own === undefined ? {} : { timeout: own }),
-      ...(timeout === undefined || this.now === undefined ? {} : { expires: this.now + timeout * 1e6 }),
+      ...(left === undefined || this.now === undefined ? {} : { expires: this.now + left * 1e6 }),
+      ...(counter === undefined ? {} : { counter }),
     };
     if (set.dataType === undefined) {
       if (raw.data !== undefined) return errorAt(raw.loc, 'Set member cannot be map');
@@ -622,6 +670,7 @@ class Runner {
         draft.deleteSet(table, set.name);
         return undefined;
       case 'flush-set':
+        draft.elementsDeleted(table, set, set.elements);
         set.elements.length = 0;
         return undefined;
       case 'list-set':
@@ -648,7 +697,7 @@ class Runner {
       const wanted = keyOf(key);
       const index = set.elements.findIndex((e) => keyOf(e.key) === wanted);
       if (index < 0) return kernelError(raw.loc, 'ENOENT');
-      set.elements.splice(index, 1);
+      draft.elementsDeleted(table, set, set.elements.splice(index, 1));
     }
     return undefined;
   }
@@ -669,6 +718,17 @@ function addFlowtable(
   }
   table.flowtables = [...existing, flowtableOf(def, table.nextHandle++)];
   return undefined;
+}
+
+/** The declaration's options the kernel keeps (policy, gc-interval, counter) and nft's own (auto-merge, typeof). */
+function setOptions(def: SetDef): Partial<NamedSet> {
+  return {
+    ...(def.policy === undefined ? {} : { policy: def.policy }),
+    ...(def.gcInterval === undefined ? {} : { gcInterval: inJiffies(def.gcInterval) }),
+    ...(def.autoMerge === true ? { autoMerge: true } : {}),
+    ...(def.counter === true ? { counter: true } : {}),
+    ...(def.typeofText === undefined ? {} : { typeofText: def.typeofText }),
+  };
 }
 
 function family(ref: TableRef): Family {
@@ -721,6 +781,26 @@ function checkSetTypes(
     loc,
     `datatype mismatch, expected ${describe(types)}, expression has type ${describe(setTypes)}`,
     lhs,
+  );
+}
+
+/** evaluate.c: stmt_evaluate_set — the key must have the set's type (the other way round from a lookup's message). */
+function checkDynsetTypes(
+  set: NamedSet,
+  types: readonly NftType[],
+  key: Location,
+  stmt: Location,
+): ErrorRecord | undefined {
+  const error = checkSetTypes(set, types, key, stmt);
+  if (error === undefined) return undefined;
+  const describe = (list: readonly NftType[]): string =>
+    list.length === 1
+      ? DESCRIPTIONS[list[0]!]
+      : `concatenation of (${list.map((type) => DESCRIPTIONS[type]).join(', ')})`;
+  return errorAt(
+    key,
+    `datatype mismatch: expected ${describe(set.keyType.map(fromDataType))}, expression has type ${describe(types)}`,
+    stmt,
   );
 }
 

@@ -27,6 +27,8 @@ export interface ParsedRule {
     readonly types: readonly NftType[];
     readonly map: boolean;
     readonly lhs: Location;
+    /** Set statements (`update @s { ... }`): the whole statement, where the kernel's errors point. */
+    readonly stmt?: Location | undefined;
   })[];
   /** NAT and reject statements, whose chain type and hook the kernel validates. */
   readonly natStatements: readonly { readonly type: 'snat' | 'dnat' | 'masquerade' | 'redirect' }[];
@@ -44,6 +46,10 @@ export interface RawElement {
   readonly comment?: string | undefined;
   /** `timeout 5s` after the key, in ms. */
   readonly timeout?: number | undefined;
+  /** `expires 5s` after the key, in ms: the time it has left. */
+  readonly expires?: number | undefined;
+  /** `counter [packets N bytes M]` after the key. */
+  readonly counter?: { readonly packets: number; readonly bytes: number } | undefined;
 }
 
 export interface RawVerdict {
@@ -82,6 +88,12 @@ export interface SetDef {
   readonly timeout?: number | undefined;
   /** `size N`. */
   readonly size?: number | undefined;
+  readonly policy?: 'memory' | undefined;
+  /** `gc-interval 10s`, in ms. */
+  readonly gcInterval?: number | undefined;
+  readonly autoMerge?: boolean | undefined;
+  readonly counter?: boolean | undefined;
+  readonly typeofText?: { readonly key: string; readonly data: string | undefined } | undefined;
   readonly loc: Location;
 }
 
@@ -166,6 +178,13 @@ export type Command =
     }
   | {
       readonly kind: 'add-element' | 'create-element' | 'delete-element';
+      readonly ref: TableRef;
+      readonly set: Named;
+      readonly elements: readonly RawElement[];
+      readonly loc: Location;
+    }
+  | {
+      readonly kind: 'get-element';
       readonly ref: TableRef;
       readonly set: Named;
       readonly elements: readonly RawElement[];

@@ -10,6 +10,8 @@ export interface Location {
   readonly last: number;
   /** The 0-based index of the input line shown under the message (differs from line - 1 at end of file). */
   readonly textLine: number;
+  /** The file an `include` brought the token from; undefined for the input itself. */
+  readonly source?: Source | undefined;
 }
 
 /** One error, as nft's struct error_record holds it: a message and up to two locations (`~` then `^`). */
@@ -26,8 +28,14 @@ export function errorAt(loc: Location, message: string, secondary?: Location): E
 
 /** A location covering `from` through `to` (both on one line; a later line keeps `from`'s line). */
 export function span(from: Location, to: Location): Location {
-  if (to.line !== from.line) return from;
-  return { line: from.line, first: from.first, last: Math.max(from.last, to.last), textLine: from.textLine };
+  if (to.line !== from.line || to.source !== from.source) return from;
+  const joined = {
+    line: from.line,
+    first: from.first,
+    last: Math.max(from.last, to.last),
+    textLine: from.textLine,
+  };
+  return from.source === undefined ? joined : { ...joined, source: from.source };
 }
 
 /** The source of a parse: its text split in lines, and the name nft shows (undefined for command-line input). */
@@ -36,6 +44,8 @@ export class Source {
   constructor(
     readonly text: string,
     readonly name: string | undefined,
+    /** For a file `include` read: the input and the include statement that brought it in. */
+    readonly includedFrom?: { readonly source: Source; readonly loc: Location },
   ) {
     this.lines = text.split('\n');
   }
@@ -54,12 +64,18 @@ function marker(text: string, ranges: readonly { loc: Location; mark: string }[]
 }
 
 /** Formats an error record exactly as nft prints it on stderr, ending with a newline. */
-export function formatError(source: Source, error: ErrorRecord): string {
+export function formatError(input: Source, error: ErrorRecord): string {
   const { loc } = error;
+  const source = loc.source ?? input;
+  let included = '';
+  for (let from = source.includedFrom; from !== undefined; from = from.source.includedFrom) {
+    const where = from.loc;
+    included += `In file included from ${from.source.name ?? ''}:${where.line}:${where.first}-${where.last}:\n`;
+  }
   const prefix = source.name === undefined ? '' : `${source.name}:${loc.line}:${loc.first}-${loc.last}: `;
   const text = source.lines[loc.textLine] ?? '';
   const ranges: { loc: Location; mark: string }[] = [{ loc, mark: '^' }];
   if (error.secondary !== undefined && error.secondary.textLine === loc.textLine)
     ranges.push({ loc: error.secondary, mark: '~' });
-  return `${prefix}Error: ${error.message}\n${text}\n${marker(text, ranges)}\n`;
+  return `${included}${prefix}Error: ${error.message}\n${text}\n${marker(text, ranges)}\n`;
 }

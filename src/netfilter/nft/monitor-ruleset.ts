@@ -1,7 +1,7 @@
 // `nft monitor` (no type: every ruleset event) as nftables 1.0.6 prints it (monitor.c, netlink_events_*): one line
 // per object a committed batch added or deleted, in the kernel's notification order, then `# new generation N by
-// process PID (NAME)`. Not supported: `monitor new|destroy`, object types (`monitor tables`...), `--json`,
-// deleted elements, flowtables and stateful objects, the warnings nft prints for an element of a set it has not
+// process PID (NAME)`; `monitor new|destroy` and object types filter. Not supported: `monitor ruleset`, `--json`,
+// flowtables and stateful objects, the warnings nft prints for an element of a set it has not
 // cached, the events of other namespaces.
 
 import type { RulesetCommit, RulesetEvent, RulesetStore } from '../ruleset.ts';
@@ -26,7 +26,7 @@ export function formatRulesetEvent(event: RulesetEvent): string {
         ? `delete set ${where} ${event.set.name}\n`
         : `add ${event.set.dataType === undefined ? 'set' : 'map'} ${where} ${event.set.name} { ${formatSetDeclaration(event.set)} } \n`;
     case 'element':
-      return `add element ${where} ${event.set.name} { ${formatElement(event.set, event.element)} }\n`;
+      return `${event.op} element ${where} ${event.set.name} { ${formatElement(event.set, event.element)} }\n`;
     case 'rule':
       return event.op === 'delete'
         ? `delete rule ${where} ${event.chain.name} handle ${event.rule.handle}\n`
@@ -40,15 +40,39 @@ export function formatRulesetCommit(commit: RulesetCommit): string {
   return `${out}# new generation ${commit.generation} by process ${commit.pid} (${commit.process})\n`;
 }
 
+/**
+ * `nft monitor [new|destroy] [tables|chains|sets|rules|elements]` (monitor.c: monitor_flags): only the events of
+ * that operation and object; a filtered monitor prints no `# new generation` lines.
+ */
+export interface MonitorFilter {
+  readonly op?: RulesetEvent['op'] | undefined;
+  readonly kind?: RulesetEvent['kind'] | undefined;
+}
+
+function filtered(commit: RulesetCommit, filter: MonitorFilter): string {
+  let out = '';
+  for (const event of commit.events)
+    if (
+      (filter.op === undefined || event.op === filter.op) &&
+      (filter.kind === undefined || event.kind === filter.kind)
+    )
+      out += formatRulesetEvent(event);
+  return out;
+}
+
 /** A running `nft monitor`: collects the lines of every commit until stop(), like a background process. */
 export class RulesetMonitor {
   private out = '';
   private stopped = false;
   private readonly watcher = (commit: RulesetCommit): void => {
-    this.out += formatRulesetCommit(commit);
+    const all = this.filter.op === undefined && this.filter.kind === undefined;
+    this.out += all ? formatRulesetCommit(commit) : filtered(commit, this.filter);
   };
 
-  constructor(private readonly store: RulesetStore) {
+  constructor(
+    private readonly store: RulesetStore,
+    private readonly filter: MonitorFilter = {},
+  ) {
     store.watchers.add(this.watcher);
   }
 

@@ -1,7 +1,7 @@
 // Recursive-descent parser for nft command input (`nft -f FILE`, `nft 'CMD; CMD'`): commands, `table { }`
 // blocks with chains, sets and maps, chain specs with named priorities. A syntax error stops at the first
 // offending token, as bison does; evaluation errors are reported only when the whole input parsed.
-// Not supported: `include`, `define`/`$var`, flowtables, objects (counters, quotas), `typeof` set keys, IPv6.
+// Not supported: flowtables, objects (counters, quotas), IPv6.
 
 import type { BaseChainSpec, ChainType, DataType, Family, HookName } from '../ir.ts';
 import type {
@@ -15,11 +15,13 @@ import type {
   SetDef,
   TableRef,
 } from './ast.ts';
+import { expandDefines, type IncludeFiles } from './define.ts';
 import { familyHasHook, familyHasType, hookNeedsDevice, namedPriority } from './families.ts';
 import { parseFlowtableBlock } from './flowtables.ts';
 import { KEYWORDS, type Token, tokenize } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, type Source, span } from './location.ts';
 import { parseElements, parseRule, parseTime } from './rule.ts';
+import { parseTypeof } from './set-typeof.ts';
 import { ParseFailure, TokenStream } from './stream.ts';
 import { SET_TYPES } from './types.ts';
 
@@ -46,9 +48,11 @@ const HOOKS: readonly HookName[] = [
 ];
 const CHAIN_TYPES: readonly ChainType[] = ['filter', 'nat', 'route'];
 
-/** Parses a whole input; never throws. */
-export function parseNft(source: Source): ParseResult {
-  const stream = new TokenStream(tokenize(source.text));
+/** Parses a whole input (`include` reads `files`); never throws. */
+export function parseNft(source: Source, files?: IncludeFiles): ParseResult {
+  const expanded = expandDefines(tokenize(source.text), source, files);
+  if (!expanded.ok) return { ok: false, errors: [expanded.error] };
+  const stream = new TokenStream(expanded.tokens);
   const parser = new CommandParser(stream);
   let commands: Command[] = [];
   try {
@@ -117,6 +121,15 @@ class CommandParser {
       case 'delete':
         this.s.next();
         return [this.delete(first)];
+      case 'get': {
+        // `get element FAMILY TABLE SET { KEYS }` (parser_bison.y: get_cmd).
+        this.s.next();
+        this.s.expectWord('element', 'element');
+        const ref = this.tableRef();
+        const set = this.s.name();
+        const elements = parseElements(this.s, { map: false });
+        return [{ kind: 'get-element', ref, set, elements, loc: this.loc(first) }];
+      }
       case 'flush':
         this.s.next();
         return [this.flush(first)];
@@ -546,6 +559,11 @@ class CommandParser {
     let comment: string | undefined;
     let timeout: number | undefined;
     let size: number | undefined;
+    let policy: 'memory' | undefined;
+    let gcInterval: number | undefined;
+    let autoMerge: boolean | undefined;
+    let counter: boolean | undefined;
+    let typeofText: SetDef['typeofText'];
     let keyKnown = false;
     this.block(
       () => {
@@ -573,10 +591,44 @@ class CommandParser {
             } else if (map) this.s.fail(this.s.peek(), 'colon');
             break;
           }
-          case 'typeof':
-            this.s.report(errorAt(token.loc, 'typeof is not supported by packetlab, use type'));
-            while (!this.s.atEnd() && !this.s.isPunct('}')) this.s.next();
+          case 'typeof': {
+            const key = parseTypeof(this.s);
+            keyType = [...key.types];
             keyKnown = true;
+            let data: string | undefined;
+            if (this.s.acceptPunct(':') !== undefined) {
+              if (!map) this.s.fail(this.s.previous());
+              if (this.s.acceptWord('verdict') !== undefined) {
+                dataType = 'verdict';
+                data = 'verdict';
+              } else {
+                const value = parseTypeof(this.s);
+                if (value.types.length > 1)
+                  this.s.report(errorAt(token.loc, 'concatenated map data is not supported by packetlab'));
+                dataType = value.types[0];
+                data = value.text;
+              }
+            } else if (map) this.s.fail(this.s.peek(), 'colon');
+            typeofText = { key: key.text, data };
+            break;
+          }
+          case 'policy': {
+            const value = this.s.next();
+            if (value.text === 'memory') policy = 'memory';
+            else if (value.text !== 'performance') this.s.fail(value);
+            break;
+          }
+          case 'gc-interval': {
+            const time = this.s.next();
+            gcInterval = parseTime(time);
+            if (gcInterval === undefined) this.s.fail(time);
+            break;
+          }
+          case 'auto-merge':
+            autoMerge = true;
+            break;
+          case 'counter':
+            counter = true;
             break;
           case 'flags':
             do {
@@ -616,7 +668,23 @@ class CommandParser {
     const loc = span(start.loc, this.s.previous().loc);
     if (!keyKnown)
       this.s.report(errorAt(options.inTable ? name.loc : loc, 'set definition does not specify key'));
-    return { name, map, keyType, dataType, flags, elements, comment, timeout, size, loc };
+    return {
+      name,
+      map,
+      keyType,
+      dataType,
+      flags,
+      elements,
+      comment,
+      timeout,
+      size,
+      policy,
+      gcInterval,
+      autoMerge,
+      counter,
+      typeofText,
+      loc,
+    };
   }
 
   /** A set key or data type; undefined (reported) when nft or packetlab does not know it. */

@@ -26,9 +26,11 @@ import type {
 import { formatDevices, formatFamilyPriority } from './families.ts';
 import { hiddenFamilyDependency } from './family-rule.ts';
 import { flowtableText } from './flowtables.ts';
+import { elementCounterText } from './set-elements.ts';
 import { formatLimit, formatQuota } from './stmt-limit.ts';
 import { formatLog } from './stmt-log.ts';
 import { formatReject } from './stmt-reject.ts';
+import { dynsetOptionsText } from './stmt-set.ts';
 import {
   flagNames,
   formatConstant,
@@ -48,6 +50,8 @@ export interface PrintOptions {
   readonly counters?: (rule: Rule) => { readonly packets: number; readonly bytes: number } | undefined;
   /** Virtual ns now: elements with a timeout print the time they have left, expired ones not at all. */
   readonly now?: number;
+  /** `nft -s`: counters and quotas without their values. */
+  readonly stateless?: boolean;
 }
 
 // ---- priorities -------------------------------------------------------------------------------------------
@@ -82,6 +86,8 @@ interface RuleContext {
   readonly iptables: boolean;
   /** The transport protocol a preceding `meta l4proto X` established (th prints as tcp/udp then). */
   transport: number | undefined;
+  /** `nft -s`: counters print without their values. */
+  readonly stateless?: boolean | undefined;
 }
 
 function selectorText(value: Value, ctx: RuleContext | undefined): string {
@@ -267,7 +273,7 @@ function compareConcat(types: readonly NftType[], a: Constant, b: Constant): num
 }
 
 /** Elements in the order nft lists them: sorted by key (list_expr_sort), concatenations by their bytes. */
-function sortedElements(elements: readonly SetElement[], types: readonly NftType[]): SetElement[] {
+export function sortedElements(elements: readonly SetElement[], types: readonly NftType[]): SetElement[] {
   if (types.length > 1) return [...elements].sort((a, b) => compareConcat(types, a.key, b.key));
   return [...elements].sort((a, b) => compareKeys(a.key, b.key));
 }
@@ -558,6 +564,32 @@ function isNativeSpan(exprs: readonly Expr[]): boolean {
 }
 
 /**
+ * The expressions of a native rule nft lists, its implied protocol dependencies dropped as formatRule drops them
+ * (for `nft -j`); undefined for rules iptables-nft wrote.
+ */
+export function visibleExprs(rule: Rule, table: Table): Expr[] | undefined {
+  if (rule.iptables !== undefined) return undefined;
+  const parts: (string | undefined)[] = [];
+  const deps: Dependencies = { transport: undefined, network: undefined };
+  for (const expr of rule.exprs) {
+    killDependencies(expr, parts, deps, table.family);
+    parts.push(String(parts.length));
+    if (!(expr.kind === 'cmp' || expr.kind === 'lookup' || expr.kind === 'vmap')) {
+      deps.transport = undefined;
+      deps.network = undefined;
+      continue;
+    }
+    const dep = dependencyOf(expr);
+    if (dep?.base === 'transport') {
+      if (table.family === 'ip' || !isIpField(expr.left[0]!))
+        deps.transport = { index: parts.length - 1, value: dep.value };
+    } else if (dep?.base === 'network' && table.family === 'inet' && dep.value === 2)
+      deps.network = parts.length - 1;
+  }
+  return rule.exprs.filter((_, i) => parts[i] !== undefined);
+}
+
+/**
  * One rule in nft syntax (without indentation or handle). Exported for `nft monitor trace`, which prints the
  * rule that matched.
  */
@@ -566,6 +598,7 @@ export function formatRule(rule: Rule, table: Table, options: PrintOptions = {})
     family: table.family,
     iptables: rule.iptables !== undefined,
     transport: undefined,
+    stateless: options.stateless,
   };
   const parts: (string | undefined)[] = [];
   const deps: Dependencies = { transport: undefined, network: undefined };
@@ -629,6 +662,7 @@ function exprText(
     case 'match':
       return xtMatchText(expr.options);
     case 'counter':
+      if (ctx.stateless === true) return 'counter';
       return `counter packets ${counters.packets} bytes ${counters.bytes}`;
     case 'meta-set':
       return `meta ${expr.key} set ${sourceText(expr.source, expr.key)}`;
@@ -647,7 +681,7 @@ function exprText(
     case 'quota':
       return formatQuota(expr);
     case 'set-update':
-      return `${expr.op} @${expr.set} { ${expr.key.map((value) => valueText(value, ctx)).join(' . ')} }`;
+      return `${expr.op} @${expr.set} { ${expr.key.map((value) => valueText(value, ctx)).join(' . ')}${dynsetOptionsText(expr)} }`;
     case 'ipset-update':
       return 'xt target SET';
     case 'tproxy':
@@ -698,8 +732,13 @@ function setFlagsText(set: NamedSet): string | undefined {
 }
 
 /** An element's options as nft prints them: its own timeout, the time left, its comment. */
-function elementOptionsText(set: NamedSet, element: SetElement, now: number | undefined): string {
-  let text = '';
+function elementOptionsText(
+  set: NamedSet,
+  element: SetElement,
+  now: number | undefined,
+  stateless = false,
+): string {
+  let text = elementCounterText(element, stateless);
   if (element.timeout !== undefined && element.timeout !== set.timeout)
     text += ` timeout ${formatDuration(element.timeout)}`;
   if (element.expires !== undefined && now !== undefined)
@@ -724,16 +763,29 @@ export function formatSetDeclaration(set: NamedSet): string {
   return `type ${set.keyType.join(' . ')}${isMap ? ` : ${set.dataType}` : ''};${flags === undefined ? '' : ` flags ${flags};`}`;
 }
 
+/** `type T [: D]`, or `typeof EXPR [: EXPR]` for a set declared by expressions. */
+function setTypeText(set: NamedSet): string {
+  const isMap = set.dataType !== undefined;
+  if (set.typeofText !== undefined)
+    return `typeof ${set.typeofText.key}${set.typeofText.data === undefined ? '' : ` : ${set.typeofText.data}`}`;
+  return `type ${set.keyType.join(' . ')}${isMap ? ` : ${set.dataType}` : ''}`;
+}
+
 function setText(set: NamedSet, options: PrintOptions): string {
   const isMap = set.dataType !== undefined;
   const keyTypes = set.keyType.map(fromDataType);
   const handle = options.handles ? ` # handle ${set.handle ?? 0}` : '';
   let text = `\t${isMap ? 'map' : 'set'} ${set.name} {${handle}\n`;
-  text += `\t\ttype ${set.keyType.join(' . ')}${isMap ? ` : ${set.dataType}` : ''}\n`;
+  // rule.c: set_print_declaration's order.
+  text += `\t\t${setTypeText(set)}\n`;
+  if (set.policy !== undefined) text += `\t\tpolicy ${set.policy}\n`;
   if (set.size !== undefined) text += `\t\tsize ${set.size}\n`;
   const flags = setFlagsText(set);
   if (flags !== undefined) text += `\t\tflags ${flags}\n`;
+  if (set.counter === true) text += '\t\tcounter\n';
+  if (set.autoMerge === true) text += '\t\tauto-merge\n';
   if (set.timeout !== undefined) text += `\t\ttimeout ${formatDuration(set.timeout)}\n`;
+  if (set.gcInterval !== undefined) text += `\t\tgc-interval ${formatDuration(set.gcInterval)}\n`;
   if (set.comment !== undefined) text += `\t\tcomment "${set.comment}"\n`;
   const now = options.now;
   const live = set.elements.filter(
@@ -747,7 +799,7 @@ function setText(set: NamedSet, options: PrintOptions): string {
     elements.forEach((element, i) => {
       if (i > 0) body += i % perLine === 0 ? ',\n\t\t\t     ' : ', ';
       body += keyText(keyTypes, element.key, true);
-      body += elementOptionsText(set, element, now);
+      body += elementOptionsText(set, element, now, options.stateless);
       if (element.data !== undefined) body += ` : ${dataText(element.data, dataType)}`;
     });
     text += `\t\telements = { ${body} }\n`;

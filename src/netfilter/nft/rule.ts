@@ -28,9 +28,11 @@ import { BARE_META_KEYS, META_KEYS, parseTcHandle } from './expr-meta.ts';
 import { familyDependency, linkLayerFamily, parseFamilyField } from './family-rule.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
+import { parseElementCounter } from './set-elements.ts';
 import { parseLimit, parseQuota } from './stmt-limit.ts';
 import { parseLog } from './stmt-log.ts';
 import { parseReject } from './stmt-reject.ts';
+import { dynsetOp, parseDynsetOptions } from './stmt-set.ts';
 import type { TokenStream } from './stream.ts';
 import {
   isBitmask,
@@ -214,7 +216,12 @@ class RuleParser {
   private packets = 0;
   private bytes = 0;
   private readonly chainRefs: Named[] = [];
-  private readonly setRefs: (Named & { types: readonly NftType[]; map: boolean; lhs: Location })[] = [];
+  private readonly setRefs: (Named & {
+    types: readonly NftType[];
+    map: boolean;
+    lhs: Location;
+    stmt?: Location;
+  })[] = [];
   private readonly natStatements: { type: 'snat' | 'dnat' | 'masquerade' | 'redirect' }[] = [];
   private readonly flowtableRefs: Named[] = [];
   private rejects = 0;
@@ -350,6 +357,7 @@ class RuleParser {
           break;
         case 'update':
         case 'add':
+        case 'delete':
           this.setUpdateStatement();
           break;
         case 'length':
@@ -1215,11 +1223,11 @@ class RuleParser {
       types.push(part.type);
     } while (this.s.acceptPunct('.') !== undefined);
     const lhs = span(start, this.s.previous().loc);
-    if (this.s.peek().kind === 'word' && this.s.peek().text === 'timeout')
-      this.report(errorAt(this.s.peek().loc, 'a timeout in a set statement is not supported by packetlab'));
+    const options = parseDynsetOptions(this.s);
     this.s.expectPunct('}', "'}'");
-    this.setRefs.push({ name: name.text, loc: span(at.loc, name.loc), types, map: false, lhs });
-    this.exprs.push({ kind: 'set-update', op: op.text === 'add' ? 'add' : 'update', set: name.text, key });
+    const stmt = span(op.loc, this.s.previous().loc);
+    this.setRefs.push({ name: name.text, loc: span(at.loc, name.loc), types, map: false, lhs, stmt });
+    this.exprs.push({ kind: 'set-update', op: dynsetOp(op.text), set: name.text, key, ...options });
   }
 
   private setStatement(target: Primary): void {
@@ -1506,13 +1514,18 @@ export function parseElements(s: TokenStream, options: { map: boolean }): RawEle
     while (s.peek().kind === 'newline') s.next();
     if (s.isPunct('}')) break;
     const key = readRawValue(s, { concat: true, flags: false, inSet: true });
-    // The element's options (parser_bison.y: set_elem_options): comment, timeout, expires.
+    // The element's options (parser_bison.y: set_elem_options): comment, timeout, expires, counter.
     let comment: string | undefined;
     let timeout: number | undefined;
+    let expires: number | undefined;
+    let counter: RawElement['counter'];
     for (;;) {
       const option = s.peek();
       if (option.kind !== 'word') break;
-      if (option.text === 'comment') {
+      if (option.text === 'counter') {
+        s.next();
+        counter = parseElementCounter(s);
+      } else if (option.text === 'comment') {
         s.next();
         const text = s.next();
         if (text.kind !== 'quoted' && text.kind !== 'word') s.fail(text, 'string');
@@ -1523,11 +1536,12 @@ export function parseElements(s: TokenStream, options: { map: boolean }): RawEle
         const ms = parseTime(time);
         if (ms === undefined) s.fail(time);
         if (option.text === 'timeout') timeout = ms;
+        else expires = ms;
       } else break;
     }
     let data: RawVerdict | RawValue | undefined;
     if (s.acceptPunct(':') !== undefined) data = parseElementData(s, options.map);
-    elements.push({ key, data, loc: rawLoc(key), comment, timeout });
+    elements.push({ key, data, loc: rawLoc(key), comment, timeout, expires, counter });
     while (s.peek().kind === 'newline') s.next();
     if (s.acceptPunct(',') === undefined) break;
   }

@@ -3,6 +3,7 @@
 
 import type { Netfilter } from '../netfilter.ts';
 import { applyCommands } from './apply.ts';
+import type { IncludeFiles } from './define.ts';
 import { formatError, Source } from './location.ts';
 import { parseNft } from './parser.ts';
 
@@ -15,6 +16,10 @@ export interface NftRunOptions {
   readonly handles?: boolean;
   /** Virtual ns now: listings print the time set elements have left. */
   readonly now?: number;
+  /** `-s`: listings without counter values. */
+  readonly stateless?: boolean;
+  /** Where `include "FILE"` reads from (the simulation's files); without it every include is not found. */
+  readonly files?: IncludeFiles;
 }
 
 export interface NftRunResult {
@@ -31,7 +36,7 @@ export function runNft(
 ): NftRunResult {
   // nft parses command-line input as one line; its errors then point one past the end, at the newline.
   const source = new Source(options.file === undefined ? `${text}\n` : text, options.file);
-  const parsed = parseNft(source);
+  const parsed = parseNft(source, options.files);
   if (!parsed.ok)
     return {
       stdout: '',
@@ -42,6 +47,7 @@ export function runNft(
     check: options.check ?? false,
     handles: options.handles ?? false,
     now: options.now,
+    stateless: options.stateless ?? false,
   });
   if (result.error !== undefined)
     return { stdout: '', stderr: formatError(source, result.error), exitCode: 1 };

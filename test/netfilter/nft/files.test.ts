@@ -23,6 +23,7 @@ describe('nft -f then nft list ruleset', () => {
     'set-options',
     'kube-proxy-overall',
     'intervals',
+    'set-declarations',
   ])('%s', (name) => {
     const netfilter = { store: new RulesetStore() };
     const loaded = runNft(netfilter, fixture(`${name}.nft`), { file: `${name}.nft` });
@@ -39,6 +40,7 @@ describe('nft -f then nft list ruleset', () => {
       'sets',
       'set-options',
       'kube-proxy-overall',
+      'set-declarations',
     ]) {
       const first = { store: new RulesetStore() };
       runNft(first, fixture(`${name}.nft`), { file: 'a.nft' });

@@ -107,6 +107,54 @@ describe('nft monitor', () => {
     if (!('stop' in running)) throw new Error(running.stderr);
     exec(ns, 'nft add table inet x');
     expect(running.stop().stdout).toBe('add table inet x\n# new generation 2 by process 1000 (nft)\n');
-    expect(spawn(ns, 'nft monitor rules')).toMatchObject({ exitCode: 1 });
+    expect(spawn(ns, 'nft monitor ruleset')).toMatchObject({ exitCode: 1 });
+  });
+
+  it('filters by operation and object, without generation lines; deleted and flushed elements are events', () => {
+    const sim = new Simulation({ seed: 1 });
+    const ns = sim.addNamespace('n');
+    const filters = ['', 'rules', 'new', 'destroy', 'new rules', 'sets', 'elements', 'tables', 'chains'];
+    const running = filters.map((filter) => {
+      const monitor = spawn(ns, `nft monitor ${filter}`.trim());
+      if (!('stop' in monitor)) throw new Error(monitor.stderr);
+      return monitor;
+    });
+    for (const command of [
+      'add table ip t',
+      'add chain ip t c',
+      'add rule ip t c accept',
+      "add set ip t s '{ type ipv4_addr; }'",
+      "add element ip t s '{ 1.1.1.1, 2.2.2.2 }'",
+      "delete element ip t s '{ 1.1.1.1 }'",
+      'flush set ip t s',
+      'delete rule ip t c handle 2',
+      'delete set ip t s',
+      'delete chain ip t c',
+      'delete table ip t',
+    ])
+      expect(exec(ns, `nft ${command}`).exitCode).toBe(0);
+    // As nft 1.0.6 printed them on Linux 6.18 (generation numbers and pids aside).
+    const [all, rules, added, destroyed, newRules, sets, elements, tables, chains] = running.map(
+      (monitor) => monitor.stop().stdout,
+    );
+    expect(all).toContain('delete element ip t s { 1.1.1.1 }\n# new generation');
+    expect(all).toContain('delete element ip t s { 2.2.2.2 }\n# new generation');
+    expect(rules).toBe('add rule ip t c accept\ndelete rule ip t c handle 2\n');
+    expect(added).toBe(
+      'add table ip t\nadd chain ip t c\nadd rule ip t c accept\nadd set ip t s { type ipv4_addr; } \n' +
+        'add element ip t s { 1.1.1.1 }\nadd element ip t s { 2.2.2.2 }\n',
+    );
+    expect(destroyed).toBe(
+      'delete element ip t s { 1.1.1.1 }\ndelete element ip t s { 2.2.2.2 }\ndelete rule ip t c handle 2\n' +
+        'delete set ip t s\ndelete chain ip t c\ndelete table ip t\n',
+    );
+    expect(newRules).toBe('add rule ip t c accept\n');
+    expect(sets).toBe('add set ip t s { type ipv4_addr; } \ndelete set ip t s\n');
+    expect(elements).toBe(
+      'add element ip t s { 1.1.1.1 }\nadd element ip t s { 2.2.2.2 }\n' +
+        'delete element ip t s { 1.1.1.1 }\ndelete element ip t s { 2.2.2.2 }\n',
+    );
+    expect(tables).toBe('add table ip t\ndelete table ip t\n');
+    expect(chains).toBe('add chain ip t c\ndelete chain ip t c\n');
   });
 });

@@ -35,6 +35,7 @@ describe('packetlab nft against the real nft', () => {
     'set-options',
     'kube-proxy-overall',
     'intervals',
+    'set-declarations',
   ])('%s.nft lists the same', (name) => {
     if (!ready) return;
     expect(real.exec('n', 'nft', ['flush', 'ruleset']).exitCode).toBe(0);
