@@ -36,11 +36,12 @@ export default defineConfig({
           exclude: kernel,
           maxWorkers: 2,
           isolate: false,
+          globalSetup: ['test/support/cli-bundle.ts'],
         },
       },
       {
         extends: true,
-        test: { name: 'kernel', include: kernel, maxWorkers: 1, isolate: true },
+        test: { name: 'kernel', include: kernel, maxWorkers: 1, isolate: false, sequence: { groupOrder: 1 } },
       },
     ],
   },
