@@ -204,24 +204,33 @@ export const sumConntrackStats: Normaliser = (label, text) => {
 };
 
 /**
- * A line's sort key: conntrack's remaining timeout (CONNTRACK_TIMEOUT's column) left out, since it is compared
- * within a tolerance and would otherwise order entries by when each side read them (kernel 118, 119; packetlab 120).
+ * What a `conntrack -L` line sorts by: the line without its remaining timeout, which the kernel reads a moment
+ * later than packetlab (CONNTRACK_TIMEOUT) and which, on a loaded machine, made two TIME_WAIT entries read 117 and
+ * 118 and sort in the other order than packetlab's two 120s.
  */
-const sortKey = (line: string): string => line.replace(/^(\S+\s+\d+ )\d+ /, '$1');
+function conntrackSortKey(line: string): string {
+  return line.replace(/^(\S+\s+\d+ )\d+ /, '$1');
+}
 
-/** Lines whose order is a hash table's (`ip neigh`, `bridge fdb`, `conntrack -L`): compared sorted. */
-export const sortHashOrdered: Normaliser = (label, text) =>
-  /: (ip (-[0-9a-z]+ )*n(e(i(g(h(b(o(u?r)?)?)?)?)?)?)?|bridge fdb|conntrack -L)\b/.test(label)
-    ? `${text
-        .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => ({ line, key: sortKey(line) }))
-        .sort((a, b) =>
-          a.key < b.key ? -1 : a.key > b.key ? 1 : a.line < b.line ? -1 : a.line > b.line ? 1 : 0,
-        )
-        .map((entry) => entry.line)
-        .join('\n')}\n`
-    : text;
+/**
+ * Lines whose order is a hash table's (`ip neigh`, `bridge fdb`, `conntrack -L`): compared sorted (conntrack's by
+ * conntrackSortKey, then whole).
+ */
+export const sortHashOrdered: Normaliser = (label, text) => {
+  if (!/: (ip (-[0-9a-z]+ )*n(e(i(g(h(b(o(u?r)?)?)?)?)?)?)?|bridge fdb|conntrack -L)\b/.test(label))
+    return text;
+  const key = /: conntrack -L/.test(label) ? conntrackSortKey : (line: string) => line;
+  const byKey = (a: string, b: string): number => {
+    const [ka, kb] = [key(a), key(b)];
+    if (ka !== kb) return ka < kb ? -1 : 1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  };
+  return `${text
+    .split('\n')
+    .filter((line) => line !== '')
+    .sort(byKey)
+    .join('\n')}\n`;
+};
 
 /**
  * `ss`: the kernel lists sockets in the order of hash tables keyed with a random value per namespace

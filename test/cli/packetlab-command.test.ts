@@ -1,24 +1,31 @@
 // The `packetlab` command as a user runs it: bin/packetlab.mjs with the scenario table — list, run with --seed and
-// --json, the shorthand, usage errors and exit codes.
+// --json, the shorthand, usage errors and exit codes. `list` and the tour go through bin/packetlab.mjs itself (tsx
+// over the checkout), the rest through the run's bundle of the same main() (test/support/cli-bundle.ts).
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { SCENARIOS } from '../../scenarios/index.ts';
+import { packetlabScript } from '../support/packetlab-cli.ts';
 
 const validateStory = new Ajv({ allErrors: true }).compile(
   JSON.parse(readFileSync('docs/story.schema.json', 'utf8')),
 );
 
-function packetlab(...args: string[]) {
-  const run = spawnSync(process.execPath, ['bin/packetlab.mjs', ...args], { encoding: 'utf8' });
+function start(script: string, args: readonly string[]) {
+  const run = spawnSync(process.execPath, [script, ...args], { encoding: 'utf8' });
   return { stdout: run.stdout, stderr: run.stderr, status: run.status };
 }
 
+/** bin/packetlab.mjs, as a user starts it. */
+const asUser = (...args: string[]) => start('bin/packetlab.mjs', args);
+/** The same command, bundled once per run. */
+const packetlab = (...args: string[]) => start(packetlabScript(), args);
+
 describe('the packetlab command', () => {
   it('lists one scenario a line, its name first', () => {
-    const { stdout, status } = packetlab('list');
+    const { stdout, status } = asUser('list');
     expect(status).toBe(0);
     expect(
       stdout
@@ -62,10 +69,10 @@ describe('the packetlab command', () => {
   });
 
   it('runs the tour by default, as npm start does, in French with --lang fr', () => {
-    const { stdout, status } = packetlab();
+    const { stdout, status } = asUser();
     expect(status).toBe(0);
     expect(stdout).toContain('# ──── Case 1: two pods on the same node ────\n');
-    const french = packetlab('tour', '--lang', 'fr');
+    const french = asUser('tour', '--lang', 'fr');
     expect(french.status).toBe(0);
     expect(french.stdout).toContain('# ──── Cas 1 : deux pods sur le même nœud ────\n');
     // Checks stay in English: the same PASS lines in both languages.

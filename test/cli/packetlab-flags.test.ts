@@ -12,13 +12,14 @@ import { SCENARIOS } from '../../scenarios/index.ts';
 import { type CommandScenario, main, paint, wantsColour } from '../../src/cli/main.ts';
 import { recordStories } from '../../src/story/recorder.ts';
 import { Story, transcript } from '../../src/story/story.ts';
+import { packetlabScript } from '../support/packetlab-cli.ts';
 import { requireTool } from '../support/tools.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'packetlab-flags-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function packetlab(...args: string[]) {
-  const run = spawnSync(process.execPath, ['bin/packetlab.mjs', ...args], {
+  const run = spawnSync(process.execPath, [packetlabScript(), ...args], {
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '' },
     // --trace of a load run (pitfall-ports, a bug replay's connection leak) prints tens of megabytes.

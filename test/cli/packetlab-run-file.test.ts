@@ -12,6 +12,7 @@ import { Ajv } from 'ajv';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { main } from '../../src/cli/main.ts';
+import { packetlabScript } from '../support/packetlab-cli.ts';
 import { requireTool } from '../support/tools.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'packetlab-run-file-'));
@@ -25,7 +26,7 @@ const validateLab = new Ajv({ allErrors: true }).compile(
 );
 
 function packetlab(...args: string[]) {
-  const run = spawnSync(process.execPath, ['bin/packetlab.mjs', ...args], {
+  const run = spawnSync(process.execPath, [packetlabScript(), ...args], {
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1' },
   });
@@ -221,7 +222,7 @@ describe('colour', () => {
 
   it('paints run and the shell prompt on a terminal, and never with NO_COLOR', (ctx) => {
     if (!requireTool('script', ctx)) return;
-    const node = `${process.execPath} bin/packetlab.mjs`;
+    const node = `${process.execPath} ${packetlabScript()}`;
     const painted = onTerminal(`${node} run veth`, { NO_COLOR: '' });
     expect(painted.status).toBe(0);
     expect(painted.stdout).toContain('\x1b[1m$ ip netns exec a ping -c 2 10.0.0.2\x1b[0m');

@@ -4,9 +4,10 @@
 
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { packetlabScript } from '../support/packetlab-cli.ts';
 
 function shell(args: readonly string[], input: string) {
-  const run = spawnSync(process.execPath, ['bin/packetlab.mjs', 'shell', ...args], {
+  const run = spawnSync(process.execPath, [packetlabScript(), 'shell', ...args], {
     encoding: 'utf8',
     input,
     env: { ...process.env, NO_COLOR: '1' },

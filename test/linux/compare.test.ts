@@ -63,6 +63,28 @@ describe('the comparator', () => {
     expect(formatComparison(compareRuns(far.linux, far.packetlab))).toContain('conntrack -E');
   });
 
+  it('sorts conntrack -L by everything but the timeout, so a second of real time does not reorder entries', () => {
+    const run = baseline();
+    const listing = (lines: string[]) => ({
+      label: 'n: conntrack -L',
+      stdout: `${lines.join('\n')}\n`,
+      stderr: '',
+      exitCode: 0,
+    });
+    const entry = (timeout: number, sport: number) =>
+      `tcp      6 ${timeout} TIME_WAIT src=172.18.0.${sport === 30080 ? 3 : 1} dst=172.18.0.1 sport=${sport} dport=5044 [ASSURED] mark=0 use=1`;
+    // The kernel read the second entry's timeout a second later: 117 before 118 put it first on the kernel only.
+    const kernel = {
+      ...run,
+      side: 'linux' as const,
+      observe: [listing([entry(117, 30080), entry(118, 40000)])],
+    };
+    const same = { ...run, observe: [listing([entry(120, 40000), entry(120, 30080)])] };
+    expect(formatComparison(compareRuns(kernel, same))).toBe('');
+    const other = { ...run, observe: [listing([entry(120, 40000), entry(120, 30081)])] };
+    expect(formatComparison(compareRuns(kernel, other))).toContain('conntrack -L');
+  });
+
   it('finds nothing between two identical runs', () => {
     const run = baseline();
     expect(formatComparison(compareRuns(run, baseline()))).toBe('');

@@ -35,7 +35,13 @@ const VIEW: ProxierView = {
   ],
 };
 
-/** The filter allowing `source` only, per tool: its commands and the listing that shows its counter. */
+/**
+ * The filter allowing `source` only, per tool: its commands and the listing that shows its counter. It drops SYNs
+ * only (`--syn`, `tcp flags syn / fin,syn,rst,ack`): a raw PREROUTING rule runs before conntrack, so a rule on the
+ * port alone also dropped the pod's SYN-ACK whenever the node's MASQUERADE (--random-fully, 1024-65535) had drawn a
+ * source port inside 30000-32767 (2768 of 64512 ports: the allowed call timed out in about one kernel run in 23,
+ * with `3 180` SYN-ACKs on the counter; packetlab's seeded draw lies outside the range).
+ */
 function filter(
   tool: 'iptables' | 'nft',
   source: string,
@@ -51,6 +57,7 @@ function filter(
           'PREROUTING',
           '-p',
           'tcp',
+          '--syn',
           '--dport',
           '30000:32767',
           '!',
@@ -82,6 +89,11 @@ function filter(
         'inet',
         'nodeport-guard',
         'prerouting',
+        'tcp',
+        'flags',
+        'syn',
+        '/',
+        'fin,syn,rst,ack',
         'tcp',
         'dport',
         '30000-32767',

@@ -14,7 +14,15 @@
 // `igmp_link_local_mcast_reports=0` (no IGMP reports for the bridge's 224.0.0.106).
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,8 +69,10 @@ const QUIET_SYSCTLS = [
 ];
 /** How long a capture keeps running after the last traffic, so the kernel's last frames reach tcpdump. */
 const CAPTURE_TAIL_MS = 150;
-/** How long a background monitor gets to subscribe before the traffic starts (it prints nothing when ready). */
-const MONITOR_START_MS = 300;
+/** How long a background monitor may take to subscribe before the traffic starts anyway (it prints nothing when ready). */
+const MONITOR_SUBSCRIBE_MS = 5_000;
+/** NETLINK_NETFILTER: the `Eth` column of /proc/net/netlink for the sockets of nft monitor and conntrack -E. */
+const NETLINK_NETFILTER = '12';
 
 const liveNamespaces = new Set<string>();
 const liveChildren = new Set<ChildProcess>();
@@ -120,6 +130,48 @@ async function untilStill(path: string): Promise<void> {
     still = now === last ? still + 1 : 0;
     last = now;
   }
+}
+
+/**
+ * True once process `pid` holds a NETLINK_NETFILTER socket bound to a multicast group: conntrack -E (groups 0x7,
+ * NFNLGRP_CONNTRACK_NEW to _DESTROY) and nft monitor (NFNLGRP_NFTABLES, NFNLGRP_NFTRACE) print nothing when ready,
+ * but from that moment the kernel queues every event on the socket (netlink_broadcast). Read from the process's own
+ * view of /proc/net/netlink (its namespace's table: `sk Eth Pid Groups Rmem Wmem Dump Locks Drops Inode`), matched
+ * to its file descriptors by inode. `ip netns exec` execs the program in the pid it was started with.
+ */
+function subscribedToNetfilter(pid: number): boolean {
+  const inodes = new Set<string>();
+  let table: string;
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        if (target.startsWith('socket:[')) inodes.add(target.slice('socket:['.length, -1));
+      } catch {
+        // closed between the listing and the read
+      }
+    }
+    table = readFileSync(`/proc/${pid}/net/netlink`, 'utf8');
+  } catch {
+    return false;
+  }
+  return table
+    .split('\n')
+    .slice(1)
+    .some((line) => {
+      const [, eth, , groups, , , , , , inode] = line.trim().split(/\s+/);
+      return (
+        eth === NETLINK_NETFILTER &&
+        groups !== undefined &&
+        /[1-9a-f]/.test(groups) &&
+        inodes.has(inode ?? '')
+      );
+    });
+}
+
+/** Polls `ready` every 10 ms until it holds or `timeoutMs` passed. */
+async function until(ready: () => boolean, timeoutMs: number): Promise<void> {
+  for (let waited = 0; waited < timeoutMs && !ready(); waited += 10) await sleep(10);
 }
 
 function sleep(ms: number): Promise<void> {
@@ -428,7 +480,7 @@ class LinuxRun {
       }),
     );
 
-    // nft monitor prints nothing once subscribed: give it a moment before the traffic starts.
+    // nft monitor and conntrack -E print nothing once subscribed: the traffic starts when their netlink socket is.
     const monitors = scenario.monitors.map((command) => {
       const child = this.start(
         this.nsName(command.ns),
@@ -438,7 +490,14 @@ class LinuxRun {
       child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
       return { command, child, stdout: collect(child), stderr };
     });
-    if (monitors.length > 0) await sleep(MONITOR_START_MS);
+    for (const { child } of monitors) {
+      const pid = child.pid;
+      if (pid !== undefined)
+        await until(
+          () => child.exitCode !== null || child.signalCode !== null || subscribedToNetfilter(pid),
+          MONITOR_SUBSCRIBE_MS,
+        );
+    }
 
     const traffic: CommandOutput[] = [];
     for (const step of scenario.traffic) {
