@@ -128,18 +128,22 @@ const NODES = [
 /** The load balancer's own address on the node network: where its connections to the NodePorts come from. */
 const LB_SOURCE = '172.18.0.1';
 
-/** The filter, per tool: before the DNAT (a NodePort forwarded to a pod never reaches INPUT), every NodePort. */
+/**
+ * The filter, per tool: before the DNAT (a NodePort forwarded to a pod never reaches INPUT), every NodePort's new
+ * connections. SYNs only: the raw table runs before conntrack, so a rule on the port alone would also drop the
+ * answers to the node's own SNATed connections whenever their source port was drawn inside 30000-32767.
+ */
 function nodePortFilter(tool: FilterTool): { commands: readonly string[]; listing: string } {
   if (tool === 'iptables')
     return {
-      commands: [`iptables -t raw -A PREROUTING -p tcp --dport 30000:32767 ! -s ${LB_SOURCE} -j DROP`],
+      commands: [`iptables -t raw -A PREROUTING -p tcp --syn --dport 30000:32767 ! -s ${LB_SOURCE} -j DROP`],
       listing: 'iptables -t raw -L PREROUTING -v -n -x',
     };
   return {
     commands: [
       'nft add table inet nodeport-guard',
       "nft add chain inet nodeport-guard prerouting '{ type filter hook prerouting priority raw; policy accept; }'",
-      `nft add rule inet nodeport-guard prerouting tcp dport 30000-32767 ip saddr != ${LB_SOURCE} counter drop`,
+      `nft add rule inet nodeport-guard prerouting tcp flags syn / fin,syn,rst,ack tcp dport 30000-32767 ip saddr != ${LB_SOURCE} counter drop`,
     ],
     listing: 'nft list chain inet nodeport-guard prerouting',
   };

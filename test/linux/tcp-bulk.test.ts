@@ -54,7 +54,11 @@ function expectKernelRetransmissions(ours: readonly string[], theirs: readonly s
   ).toBeLessThanOrEqual(1);
 }
 
-describe('differential: bulk TCP', () => {
+// These cases compare whole captures and do not go through differential()'s reruns, so they are retried as a whole
+// instead: on a loaded machine the kernel's receive windows (autotuning, measured per real round trip) and its
+// retransmissions follow real time (seen: dup ACKs advertising 76 where the quiet kernel and packetlab say 75). The
+// packetlab side is deterministic, so a retry resamples only the kernel; a case still differing three times fails.
+describe('differential: bulk TCP', { retry: 2 }, () => {
   it('64 KiB to a server that reads only after 300 ms: every segment, ACK and window, and the tail loss probe of the FIN', async (ctx) => {
     const scenario = twoHosts('tcp-bulk-64k')
       .capture('a', 'veth-a')

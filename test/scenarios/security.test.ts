@@ -54,7 +54,7 @@ describe('the security points', () => {
       ).toHaveLength(6);
     }
     expect(transcript(run(2, 'nft'))).toContain(
-      '\t\ttcp dport 30000-32767 ip saddr != 172.18.0.1 counter packets 2 bytes 120 drop',
+      '\t\ttcp flags syn / fin,syn,rst,ack tcp dport 30000-32767 ip saddr != 172.18.0.1 counter packets 2 bytes 120 drop',
     );
   });
 
