@@ -112,6 +112,10 @@ export type MetaKey =
   | 'obrname'
   | 'ibrpvid'
   | 'ibrvproto'
+  /** The wall clock (nft_meta_get_eval_time). */
+  | 'time'
+  | 'day'
+  | 'hour'
   | 'priority';
 
 export type CtKey =

@@ -25,6 +25,7 @@ import type {
 import type { Named, ParsedRule, RawElement, RawVerdict } from './ast.ts';
 import { generatorMax, parseHash, parseNumgen } from './expr-hash.ts';
 import { BARE_META_KEYS, META_KEYS, parseTcHandle } from './expr-meta.ts';
+import { unwrapHourRange } from './expr-time.ts';
 import { familyDependency, linkLayerFamily, parseFamilyField } from './family-rule.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
@@ -212,6 +213,8 @@ class RuleParser {
   private networkKnown: boolean;
   private terminal: Location | undefined;
   private statements = 0;
+  /** The last value read was an hour range that wraps midnight, read swapped (wrapOp). */
+  private hourRangeWrapped = false;
   private comment: string | undefined;
   private packets = 0;
   private bytes = 0;
@@ -369,9 +372,14 @@ class RuleParser {
           this.flowStatement();
           break;
         default:
-          if (start.text === 'day' || start.text === 'hour' || start.text === 'time')
-            this.s.failAt(start.loc, `meta ${start.text} is not supported by packetlab`);
-          if (BARE_META_KEYS.has(start.text)) this.matchOrSet();
+          // `day`, `hour`, `time` may open a rule without `meta` (and list with it).
+          if (
+            BARE_META_KEYS.has(start.text) ||
+            start.text === 'day' ||
+            start.text === 'hour' ||
+            start.text === 'time'
+          )
+            this.matchOrSet();
           else if (KEYWORDS.has(start.text)) this.s.fail(start, expecting);
           else this.symbolStart(start);
       }
@@ -639,6 +647,9 @@ class RuleParser {
       case 'iifgroup':
       case 'oifgroup':
       case 'cgroup':
+      case 'day':
+      case 'hour':
+      case 'time':
         if (META_KEYS[first.text as MetaKey]?.refused)
           this.report(errorAt(first.loc, 'Could not process rule: Operation not supported'));
         return done({ kind: 'meta', key: first.text as MetaKey });
@@ -1076,7 +1087,7 @@ class RuleParser {
         this.report(errorAt(lhsLoc, 'Relational expression size mismatch'));
         return;
       }
-      this.pushMatch({ kind: 'cmp', left: values, op, right });
+      this.pushMatch({ kind: 'cmp', left: values, op: this.wrapOp(op), right });
       return;
     }
     if (bitmask && this.s.isPunct('!')) {
@@ -1098,7 +1109,14 @@ class RuleParser {
       this.pushMatch(flagTest(values[0]!, right.value, 'ne', 0));
       return;
     }
-    this.pushMatch({ kind: 'cmp', left: values, op: 'eq', right });
+    this.pushMatch({ kind: 'cmp', left: values, op: this.wrapOp('eq'), right });
+  }
+
+  /** A range of hours that wraps midnight was read swapped: `==` becomes `!=` and back (nft lists it so). */
+  private wrapOp(op: CmpOp): CmpOp {
+    if (!this.hourRangeWrapped) return op;
+    this.hourRangeWrapped = false;
+    return op === 'eq' ? 'ne' : op === 'ne' ? 'eq' : op;
   }
 
   /**
@@ -1132,7 +1150,12 @@ class RuleParser {
     types: readonly NftType[],
     options: { flags: boolean; widths?: readonly number[]; max?: number | undefined },
   ): Constant | undefined {
-    const raw = readRawValue(this.s, { concat: types.length > 1, flags: options.flags, inSet: false });
+    let raw = readRawValue(this.s, { concat: types.length > 1, flags: options.flags, inSet: false });
+    const wrapped = types.length === 1 && types[0] === 'hour' ? unwrapHourRange(raw) : undefined;
+    if (wrapped !== undefined) {
+      raw = wrapped;
+      this.hourRangeWrapped = true;
+    }
     if (options.max !== undefined) {
       const atoms = raw.kind === 'atom' ? [raw] : raw.kind === 'range' ? [raw.low, raw.high] : [];
       for (const atom of atoms)
