@@ -13,6 +13,7 @@ import type {
   FamilyField,
   MetaKey,
   NatFlags,
+  NatMap,
   NatRange,
   PayloadField,
   Selector,
@@ -485,21 +486,61 @@ class RuleParser {
 
   // ---- NAT --------------------------------------------------------------------------------------------------
 
+  /**
+   * `dnat to KEY map { K : ADDR [. PORT], ... }` or `map @m` (parser_bison.y: nat_stmt_args with a map expression):
+   * the key's selectors with their dependencies, then the map, its data an address or `address . port`.
+   */
+  private natMap(keyword: Token): NatMap {
+    const start = this.s.peek();
+    const left: Primary[] = [this.primary()];
+    while (this.s.acceptPunct('.') !== undefined) left.push(this.primary());
+    const lhs = span(start.loc, this.s.previous().loc);
+    const types = left.map((primary) => primary.type);
+    this.dependencies(left, lhs);
+    if (!this.s.isWord('map'))
+      this.s.failAt(
+        span(keyword.loc, this.s.peek().loc),
+        `${keyword.text} to an expression is not supported by packetlab`,
+      );
+    this.s.next();
+    const key = left.map((primary) => ({ selector: primary.selector }));
+    const at = this.s.acceptPunct('@');
+    if (at !== undefined) {
+      const name = this.s.peek();
+      if (!(name.kind === 'word' || name.kind === 'quoted')) this.s.fail(name, 'string');
+      this.s.next();
+      this.setRefs.push({ name: name.text, loc: span(at.loc, name.loc), types, map: true, lhs });
+      return { key, map: { kind: 'named', name: name.text }, withPort: false };
+    }
+    const elements: SetElement[] = [];
+    let withPort = false;
+    for (const element of parseElements(this.s, { map: false })) {
+      const keyValue = resolveValue(types, element.key);
+      const raw = element.data;
+      if (raw === undefined || raw.kind === 'verdict') {
+        this.s.failAt(element.loc, 'syntax error, unexpected comma, expecting colon');
+      }
+      withPort = raw.kind === 'concat';
+      const data = resolveValue(withPort ? ['ipv4_addr', 'inet_service'] : ['ipv4_addr'], raw);
+      if (isErrorRecord(keyValue)) this.report(keyValue);
+      else if (isErrorRecord(data)) this.report(data);
+      else elements.push({ key: keyValue, data });
+    }
+    return { key, map: { kind: 'anonymous', elements, keyType: types.map(dataTypeOf) }, withPort };
+  }
+
   private natStatement(): void {
     const keyword = this.s.next();
     const type = keyword.text as 'snat' | 'dnat' | 'masquerade' | 'redirect';
     const range: { addrLow?: number; addrHigh?: number; portLow?: number; portHigh?: number } = {};
     let portLoc: Location | undefined;
+    let map: NatMap | undefined;
     const explicitIp = (type === 'dnat' || type === 'snat') && this.s.acceptWord('ip') !== undefined;
     if (this.s.acceptWord('to') !== undefined) {
       if (type === 'dnat' || type === 'snat') {
         const next = this.s.peek();
-        if (next.kind === 'word' && KEYWORDS.has(next.text))
-          this.s.failAt(
-            span(keyword.loc, next.loc),
-            `${type} to an expression or map is not supported by packetlab`,
-          );
-        if (!this.s.isPunct(':')) {
+        if (next.kind === 'word' && KEYWORDS.has(next.text)) map = this.natMap(keyword);
+        else if (!this.s.isPunct(':')) {
           const low = this.address();
           range.addrLow = low;
           range.addrHigh = low;
@@ -576,7 +617,13 @@ class RuleParser {
       portHigh: range.portHigh,
     };
     const natFlags: NatFlags = flags;
-    this.exprs.push({ kind: 'nat', type, range: natRange, flags: natFlags });
+    this.exprs.push({
+      kind: 'nat',
+      type,
+      range: natRange,
+      flags: natFlags,
+      ...(map === undefined ? {} : { map }),
+    });
     this.natStatements.push({ type });
     this.markTerminal(span(keyword.loc, this.s.previous().loc));
   }
