@@ -41,7 +41,7 @@ describe('dnat to a map', () => {
       '10.0.1.1:40001 > 10.0.4.1:53',
       '10.0.1.1:40002 > 10.0.2.1:53',
     ]);
-    // Only the miss reaches the counter after the nat statement.
+    // Only the miss reaches the next rule's counter.
     expect(nftCounters(l.r, 'counter')).toEqual(['1:32']);
   });
 
@@ -58,6 +58,7 @@ describe('dnat to a map', () => {
     type nat hook prerouting priority dstnat; policy accept;
     dnat to udp dport map { 5000 : 10.0.2.1 . 8080 }
     dnat to ip daddr map @m
+    counter
   }
 }
 `,
@@ -69,5 +70,7 @@ describe('dnat to a map', () => {
     l.sim.run(SEC);
     expect(at8080).toEqual(['10.0.1.1:40000 > 10.0.2.1:8080']);
     expect(at7).toEqual(['10.0.1.1:40001 > 10.0.2.1:7']);
+    // Both were translated: neither reached the last rule.
+    expect(nftCounters(l.r, 'counter')).toEqual(['0:0']);
   });
 });
