@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { readClock } from '../../../src/netfilter/expr/clock.ts';
 import { runNft } from '../../../src/netfilter/nft/index.ts';
+import { printJsonRuleset } from '../../../src/netfilter/nft/json-print.ts';
 import { RulesetStore } from '../../../src/netfilter/ruleset.ts';
 
 /** [rule as written, as nft 1.0.6 lists it, or its error line]. */
@@ -64,6 +65,21 @@ describe('meta time, day and hour list as nft 1.0.6 lists them', () => {
     expect(added.stderr).toBe('');
     const listed = runNft(netfilter, 'list chain ip t c');
     expect(listed.stdout.split('\n')[2]).toBe(`\t\t${printed} counter packets 0 bytes 0`);
+  });
+});
+
+describe('nft -j', () => {
+  it('prints the values as nft 1.0.6 does', () => {
+    const netfilter = { store: new RulesetStore() };
+    runNft(
+      netfilter,
+      'add table ip t; add chain ip t c; add rule ip t c meta hour "17:00"-"19:00" meta day "Monday" meta time < "2024-01-01"',
+    );
+    expect(printJsonRuleset(netfilter.store.ruleset)).toContain(
+      '"expr": [{"match": {"op": "==", "left": {"meta": {"key": "hour"}}, "right": {"range": ["17:00", "19:00"]}}}, ' +
+        '{"match": {"op": "==", "left": {"meta": {"key": "day"}}, "right": "Monday"}}, ' +
+        '{"match": {"op": "<", "left": {"meta": {"key": "time"}}, "right": "2024-01-01 00:00:00"}}]',
+    );
   });
 });
 
