@@ -447,7 +447,7 @@ function natMapText(map: NatMap, ctx: RuleContext): string {
 
 function natText(expr: Extract<Expr, { kind: 'nat' }>, ctx: RuleContext): string {
   if (expr.map !== undefined)
-    return `${expr.type}${expr.map.withPort ? ' ip' : ''} to ${natMapText(expr.map, ctx)}${natFlagsText(expr.flags)}`;
+    return `${expr.type}${expr.map.withPort || ctx.family === 'inet' ? ' ip' : ''} to ${natMapText(expr.map, ctx)}${natFlagsText(expr.flags)}`;
   const { range } = expr;
   let to = '';
   if (range.addrLow !== undefined) {

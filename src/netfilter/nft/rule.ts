@@ -539,8 +539,12 @@ class RuleParser {
     if (this.s.acceptWord('to') !== undefined) {
       if (type === 'dnat' || type === 'snat') {
         const next = this.s.peek();
-        if (next.kind === 'word' && KEYWORDS.has(next.text)) map = this.natMap(keyword);
-        else if (!this.s.isPunct(':')) {
+        if (next.kind === 'word' && KEYWORDS.has(next.text)) {
+          // In inet tables the family must be known before the map (its key's own dependency comes too late).
+          if (this.options.family === 'inet' && !explicitIp && !this.networkKnown)
+            this.report(errorAt(keyword.loc, 'ip or ip6 must be specified with address for inet tables.'));
+          map = this.natMap(keyword);
+        } else if (!this.s.isPunct(':')) {
           const low = this.address();
           range.addrLow = low;
           range.addrHigh = low;
