@@ -33,6 +33,27 @@ describe('nat statements with a data map list as nft 1.0.6 lists them', () => {
     expect(lines[3]).toBe(`\t\t${printed}`);
   });
 
+  it('in inet tables needs the family before the map, and lists with ip (nft 1.0.6)', () => {
+    const netfilter = { store: new RulesetStore() };
+    const inet = 'add table inet t; add chain inet t pre { type nat hook prerouting priority dstnat; }';
+    const refused = runNft(
+      netfilter,
+      `${inet}; add rule inet t pre dnat to ip saddr map { 10.0.0.1 : 10.0.0.2 }`,
+    );
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr.split('\n')[0]).toBe(
+      'Error: ip or ip6 must be specified with address for inet tables.',
+    );
+    const added = runNft(
+      netfilter,
+      `${inet}; add rule inet t pre iifname "eth0" ip daddr 1.2.3.4 dnat to ip saddr map { 10.0.0.1 : 10.0.0.2 }`,
+    );
+    expect(added.stderr).toBe('');
+    expect(runNft(netfilter, 'list chain inet t pre').stdout.split('\n')[3]).toBe(
+      '\t\tiifname "eth0" ip daddr 1.2.3.4 dnat ip to ip saddr map { 10.0.0.1 : 10.0.0.2 }',
+    );
+  });
+
   it('a map a nat statement names cannot be deleted', () => {
     const netfilter = { store: new RulesetStore() };
     runNft(netfilter, `${PRELUDE}; add rule ip t c dnat to ip daddr map @m`);
