@@ -2,6 +2,7 @@
 // stack of at most 16, return, policy at the end, rule counters, and trace events for packets with nftrace set.
 
 import { evalCmp, lookupElement } from './expr/compare.ts';
+import { natFromMap } from './expr/nat-map.ts';
 import type { Chain, ElementCounter, Expr, Rule, Table, Verdict } from './ir.ts';
 import { JUMP_STACK_MAX } from './ir.ts';
 import type { PacketState } from './packet-state.ts';
@@ -147,7 +148,13 @@ function evalRule(
         break;
       case 'verdict':
         return expr.verdict;
-      case 'nat':
+      case 'nat': {
+        // nft_lookup_eval: a key the nat statement's map lacks breaks the rule (expr/nat-map.ts).
+        if (expr.map !== undefined && natFromMap(state, expr, table) === undefined) return undefined;
+        const verdict = statements.terminal(state, expr, table);
+        if (verdict !== undefined) return verdict;
+        break;
+      }
       case 'reject':
       case 'tproxy':
       case 'tcpmss':

@@ -112,6 +112,10 @@ export type MetaKey =
   | 'obrname'
   | 'ibrpvid'
   | 'ibrvproto'
+  /** The wall clock (nft_meta_get_eval_time). */
+  | 'time'
+  | 'day'
+  | 'hour'
   | 'priority';
 
 export type CtKey =
@@ -319,6 +323,14 @@ export interface NatRange {
   readonly portBase?: number;
 }
 
+/** The key and map of a nat statement that reads its address (and port) from a map. */
+export interface NatMap {
+  readonly key: readonly Value[];
+  readonly map: SetRef;
+  /** The data is `address . port` (nft then lists `dnat ip to ...`). */
+  readonly withPort: boolean;
+}
+
 export interface NatFlags {
   readonly random: boolean;
   readonly fullyRandom: boolean;
@@ -352,6 +364,8 @@ export type Expr =
       readonly type: 'snat' | 'dnat' | 'masquerade' | 'redirect';
       readonly range: NatRange;
       readonly flags: NatFlags;
+      /** `dnat to KEY map { K : ADDR [. PORT] }` / `map @m`: the range comes from the element (expr/nat-map.ts). */
+      readonly map?: NatMap;
     }
   | { readonly kind: 'reject'; readonly with: RejectWith }
   | {

@@ -8,6 +8,7 @@ import { setUntracked } from './conntrack/conntrack.ts';
 import { IPS_SRC_NAT_DONE } from './conntrack/table.ts';
 import { updateSet } from './expr/compare.ts';
 import { limitMatches, quotaMatches } from './expr/limit.ts';
+import { natFromMap } from './expr/nat-map.ts';
 import { readValue } from './expr/selectors.ts';
 import type { NetfilterHost, SocketInfo } from './host.ts';
 import { ipsetChange, ipsetTest, type PacketFields } from './ipset/match.ts';
@@ -209,7 +210,7 @@ export class Statements implements StatementRunner {
     }
   }
 
-  terminal(state: PacketState, expr: Expr, _table: Table): Verdict | undefined {
+  terminal(state: PacketState, expr: Expr, table: Table): Verdict | undefined {
     if (expr.kind === 'tproxy') {
       const pkt = state.pkt;
       const outcome = tproxyDecide(this.host, pkt.buf, pkt.network, pkt.end, pkt.iif, pkt.mark, expr);
@@ -230,9 +231,12 @@ export class Statements implements StatementRunner {
     const nat = this.nat();
     if (nat === undefined) return ACCEPT;
     const manip = expr.type === 'dnat' || expr.type === 'redirect' ? 'dst' : 'src';
+    // A map's miss ends the statement without a verdict (nft_lookup_eval's NFT_BREAK; the rest of the rule runs).
+    const mapped = natFromMap(state, expr, table);
+    if (mapped === undefined) return undefined;
     const verdict = nat.setup(
       state.pkt,
-      expr,
+      mapped,
       manip,
       state.inDev?.ifindex ?? 0,
       state.outDev?.ifindex ?? 0,

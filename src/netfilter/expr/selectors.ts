@@ -5,6 +5,7 @@
 import { PacketType } from '../../core/packet.ts';
 import type { HashSelector, Selector, Value } from '../ir.ts';
 import type { PacketState } from '../packet-state.ts';
+import { readClock } from './clock.ts';
 import { readFamilyField } from './family-fields.ts';
 import { jhashValue, symhashValue } from './hash.ts';
 
@@ -198,6 +199,10 @@ function meta(
     case 'ibrpvid':
     case 'ibrvproto':
       return undefined;
+    case 'time':
+    case 'day':
+    case 'hour':
+      return readClock(key, state.host.now());
   }
 }
 

@@ -496,7 +496,8 @@ class Runner {
     for (const expr of rule.exprs)
       if (
         (expr.kind === 'lookup' && expr.set.kind === 'anonymous') ||
-        (expr.kind === 'vmap' && expr.map.kind === 'anonymous')
+        (expr.kind === 'vmap' && expr.map.kind === 'anonymous') ||
+        (expr.kind === 'nat' && expr.map?.map.kind === 'anonymous')
       )
         draft.allocateHandle(table);
     const added = draft.addRule(
@@ -754,6 +755,7 @@ function setInUse(table: Table, name: string): boolean {
       for (const expr of rule.exprs) {
         if (expr.kind === 'lookup' && expr.set.kind === 'named' && expr.set.name === name) return true;
         if (expr.kind === 'vmap' && expr.map.kind === 'named' && expr.map.name === name) return true;
+        if (expr.kind === 'nat' && expr.map?.map.kind === 'named' && expr.map.map.name === name) return true;
         if (expr.kind === 'set-update' && expr.set === name) return true;
       }
   return false;

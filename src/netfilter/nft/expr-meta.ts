@@ -1,7 +1,7 @@
 // nft 1.0.6's meta keys (meta.c: meta_templates) as packetlab models them: each key's datatype, width, whether it
 // may be written without `meta` (parser_bison.y: meta_key_unqualified), and what the kernel refuses for the ip and
 // inet families (nft_meta_get_validate: the bridge port names and VLAN keys), and the tc handles of `meta priority`.
-// Not supported: time, day, hour (wall-clock matches), secmark, skuid/skgid names other than root.
+// The wall-clock keys' values are in expr-time.ts. Not supported: secmark, skuid/skgid names other than root.
 
 import type { MetaKey } from '../ir.ts';
 import type { NftType } from './types.ts';
@@ -35,6 +35,9 @@ export const META_KEYS: Readonly<Partial<Record<MetaKey, MetaKeyInfo>>> = {
   obrname: { type: 'ifname', bits: 128, refused: true },
   ibrpvid: { type: 'integer', bits: 16, refused: true },
   ibrvproto: { type: 'ether_type', bits: 16, refused: true },
+  time: { type: 'date', bits: 64 },
+  day: { type: 'day', bits: 8 },
+  hour: { type: 'hour', bits: 32 },
 };
 
 /** Keys that may be written without `meta` (and list so when nft prints them bare). */

@@ -18,6 +18,7 @@ import type {
   Value,
   Verdict,
 } from '../ir.ts';
+import { formatClock } from './expr-time.ts';
 import { sortedElements, visibleExprs } from './printer.ts';
 import {
   flagNames,
@@ -65,6 +66,11 @@ function numberJson(type: NftType, value: number): Json {
     case 'mark':
     case 'iface':
       return value >>> 0;
+    // `"17:00"`, `"Monday"`, `"2024-01-01 00:00:00"`: the listing's text without its quotes.
+    case 'date':
+    case 'day':
+    case 'hour':
+      return formatClock(type, value).replace(/^"|"$/g, '');
     default:
       return symbolName(type, value) ?? value >>> 0;
   }

@@ -13,6 +13,7 @@ import type {
   HookName,
   NamedSet,
   NatFlags,
+  NatMap,
   Rule,
   Ruleset,
   SetElement,
@@ -424,7 +425,29 @@ function natFlagsText(flags: NatFlags): string {
   return names.length === 0 ? '' : ` ${names.join(',')}`;
 }
 
+/** `ip daddr map { 10.0.0.1 : 192.168.0.1 }`, `tcp dport map { 80 : 10.0.0.1 . 8080 }`, `ip daddr map @m`. */
+function natMapText(map: NatMap, ctx: RuleContext): string {
+  const types = map.key.map((value) => selectorType(value.selector));
+  const key = map.key.map((value) => valueText(value, ctx)).join(' . ');
+  if (map.map.kind === 'named') return `${key} map @${map.map.name}`;
+  const parts = sortedElements(map.map.elements, types).map((element) => {
+    const data = element.data;
+    const text =
+      data !== undefined && 'kind' in data && data.kind === 'concat'
+        ? data.parts
+            .map((part, i) => formatConstant(i === 0 ? 'ipv4_addr' : 'inet_service', part))
+            .join(' . ')
+        : data !== undefined && 'kind' in data && data.kind === 'number'
+          ? formatConstant('ipv4_addr', data)
+          : '';
+    return `${keyText(types, element.key, true)} : ${text}`;
+  });
+  return `${key} map { ${parts.join(', ')} }`;
+}
+
 function natText(expr: Extract<Expr, { kind: 'nat' }>, ctx: RuleContext): string {
+  if (expr.map !== undefined)
+    return `${expr.type}${expr.map.withPort || ctx.family === 'inet' ? ' ip' : ''} to ${natMapText(expr.map, ctx)}${natFlagsText(expr.flags)}`;
   const { range } = expr;
   let to = '';
   if (range.addrLow !== undefined) {
@@ -495,11 +518,16 @@ interface Dependencies {
  * protocol is implied by the field, so nft does not print it.
  */
 function killDependencies(
-  expr: Expr,
+  stmt: Expr,
   parts: (string | undefined)[],
   deps: Dependencies,
   family: Family,
 ): boolean {
+  // A nat statement's map key (`dnat to tcp dport map ...`) implies its protocol like a map lookup's.
+  const expr: Expr =
+    stmt.kind === 'nat' && stmt.map !== undefined
+      ? { kind: 'vmap', left: stmt.map.key, map: stmt.map.map }
+      : stmt;
   if (expr.kind === 'cmp' || expr.kind === 'lookup' || expr.kind === 'vmap') {
     if (expr.left.length !== 1) {
       const dep = deps.transport;

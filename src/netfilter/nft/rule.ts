@@ -13,6 +13,7 @@ import type {
   FamilyField,
   MetaKey,
   NatFlags,
+  NatMap,
   NatRange,
   PayloadField,
   Selector,
@@ -25,6 +26,7 @@ import type {
 import type { Named, ParsedRule, RawElement, RawVerdict } from './ast.ts';
 import { generatorMax, parseHash, parseNumgen } from './expr-hash.ts';
 import { BARE_META_KEYS, META_KEYS, parseTcHandle } from './expr-meta.ts';
+import { unwrapHourRange } from './expr-time.ts';
 import { familyDependency, linkLayerFamily, parseFamilyField } from './family-rule.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
@@ -212,6 +214,8 @@ class RuleParser {
   private networkKnown: boolean;
   private terminal: Location | undefined;
   private statements = 0;
+  /** The last value read was an hour range that wraps midnight, read swapped (wrapOp). */
+  private hourRangeWrapped = false;
   private comment: string | undefined;
   private packets = 0;
   private bytes = 0;
@@ -369,9 +373,14 @@ class RuleParser {
           this.flowStatement();
           break;
         default:
-          if (start.text === 'day' || start.text === 'hour' || start.text === 'time')
-            this.s.failAt(start.loc, `meta ${start.text} is not supported by packetlab`);
-          if (BARE_META_KEYS.has(start.text)) this.matchOrSet();
+          // `day`, `hour`, `time` may open a rule without `meta` (and list with it).
+          if (
+            BARE_META_KEYS.has(start.text) ||
+            start.text === 'day' ||
+            start.text === 'hour' ||
+            start.text === 'time'
+          )
+            this.matchOrSet();
           else if (KEYWORDS.has(start.text)) this.s.fail(start, expecting);
           else this.symbolStart(start);
       }
@@ -477,21 +486,65 @@ class RuleParser {
 
   // ---- NAT --------------------------------------------------------------------------------------------------
 
+  /**
+   * `dnat to KEY map { K : ADDR [. PORT], ... }` or `map @m` (parser_bison.y: nat_stmt_args with a map expression):
+   * the key's selectors with their dependencies, then the map, its data an address or `address . port`.
+   */
+  private natMap(keyword: Token): NatMap {
+    const start = this.s.peek();
+    const left: Primary[] = [this.primary()];
+    while (this.s.acceptPunct('.') !== undefined) left.push(this.primary());
+    const lhs = span(start.loc, this.s.previous().loc);
+    const types = left.map((primary) => primary.type);
+    this.dependencies(left, lhs);
+    if (!this.s.isWord('map'))
+      this.s.failAt(
+        span(keyword.loc, this.s.peek().loc),
+        `${keyword.text} to an expression is not supported by packetlab`,
+      );
+    this.s.next();
+    const key = left.map((primary) => ({ selector: primary.selector }));
+    const at = this.s.acceptPunct('@');
+    if (at !== undefined) {
+      const name = this.s.peek();
+      if (!(name.kind === 'word' || name.kind === 'quoted')) this.s.fail(name, 'string');
+      this.s.next();
+      this.setRefs.push({ name: name.text, loc: span(at.loc, name.loc), types, map: true, lhs });
+      return { key, map: { kind: 'named', name: name.text }, withPort: false };
+    }
+    const elements: SetElement[] = [];
+    let withPort = false;
+    for (const element of parseElements(this.s, { map: false })) {
+      const keyValue = resolveValue(types, element.key);
+      const raw = element.data;
+      if (raw === undefined || raw.kind === 'verdict') {
+        this.s.failAt(element.loc, 'syntax error, unexpected comma, expecting colon');
+      }
+      withPort = raw.kind === 'concat';
+      const data = resolveValue(withPort ? ['ipv4_addr', 'inet_service'] : ['ipv4_addr'], raw);
+      if (isErrorRecord(keyValue)) this.report(keyValue);
+      else if (isErrorRecord(data)) this.report(data);
+      else elements.push({ key: keyValue, data });
+    }
+    return { key, map: { kind: 'anonymous', elements, keyType: types.map(dataTypeOf) }, withPort };
+  }
+
   private natStatement(): void {
     const keyword = this.s.next();
     const type = keyword.text as 'snat' | 'dnat' | 'masquerade' | 'redirect';
     const range: { addrLow?: number; addrHigh?: number; portLow?: number; portHigh?: number } = {};
     let portLoc: Location | undefined;
+    let map: NatMap | undefined;
     const explicitIp = (type === 'dnat' || type === 'snat') && this.s.acceptWord('ip') !== undefined;
     if (this.s.acceptWord('to') !== undefined) {
       if (type === 'dnat' || type === 'snat') {
         const next = this.s.peek();
-        if (next.kind === 'word' && KEYWORDS.has(next.text))
-          this.s.failAt(
-            span(keyword.loc, next.loc),
-            `${type} to an expression or map is not supported by packetlab`,
-          );
-        if (!this.s.isPunct(':')) {
+        if (next.kind === 'word' && KEYWORDS.has(next.text)) {
+          // In inet tables the family must be known before the map (its key's own dependency comes too late).
+          if (this.options.family === 'inet' && !explicitIp && !this.networkKnown)
+            this.report(errorAt(keyword.loc, 'ip or ip6 must be specified with address for inet tables.'));
+          map = this.natMap(keyword);
+        } else if (!this.s.isPunct(':')) {
           const low = this.address();
           range.addrLow = low;
           range.addrHigh = low;
@@ -568,7 +621,13 @@ class RuleParser {
       portHigh: range.portHigh,
     };
     const natFlags: NatFlags = flags;
-    this.exprs.push({ kind: 'nat', type, range: natRange, flags: natFlags });
+    this.exprs.push({
+      kind: 'nat',
+      type,
+      range: natRange,
+      flags: natFlags,
+      ...(map === undefined ? {} : { map }),
+    });
     this.natStatements.push({ type });
     this.markTerminal(span(keyword.loc, this.s.previous().loc));
   }
@@ -639,6 +698,9 @@ class RuleParser {
       case 'iifgroup':
       case 'oifgroup':
       case 'cgroup':
+      case 'day':
+      case 'hour':
+      case 'time':
         if (META_KEYS[first.text as MetaKey]?.refused)
           this.report(errorAt(first.loc, 'Could not process rule: Operation not supported'));
         return done({ kind: 'meta', key: first.text as MetaKey });
@@ -1076,7 +1138,7 @@ class RuleParser {
         this.report(errorAt(lhsLoc, 'Relational expression size mismatch'));
         return;
       }
-      this.pushMatch({ kind: 'cmp', left: values, op, right });
+      this.pushMatch({ kind: 'cmp', left: values, op: this.wrapOp(op), right });
       return;
     }
     if (bitmask && this.s.isPunct('!')) {
@@ -1098,7 +1160,14 @@ class RuleParser {
       this.pushMatch(flagTest(values[0]!, right.value, 'ne', 0));
       return;
     }
-    this.pushMatch({ kind: 'cmp', left: values, op: 'eq', right });
+    this.pushMatch({ kind: 'cmp', left: values, op: this.wrapOp('eq'), right });
+  }
+
+  /** A range of hours that wraps midnight was read swapped: `==` becomes `!=` and back (nft lists it so). */
+  private wrapOp(op: CmpOp): CmpOp {
+    if (!this.hourRangeWrapped) return op;
+    this.hourRangeWrapped = false;
+    return op === 'eq' ? 'ne' : op === 'ne' ? 'eq' : op;
   }
 
   /**
@@ -1132,7 +1201,12 @@ class RuleParser {
     types: readonly NftType[],
     options: { flags: boolean; widths?: readonly number[]; max?: number | undefined },
   ): Constant | undefined {
-    const raw = readRawValue(this.s, { concat: types.length > 1, flags: options.flags, inSet: false });
+    let raw = readRawValue(this.s, { concat: types.length > 1, flags: options.flags, inSet: false });
+    const wrapped = types.length === 1 && types[0] === 'hour' ? unwrapHourRange(raw) : undefined;
+    if (wrapped !== undefined) {
+      raw = wrapped;
+      this.hourRangeWrapped = true;
+    }
     if (options.max !== undefined) {
       const atoms = raw.kind === 'atom' ? [raw] : raw.kind === 'range' ? [raw.low, raw.high] : [];
       for (const atom of atoms)

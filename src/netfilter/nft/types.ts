@@ -4,6 +4,7 @@
 
 import type { Constant, DataType, Selector } from '../ir.ts';
 import { formatTcHandle, META_KEYS } from './expr-meta.ts';
+import { formatClock } from './expr-time.ts';
 import { ARP_OPS, FAMILY_FIELD_BITS, FAMILY_FIELD_TYPE, ICMPV6_CODES, ICMPV6_TYPES } from './family-types.ts';
 
 export type NftType =
@@ -37,6 +38,10 @@ export type NftType =
   | 'time'
   | 'ct_label'
   | 'tc_handle'
+  /** `meta time`, `meta day`, `meta hour` (expr-time.ts). */
+  | 'date'
+  | 'day'
+  | 'hour'
   /** The families' types (family-types.ts). */
   | 'arp_op'
   | 'ipv6_addr'
@@ -601,6 +606,10 @@ export function formatNumber(type: NftType, value: number): string {
       return value === 0 ? '"default"' : String(value);
     case 'tc_handle':
       return formatTcHandle(value);
+    case 'date':
+    case 'day':
+    case 'hour':
+      return formatClock(type, value);
     case 'time':
       return value === 0 ? '' : formatMilliseconds(value);
     case 'tcp_flag':
@@ -648,8 +657,8 @@ export function formatConstant(type: NftType, constant: Constant, options: { inS
         const len = prefixLen(constant.low, constant.high);
         if (len !== undefined) return `${formatIpv4(constant.low)}/${len}`;
       }
-      // icmp_code ranges list as numbers (`icmp code 0-3`).
-      const rangeType = type === 'icmp_code' ? 'integer' : type;
+      // icmp_code and day ranges list as numbers (`icmp code 0-3`, `meta day 1-5`).
+      const rangeType = type === 'icmp_code' || type === 'day' ? 'integer' : type;
       return `${formatNumber(rangeType, constant.low)}-${formatNumber(rangeType, constant.high)}`;
     }
     case 'concat':

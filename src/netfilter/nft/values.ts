@@ -2,6 +2,7 @@
 // once the type they are compared with is known, with nft's messages for values that do not fit the type.
 
 import type { Constant } from '../ir.ts';
+import { isClockType, parseClock } from './expr-time.ts';
 import { formatIpv6, maskIpv6, parseIpv6 } from './ipv6-text.ts';
 import type { Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location } from './location.ts';
@@ -56,6 +57,9 @@ export const DESCRIPTIONS: Record<NftType, string> = {
   time: 'relative time',
   ct_label: 'conntrack label',
   tc_handle: 'TC handle',
+  date: 'Relative time of packet reception',
+  day: 'Day of week of packet reception',
+  hour: 'Hour of day of packet reception',
   arp_op: 'ARP operation',
   ipv6_addr: 'IPv6 address',
   icmpv6_type: 'ICMPv6 type',
@@ -86,6 +90,10 @@ export function resolveAtom(type: NftType, atom: RawAtom, width?: number): Const
   const { token } = atom;
   const loc = token.loc;
   if (type === 'time') return timeConstant(atom);
+  if (isClockType(type)) {
+    const value = parseClock(type, token.text, token.kind === 'number');
+    return typeof value === 'number' ? { kind: 'number', value } : errorAt(loc, value.message);
+  }
   if (type === 'uid' || type === 'gid') {
     const id = token.kind === 'number' ? token.value : symbolValue(type, token.text);
     if (id === undefined)
