@@ -36,6 +36,8 @@ export interface NetfilterHost {
   readonly rng: Rng;
   now(): number;
   ifname(ifindex: number): string | undefined;
+  /** if_nametoindex: the index of the device called `name` (nft resolves `iif "eth0"` with it). */
+  ifindex?(name: string): number | undefined;
   /** inet_addr_type / fib lookup of `addr` in table local then main, as nft_fib and xt_addrtype do. */
   addressType(addr: number): AddressType;
   /**

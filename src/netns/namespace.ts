@@ -137,6 +137,7 @@ export class Namespace implements DeviceOwner, Interfaces {
       rng,
       now: () => this.sim.now,
       ifname: (ifindex) => this.nameOf(ifindex),
+      ifindex: (name) => this.indexOf(name),
       addressType: (addr) => {
         const type = this.fib.addressType(addr);
         return type === 'throw' ? 'unspec' : type;

@@ -43,6 +43,8 @@ export interface ApplyOptions {
   readonly now?: number | undefined;
   /** `nft -s`: listings without counter values. */
   readonly stateless?: boolean | undefined;
+  /** The device names interface indexes list as (if_indextoname); absent: indexes list as numbers. */
+  readonly ifname?: ((ifindex: number) => string | undefined) | undefined;
 }
 
 export interface ApplyResult {
@@ -119,6 +121,7 @@ class Runner {
       handles: options.handles,
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.stateless === true ? { stateless: true } : {}),
+      ...(options.ifname === undefined ? {} : { ifname: options.ifname }),
     };
   }
 

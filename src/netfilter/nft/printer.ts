@@ -26,6 +26,7 @@ import type {
 import { formatDevices, formatFamilyPriority } from './families.ts';
 import { hiddenFamilyDependency } from './family-rule.ts';
 import { flowtableText } from './flowtables.ts';
+import { namedInterfaces } from './ifindex.ts';
 import { elementCounterText } from './set-elements.ts';
 import { formatLimit, formatQuota } from './stmt-limit.ts';
 import { formatLog } from './stmt-log.ts';
@@ -52,6 +53,8 @@ export interface PrintOptions {
   readonly now?: number;
   /** `nft -s`: counters and quotas without their values. */
   readonly stateless?: boolean;
+  /** if_indextoname: interface indexes list as the device's current name. */
+  readonly ifname?: (ifindex: number) => string | undefined;
 }
 
 // ---- priorities -------------------------------------------------------------------------------------------
@@ -88,6 +91,7 @@ interface RuleContext {
   transport: number | undefined;
   /** `nft -s`: counters print without their values. */
   readonly stateless?: boolean | undefined;
+  readonly ifname?: ((ifindex: number) => string | undefined) | undefined;
 }
 
 function selectorText(value: Value, ctx: RuleContext | undefined): string {
@@ -297,14 +301,19 @@ export function formatDuration(ms: number): string {
   return text === '' ? '0ms' : text;
 }
 
-function anonymousSetText(set: SetRef, types: readonly NftType[]): string {
+function anonymousSetText(
+  set: SetRef,
+  types: readonly NftType[],
+  ifname?: (ifindex: number) => string | undefined,
+): string {
   if (set.kind === 'named') return `@${set.name}`;
   const elements = sortedElements(set.elements, types);
   const parts = elements.map((element) => {
-    const key = keyText(types, element.key, true);
+    const key = keyText(types, namedInterfaces(types, element.key, ifname), true);
     return element.data === undefined ? key : `${key} : ${dataText(element.data, 'integer')}`;
   });
-  return `{ ${parts.join(', ')} }`;
+  // `iif { 1, "lo" }`: a name and its index are one element, which nft lists once (`iif { "lo" }`).
+  return `{ ${(ifname === undefined ? parts : [...new Set(parts)]).join(', ')} }`;
 }
 
 // ---- rules ------------------------------------------------------------------------------------------------
@@ -599,6 +608,7 @@ export function formatRule(rule: Rule, table: Table, options: PrintOptions = {})
     iptables: rule.iptables !== undefined,
     transport: undefined,
     stateless: options.stateless,
+    ifname: options.ifname,
   };
   const parts: (string | undefined)[] = [];
   const deps: Dependencies = { transport: undefined, network: undefined };
@@ -647,12 +657,14 @@ function exprText(
   counters: { readonly packets: number; readonly bytes: number },
 ): string {
   switch (expr.kind) {
-    case 'cmp':
-      return cmpText(expr, ctx);
+    case 'cmp': {
+      const types = expr.left.map((value) => selectorType(value.selector));
+      return cmpText({ ...expr, right: namedInterfaces(types, expr.right, ctx.ifname) }, ctx);
+    }
     case 'lookup': {
       const types = expr.left.map((value) => selectorType(value.selector));
       const left = expr.left.map((value) => valueText(value, ctx)).join(' . ');
-      return `${left}${expr.negate ? ' !=' : ''} ${anonymousSetText(expr.set, types)}`;
+      return `${left}${expr.negate ? ' !=' : ''} ${anonymousSetText(expr.set, types, ctx.ifname)}`;
     }
     case 'vmap': {
       const types = expr.left.map((value) => selectorType(value.selector));

@@ -26,6 +26,7 @@ import type { Named, ParsedRule, RawElement, RawVerdict } from './ast.ts';
 import { generatorMax, parseHash, parseNumgen } from './expr-hash.ts';
 import { BARE_META_KEYS, META_KEYS, parseTcHandle } from './expr-meta.ts';
 import { familyDependency, linkLayerFamily, parseFamilyField } from './family-rule.ts';
+import { type InterfaceNames, resolveInterfaces } from './ifindex.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
 import { parseElementCounter } from './set-elements.ts';
@@ -191,6 +192,8 @@ export interface RuleOptions {
   readonly family: Family;
   /** Where the rule ends: a command ends at a newline, `;` or end of input, a block rule also before `}`. */
   readonly inBlock: boolean;
+  /** The namespace's devices: names written against an interface index resolve to it (absent: kept as names). */
+  readonly interfaces?: InterfaceNames | undefined;
 }
 
 /** Parses statements up to the end of the rule; syntax errors throw (ParseFailure), others are reported. */
@@ -1143,7 +1146,12 @@ class RuleParser {
           return undefined;
         }
     }
-    const constant = resolveValue(types, raw, options.widths);
+    const constant = resolveInterfaces(
+      types,
+      resolveValue(types, raw, options.widths),
+      this.options.interfaces,
+      rawLoc(raw),
+    );
     if (isErrorRecord(constant)) {
       this.report(constant);
       return undefined;
@@ -1170,7 +1178,12 @@ class RuleParser {
     const raw = parseElements(this.s, { map: options.vmap });
     const elements: SetElement[] = [];
     for (const element of raw) {
-      const key = resolveValue(types, element.key);
+      const key = resolveInterfaces(
+        types,
+        resolveValue(types, element.key),
+        this.options.interfaces,
+        rawLoc(element.key),
+      );
       if (isErrorRecord(key)) {
         this.report(key);
         continue;
