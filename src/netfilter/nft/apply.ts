@@ -16,6 +16,7 @@ import type {
   SetDef,
   TableRef,
 } from './ast.ts';
+import { fibRefusedIn } from './expr-fib.ts';
 import { kernelRefusesHook } from './families.ts';
 import { familyHasFlowtables, flowtableOf, flowtableText, printFlowtables } from './flowtables.ts';
 import { type ErrorRecord, errorAt, type Location } from './location.ts';
@@ -446,6 +447,8 @@ class Runner {
           : checkDynsetTypes(set, ref.types, ref.lhs, ref.stmt);
       if (error !== undefined) return error;
     }
+    if (chain.base !== undefined && fibRefusedIn(rule.exprs, chain.base.hook))
+      return kernelError(loc, 'EOPNOTSUPP');
     const statements = rule.setRefs.filter((ref) => ref.stmt !== undefined);
     for (const expr of rule.exprs) {
       if (expr.kind !== 'set-update') continue;

@@ -659,6 +659,9 @@ function exprText(
   switch (expr.kind) {
     case 'cmp': {
       const types = expr.left.map((value) => selectorType(value.selector));
+      // `fib ... oif exists` holds a flag, not an index.
+      if (expr.left.some((value) => value.selector.kind === 'fib' && value.selector.present))
+        return cmpText(expr, ctx);
       return cmpText({ ...expr, right: namedInterfaces(types, expr.right, ctx.ifname) }, ctx);
     }
     case 'lookup': {

@@ -23,6 +23,7 @@ import type {
   Verdict,
 } from '../ir.ts';
 import type { Named, ParsedRule, RawElement, RawVerdict } from './ast.ts';
+import { fibFlagsError } from './expr-fib.ts';
 import { generatorMax, parseHash, parseNumgen } from './expr-hash.ts';
 import { BARE_META_KEYS, META_KEYS, parseTcHandle } from './expr-meta.ts';
 import { familyDependency, linkLayerFamily, parseFamilyField } from './family-rule.ts';
@@ -756,8 +757,11 @@ class RuleParser {
 
   private fibPrimary(done: (selector: Selector) => Primary): Primary {
     const flags: ('saddr' | 'daddr' | 'mark' | 'iif' | 'oif')[] = [];
+    const first = this.s.peek().loc;
+    let last = first;
     do {
       const flag = this.s.next();
+      last = flag.loc;
       if (
         flag.text !== 'saddr' &&
         flag.text !== 'daddr' &&
@@ -770,6 +774,8 @@ class RuleParser {
     } while (this.s.acceptPunct('.') !== undefined);
     const result = this.s.next();
     if (result.text !== 'type' && result.text !== 'oif' && result.text !== 'oifname') this.s.fail(result);
+    const flagsError = fibFlagsError(flags, first, last);
+    if (flagsError !== undefined) this.report(flagsError);
     return done({ kind: 'fib', flags, result: result.text });
   }
 
