@@ -73,6 +73,8 @@ export interface NetfilterHost {
   ): SocketInfo | undefined;
   /** The MTU of the route toward `dst` (TCPMSS --clamp-mss-to-pmtu); absent or undefined: the out device's. */
   routeMtu?(dst: number): number | undefined;
+  /** rt_nexthop of the route toward `dst`: its gateway, or `dst` on a link route; undefined without a route. */
+  routeNexthop?(dst: number): number | undefined;
   /** Sends the answer REJECT asks for (nf_send_reset / nf_send_unreach) for the packet being rejected. */
   reject(pkt: Packet, how: RejectWith, hook: string): void;
   /** The kernel log (dmesg): LOG target lines and conntrack's "table full". */

@@ -179,7 +179,7 @@ export type Selector =
       readonly offset: number;
     }
   | HashSelector
-  | { readonly kind: 'rt'; readonly key: 'nexthop' | 'mtu' };
+  | { readonly kind: 'rt'; readonly key: 'nexthop' | 'mtu' | 'classid' };
 
 /** `jhash ip saddr . tcp dport mod 4 seed 0x1 offset 100`, `symhash mod 2` (nft_hash). */
 export interface HashSelector {

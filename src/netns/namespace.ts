@@ -181,6 +181,10 @@ export class Namespace implements DeviceOwner, Interfaces {
         const dev = this.byIndex(route.ifindex);
         return dev === undefined ? undefined : this.ipv4.pathMtu(route, dst, dev);
       },
+      routeNexthop: (dst) => {
+        const route = this.ipv4.routeOutput(dst);
+        return route.ok ? (route.gateway !== 0 ? route.gateway : dst) : undefined;
+      },
       log: (line) => this.sim.printk(line),
       netRatelimit: () => this.sim.netRatelimit(),
       netnsInum: this.inum,

@@ -8,6 +8,7 @@ import type { PacketState } from '../packet-state.ts';
 import { readFamilyField } from './family-fields.ts';
 import { fibValue } from './fib.ts';
 import { jhashValue, symhashValue } from './hash.ts';
+import { rtValue } from './rt.ts';
 
 /** nft's ct state bits (NF_CT_STATE_*_BIT). */
 export const CT_STATE_BITS = { invalid: 1, established: 2, related: 4, new: 8, untracked: 64 } as const;
@@ -309,7 +310,7 @@ export function readValue(state: PacketState, value: Value): number | string | u
           : symhash(state, selector);
       break;
     case 'rt':
-      raw = undefined;
+      raw = rtValue(state, selector);
       break;
     case 'family-field':
       raw = readFamilyField(state, selector.field);

@@ -17,6 +17,7 @@ import type {
   TableRef,
 } from './ast.ts';
 import { fibRefusedIn } from './expr-fib.ts';
+import { rtRefusedIn } from './expr-rt.ts';
 import { kernelRefusesHook } from './families.ts';
 import { familyHasFlowtables, flowtableOf, flowtableText, printFlowtables } from './flowtables.ts';
 import { type ErrorRecord, errorAt, type Location } from './location.ts';
@@ -447,7 +448,9 @@ class Runner {
           : checkDynsetTypes(set, ref.types, ref.lhs, ref.stmt);
       if (error !== undefined) return error;
     }
-    if (chain.base !== undefined && fibRefusedIn(rule.exprs, chain.base.hook))
+    // nft_fib_validate, nft_rt_validate: expressions some hooks cannot evaluate.
+    const hook = chain.base?.hook;
+    if (hook !== undefined && (fibRefusedIn(rule.exprs, hook) || rtRefusedIn(rule.exprs, hook)))
       return kernelError(loc, 'EOPNOTSUPP');
     const statements = rule.setRefs.filter((ref) => ref.stmt !== undefined);
     for (const expr of rule.exprs) {

@@ -129,7 +129,7 @@ function selectorText(value: Value, ctx: RuleContext | undefined): string {
     case 'hash':
       return hashText(selector, ctx);
     case 'rt':
-      return selector.key === 'nexthop' ? 'rt ip nexthop' : 'rt mtu';
+      return selector.key === 'nexthop' ? 'rt ip nexthop' : `rt ${selector.key}`;
     case 'family-field':
       return selector.field;
   }

@@ -26,6 +26,7 @@ import type { Named, ParsedRule, RawElement, RawVerdict } from './ast.ts';
 import { fibFlagsError } from './expr-fib.ts';
 import { generatorMax, parseHash, parseNumgen } from './expr-hash.ts';
 import { BARE_META_KEYS, META_KEYS, parseTcHandle } from './expr-meta.ts';
+import { parseRt } from './expr-rt.ts';
 import { familyDependency, linkLayerFamily, parseFamilyField } from './family-rule.ts';
 import { type InterfaceNames, resolveInterfaces } from './ifindex.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
@@ -350,6 +351,7 @@ class RuleParser {
         case 'icmp':
         case 'ether':
         case 'fib':
+        case 'rt':
         case 'numgen':
         case 'jhash':
         case 'symhash':
@@ -693,6 +695,8 @@ class RuleParser {
         return this.ctPrimary(first, done);
       case 'fib':
         return this.fibPrimary(done);
+      case 'rt':
+        return done(parseRt(this.s, first, this.options.family));
       case 'numgen':
         return done(parseNumgen(this.s, first.loc));
       case 'jhash':
