@@ -146,9 +146,9 @@ describe('differential: the nft rule corpus', () => {
         `packetlab claims ${claimed}, ${claimedAgree} of them agree (${(rate * 100).toFixed(1)}%)`,
     );
     if (differing.length > 0) console.log(differing.join('\n'));
-    // Measured 2026-12-01: 2512 lines, 2336 claimed, 2318 of those agree (99.2%; 92.3% of all lines, 52% before this
-    // work). What is left is listed in docs/deviations.md (nft): interface indexes (iif, oif, sdif), `ct original
-    // saddr` with a prefix and no `ip`, counters beyond 2^53.
-    expect(rate).toBeGreaterThanOrEqual(0.99);
+    // Measured 2026-12-01: 2572 lines, 2396 claimed, 2388 of those agree (99.7%; 92.8% of all lines, 52% before this
+    // work; 2318 of 2336 before interface indexes, fib and rt). What is left is listed in docs/deviations.md (nft):
+    // `ct original saddr` with a prefix and no `ip`, counters beyond 2^53.
+    expect(rate).toBeGreaterThanOrEqual(0.995);
   });
 });
