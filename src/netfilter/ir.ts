@@ -179,7 +179,8 @@ export type Selector =
       readonly offset: number;
     }
   | HashSelector
-  | { readonly kind: 'rt'; readonly key: 'nexthop' | 'mtu' | 'classid' };
+  | { readonly kind: 'rt'; readonly key: 'nexthop' | 'mtu' | 'classid' }
+  | { readonly kind: 'socket'; readonly key: 'transparent' | 'mark' | 'wildcard' };
 
 /** `jhash ip saddr . tcp dport mod 4 seed 0x1 offset 100`, `symhash mod 2` (nft_hash). */
 export interface HashSelector {

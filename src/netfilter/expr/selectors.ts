@@ -9,6 +9,7 @@ import { readFamilyField } from './family-fields.ts';
 import { fibValue } from './fib.ts';
 import { jhashValue, symhashValue } from './hash.ts';
 import { rtValue } from './rt.ts';
+import { socketValue } from './socket.ts';
 
 /** nft's ct state bits (NF_CT_STATE_*_BIT). */
 export const CT_STATE_BITS = { invalid: 1, established: 2, related: 4, new: 8, untracked: 64 } as const;
@@ -311,6 +312,9 @@ export function readValue(state: PacketState, value: Value): number | string | u
       break;
     case 'rt':
       raw = rtValue(state, selector);
+      break;
+    case 'socket':
+      raw = socketValue(state, selector);
       break;
     case 'family-field':
       raw = readFamilyField(state, selector.field);

@@ -18,6 +18,7 @@ import type {
 } from './ast.ts';
 import { fibRefusedIn } from './expr-fib.ts';
 import { rtRefusedIn } from './expr-rt.ts';
+import { socketRefusedIn } from './expr-socket.ts';
 import { kernelRefusesHook } from './families.ts';
 import { familyHasFlowtables, flowtableOf, flowtableText, printFlowtables } from './flowtables.ts';
 import { type ErrorRecord, errorAt, type Location } from './location.ts';
@@ -450,7 +451,10 @@ class Runner {
     }
     // nft_fib_validate, nft_rt_validate: expressions some hooks cannot evaluate.
     const hook = chain.base?.hook;
-    if (hook !== undefined && (fibRefusedIn(rule.exprs, hook) || rtRefusedIn(rule.exprs, hook)))
+    if (
+      hook !== undefined &&
+      (fibRefusedIn(rule.exprs, hook) || rtRefusedIn(rule.exprs, hook) || socketRefusedIn(rule.exprs, hook))
+    )
       return kernelError(loc, 'EOPNOTSUPP');
     const statements = rule.setRefs.filter((ref) => ref.stmt !== undefined);
     for (const expr of rule.exprs) {

@@ -130,6 +130,8 @@ function selectorText(value: Value, ctx: RuleContext | undefined): string {
       return hashText(selector, ctx);
     case 'rt':
       return selector.key === 'nexthop' ? 'rt ip nexthop' : `rt ${selector.key}`;
+    case 'socket':
+      return `socket ${selector.key}`;
     case 'family-field':
       return selector.field;
   }

@@ -27,6 +27,7 @@ import { fibFlagsError } from './expr-fib.ts';
 import { generatorMax, parseHash, parseNumgen } from './expr-hash.ts';
 import { BARE_META_KEYS, META_KEYS, parseTcHandle } from './expr-meta.ts';
 import { parseRt } from './expr-rt.ts';
+import { parseSocket } from './expr-socket.ts';
 import { familyDependency, linkLayerFamily, parseFamilyField } from './family-rule.ts';
 import { type InterfaceNames, resolveInterfaces } from './ifindex.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
@@ -352,6 +353,7 @@ class RuleParser {
         case 'ether':
         case 'fib':
         case 'rt':
+        case 'socket':
         case 'numgen':
         case 'jhash':
         case 'symhash':
@@ -697,6 +699,8 @@ class RuleParser {
         return this.fibPrimary(done);
       case 'rt':
         return done(parseRt(this.s, first, this.options.family));
+      case 'socket':
+        return done(parseSocket(this.s, first));
       case 'numgen':
         return done(parseNumgen(this.s, first.loc));
       case 'jhash':

@@ -415,6 +415,8 @@ export function selectorBits(selector: Selector): number {
       }
     case 'rt':
       return selector.key === 'mtu' ? 16 : 32;
+    case 'socket':
+      return selector.key === 'mark' ? 32 : 1;
     case 'ct':
       if (selector.key === 'zone') return 16;
       return selector.key === 'direction' || selector.key === 'protocol' || selector.key === 'l3proto'
@@ -513,6 +515,8 @@ export function selectorType(selector: Selector): NftType {
       return selector.result === 'type' ? 'fib_addrtype' : selector.result === 'oifname' ? 'ifname' : 'iface';
     case 'rt':
       return selector.key === 'nexthop' ? 'ipv4_addr' : selector.key === 'classid' ? 'realm' : 'integer';
+    case 'socket':
+      return selector.key === 'mark' ? 'mark' : 'integer';
     case 'numgen':
     case 'hash':
       return 'integer';
