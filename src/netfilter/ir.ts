@@ -377,6 +377,8 @@ export type Expr =
       readonly port: number;
       readonly markValue: number;
       readonly markMask: number;
+      /** nft's tproxy statement: no socket ends the rule (NFT_BREAK), a socket continues it; the mark is left. */
+      readonly nft?: boolean;
     }
   /** The TCPMSS target (xt_TCPMSS): a SYN's MSS option lowered to `mss`, or to the path MTU's ('pmtu'). */
   | { readonly kind: 'tcpmss'; readonly mss: number | 'pmtu' }

@@ -140,6 +140,14 @@ export class Statements implements StatementRunner {
           ),
         );
         return true;
+      case 'tproxy': {
+        // nft_tproxy_eval_v4: xt_TPROXY's socket choice; without a transparent socket the rule breaks.
+        const outcome = tproxyDecide(this.host, pkt.buf, pkt.network, pkt.end, pkt.iif, pkt.mark, expr);
+        if (outcome.kind === 'drop') return false;
+        pkt.tproxyAddr = outcome.addr;
+        pkt.tproxyPort = outcome.port;
+        return true;
+      }
       default:
         return true;
     }

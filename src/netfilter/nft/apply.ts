@@ -34,6 +34,7 @@ import {
   printTables,
 } from './printer.ts';
 import { autoMerge, elementCounter, getElements } from './set-elements.ts';
+import { tproxyRefusedIn } from './stmt-tproxy.ts';
 import { fromDataType, type NftType } from './types.ts';
 import { DESCRIPTIONS, isErrorRecord, resolveValue } from './values.ts';
 
@@ -453,7 +454,10 @@ class Runner {
     const hook = chain.base?.hook;
     if (
       hook !== undefined &&
-      (fibRefusedIn(rule.exprs, hook) || rtRefusedIn(rule.exprs, hook) || socketRefusedIn(rule.exprs, hook))
+      (fibRefusedIn(rule.exprs, hook) ||
+        rtRefusedIn(rule.exprs, hook) ||
+        socketRefusedIn(rule.exprs, hook) ||
+        tproxyRefusedIn(rule.exprs, hook))
     )
       return kernelError(loc, 'EOPNOTSUPP');
     const statements = rule.setRefs.filter((ref) => ref.stmt !== undefined);

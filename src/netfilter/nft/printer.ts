@@ -32,6 +32,7 @@ import { formatLimit, formatQuota } from './stmt-limit.ts';
 import { formatLog } from './stmt-log.ts';
 import { formatReject } from './stmt-reject.ts';
 import { dynsetOptionsText } from './stmt-set.ts';
+import { formatTproxy } from './stmt-tproxy.ts';
 import {
   flagNames,
   formatConstant,
@@ -702,7 +703,7 @@ function exprText(
     case 'ipset-update':
       return 'xt target SET';
     case 'tproxy':
-      return 'xt target TPROXY';
+      return expr.nft === true ? formatTproxy(expr, ctx.family) : 'xt target TPROXY';
     case 'tcpmss':
       return `tcp option maxseg size set ${expr.mss === 'pmtu' ? 'rt mtu' : expr.mss}`;
     case 'xt-target':

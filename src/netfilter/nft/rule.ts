@@ -37,6 +37,7 @@ import { parseLimit, parseQuota } from './stmt-limit.ts';
 import { parseLog } from './stmt-log.ts';
 import { parseReject } from './stmt-reject.ts';
 import { dynsetOp, parseDynsetOptions } from './stmt-set.ts';
+import { parseTproxy } from './stmt-tproxy.ts';
 import type { TokenStream } from './stream.ts';
 import {
   isBitmask,
@@ -332,6 +333,17 @@ class RuleParser {
           break;
         case 'reject':
           this.rejectStatement();
+          break;
+        case 'tproxy':
+          this.exprs.push(
+            parseTproxy(this.s, this.s.next(), {
+              family: this.options.family,
+              transportKnown: this.transportProto !== undefined,
+              networkLoc: this.networkLoc,
+              report: (error) => this.report(error),
+              address: () => this.address(),
+            }),
+          );
           break;
         case 'notrack':
           this.s.next();
