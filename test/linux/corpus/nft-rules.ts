@@ -534,7 +534,7 @@ function combinations(): string[] {
   ];
 }
 
-/** fib and rt forms (flag combinations nft refuses, results, `exists`/`missing`, realms, next hops). */
+/** fib, rt, socket and tproxy forms (flag combinations nft refuses, results, `exists`/`missing`, realms, next hops). */
 function fibAndRtMatches(): string[] {
   return [
     'fib saddr . iif oif missing drop',
@@ -567,6 +567,20 @@ function fibAndRtMatches(): string[] {
     'rt classid { 0, 1 }',
     'rt ip nexthop 1.2.3.4 rt mtu 1500',
     'meta rtclassid 0',
+    'socket transparent 1',
+    'socket transparent 0 accept',
+    'socket transparent 2',
+    'socket mark 0x1',
+    'socket wildcard 0',
+    'socket transparent 1 meta mark set 1',
+    'tproxy to :8080',
+    'meta l4proto tcp tproxy to :8080',
+    'tcp dport 80 tproxy to 10.0.0.1:8080',
+    'tcp dport 80 tproxy ip to 10.0.0.1',
+    'tcp dport 80 tproxy to 10.0.0.1',
+    'udp dport 53 tproxy to :53 accept',
+    'tcp dport 80 meta mark set 1 tproxy to :8080 accept',
+    'meta nfproto ipv4 tcp dport 80 tproxy to 10.0.0.1',
   ];
 }
 
