@@ -155,8 +155,18 @@ function evalRule(
         if (verdict !== undefined) return verdict;
         break;
       }
-      case 'reject':
       case 'tproxy':
+        // nft_tproxy_eval_v4 continues (or breaks) the rule; xt_TPROXY accepts or drops.
+        if (expr.nft === true) {
+          if (!statements.run(state, expr, rule, table)) return undefined;
+          break;
+        }
+        {
+          const verdict = statements.terminal(state, expr, table);
+          if (verdict !== undefined) return verdict;
+        }
+        break;
+      case 'reject':
       case 'tcpmss':
       case 'xt-target': {
         const verdict = statements.terminal(state, expr, table);

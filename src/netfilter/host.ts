@@ -36,6 +36,8 @@ export interface NetfilterHost {
   readonly rng: Rng;
   now(): number;
   ifname(ifindex: number): string | undefined;
+  /** if_nametoindex: the index of the device called `name` (nft resolves `iif "eth0"` with it). */
+  ifindex?(name: string): number | undefined;
   /** inet_addr_type / fib lookup of `addr` in table local then main, as nft_fib and xt_addrtype do. */
   addressType(addr: number): AddressType;
   /**
@@ -71,6 +73,8 @@ export interface NetfilterHost {
   ): SocketInfo | undefined;
   /** The MTU of the route toward `dst` (TCPMSS --clamp-mss-to-pmtu); absent or undefined: the out device's. */
   routeMtu?(dst: number): number | undefined;
+  /** rt_nexthop of the route toward `dst`: its gateway, or `dst` on a link route; undefined without a route. */
+  routeNexthop?(dst: number): number | undefined;
   /** Sends the answer REJECT asks for (nf_send_reset / nf_send_unreach) for the packet being rejected. */
   reject(pkt: Packet, how: RejectWith, hook: string): void;
   /** The kernel log (dmesg): LOG target lines and conntrack's "table full". */

@@ -183,7 +183,8 @@ export type Selector =
       readonly offset: number;
     }
   | HashSelector
-  | { readonly kind: 'rt'; readonly key: 'nexthop' | 'mtu' };
+  | { readonly kind: 'rt'; readonly key: 'nexthop' | 'mtu' | 'classid' }
+  | { readonly kind: 'socket'; readonly key: 'transparent' | 'mark' | 'wildcard' };
 
 /** `jhash ip saddr . tcp dport mod 4 seed 0x1 offset 100`, `symhash mod 2` (nft_hash). */
 export interface HashSelector {
@@ -390,6 +391,8 @@ export type Expr =
       readonly port: number;
       readonly markValue: number;
       readonly markMask: number;
+      /** nft's tproxy statement: no socket ends the rule (NFT_BREAK), a socket continues it; the mark is left. */
+      readonly nft?: boolean;
     }
   /** The TCPMSS target (xt_TCPMSS): a SYN's MSS option lowered to `mss`, or to the path MTU's ('pmtu'). */
   | { readonly kind: 'tcpmss'; readonly mss: number | 'pmtu' }

@@ -5,12 +5,11 @@ import type { PacketType } from '../core/packet.ts';
 import type { StatementRunner } from './chain.ts';
 import type { Conntrack } from './conntrack/conntrack.ts';
 import { setUntracked } from './conntrack/conntrack.ts';
-import { IPS_SRC_NAT_DONE } from './conntrack/table.ts';
 import { updateSet } from './expr/compare.ts';
 import { limitMatches, quotaMatches } from './expr/limit.ts';
 import { natFromMap } from './expr/nat-map.ts';
 import { readValue } from './expr/selectors.ts';
-import type { NetfilterHost, SocketInfo } from './host.ts';
+import type { NetfilterHost } from './host.ts';
 import { ipsetChange, ipsetTest, type PacketFields } from './ipset/match.ts';
 import type { IpSets } from './ipset/sets.ts';
 import { conntrackStateMatches } from './iptables/match-conntrack.ts';
@@ -25,6 +24,7 @@ import type { Expr, Rule, Source, Table, Value, Verdict, XtMatchOptions } from '
 import { formatLogLine } from './log.ts';
 import type { NatEngine } from './nat-engine.ts';
 import type { PacketState } from './packet-state.ts';
+import { packetSocket } from './socket-of.ts';
 import { ExtMatches } from './xt/ext-matches.ts';
 import { runExtTarget } from './xt/ext-targets.ts';
 import { RecentLists } from './xt/recent.ts';
@@ -141,6 +141,14 @@ export class Statements implements StatementRunner {
           ),
         );
         return true;
+      case 'tproxy': {
+        // nft_tproxy_eval_v4: xt_TPROXY's socket choice; without a transparent socket the rule breaks.
+        const outcome = tproxyDecide(this.host, pkt.buf, pkt.network, pkt.end, pkt.iif, pkt.mark, expr);
+        if (outcome.kind === 'drop') return false;
+        pkt.tproxyAddr = outcome.addr;
+        pkt.tproxyPort = outcome.port;
+        return true;
+      }
       default:
         return true;
     }
@@ -194,7 +202,7 @@ export class Statements implements StatementRunner {
           pkt.physOut !== 0 ? this.host.ifname(pkt.physOut) : undefined,
         );
       case 'socket': {
-        const found = socketMatches(options.flags, this.socketOf(state));
+        const found = socketMatches(options.flags, packetSocket(state));
         if (found.mark !== undefined) pkt.mark = found.mark;
         return found.matched;
       }
@@ -243,29 +251,6 @@ export class Statements implements StatementRunner {
       this.host.now(),
     );
     return verdict === 'accept' ? ACCEPT : DROP;
-  }
-
-  /**
-   * nf_sk_lookup_slow_v4: the socket for the packet's addresses and ports; a reply of a SNATed connection is
-   * looked up by the address and port it had before NAT.
-   */
-  private socketOf(state: PacketState): SocketInfo | undefined {
-    const lookup = this.host.socketLookup;
-    const pkt = state.pkt;
-    const buf = pkt.buf;
-    const ip = pkt.network;
-    const proto = buf[ip + 9]!;
-    if (lookup === undefined || (proto !== 6 && proto !== 17)) return undefined;
-    const th = ip + (buf[ip]! & 0x0f) * 4;
-    if ((((buf[ip + 6]! << 8) | buf[ip + 7]!) & 0x1fff) !== 0 || th + 4 > pkt.end) return undefined;
-    let daddr = readU32(buf, ip + 16);
-    let dport = (buf[th + 2]! << 8) | buf[th + 3]!;
-    if (pkt.ctIndex >= 0 && pkt.ctReply && (this.conntrack.status(pkt.ctIndex) & IPS_SRC_NAT_DONE) !== 0) {
-      const original = this.conntrack.tuple(pkt.ctIndex, 0, state.scratchTuple);
-      daddr = original.src;
-      dport = original.srcPort;
-    }
-    return lookup(proto, readU32(buf, ip + 12), (buf[th]! << 8) | buf[th + 1]!, daddr, dport, 'any');
   }
 
   /** tcpmss_reverse_mtu and dst_mtu(skb_dst): the smaller of the MTUs toward the destination and back to the source. */

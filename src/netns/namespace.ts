@@ -137,6 +137,7 @@ export class Namespace implements DeviceOwner, Interfaces {
       rng,
       now: () => this.sim.now,
       ifname: (ifindex) => this.nameOf(ifindex),
+      ifindex: (name) => this.indexOf(name),
       addressType: (addr) => {
         const type = this.fib.addressType(addr);
         return type === 'throw' ? 'unspec' : type;
@@ -179,6 +180,10 @@ export class Namespace implements DeviceOwner, Interfaces {
         if (!route.ok) return undefined;
         const dev = this.byIndex(route.ifindex);
         return dev === undefined ? undefined : this.ipv4.pathMtu(route, dst, dev);
+      },
+      routeNexthop: (dst) => {
+        const route = this.ipv4.routeOutput(dst);
+        return route.ok ? (route.gateway !== 0 ? route.gateway : dst) : undefined;
       },
       log: (line) => this.sim.printk(line),
       netRatelimit: () => this.sim.netRatelimit(),

@@ -146,9 +146,9 @@ describe('differential: the nft rule corpus', () => {
         `packetlab claims ${claimed}, ${claimedAgree} of them agree (${(rate * 100).toFixed(1)}%)`,
     );
     if (differing.length > 0) console.log(differing.join('\n'));
-    // Measured 2026-12-01: 2512 lines, 2398 claimed, 2380 of those agree (99.2%; 94.7% of all lines; 92.3% before
-    // meta time/day/hour and nat maps, 52% before this work). What is left is listed in docs/deviations.md (nft): interface indexes (iif, oif, sdif), `ct original
+    // Measured 2026-12-01: 2600 lines, 2486 claimed, 2478 of those agree (99.7%; 95.3% of all lines; 57.8% of the
+    // claimed lines before this session's work). What is left is listed in docs/deviations.md (nft): `ct original
     // saddr` with a prefix and no `ip`, counters beyond 2^53.
-    expect(rate).toBeGreaterThanOrEqual(0.99);
+    expect(rate).toBeGreaterThanOrEqual(0.995);
   });
 });

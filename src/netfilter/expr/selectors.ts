@@ -7,7 +7,10 @@ import type { HashSelector, Selector, Value } from '../ir.ts';
 import type { PacketState } from '../packet-state.ts';
 import { readClock } from './clock.ts';
 import { readFamilyField } from './family-fields.ts';
+import { fibValue } from './fib.ts';
 import { jhashValue, symhashValue } from './hash.ts';
+import { rtValue } from './rt.ts';
+import { socketValue } from './socket.ts';
 
 /** nft's ct state bits (NF_CT_STATE_*_BIT). */
 export const CT_STATE_BITS = { invalid: 1, established: 2, related: 4, new: 8, untracked: 64 } as const;
@@ -256,28 +259,6 @@ function conntrack(state: PacketState, selector: Extract<Selector, { kind: 'ct' 
   }
 }
 
-/** nft_fib: only `daddr` / `saddr` address types and the output interface are modelled. */
-function fib(state: PacketState, selector: Extract<Selector, { kind: 'fib' }>): number | string | undefined {
-  const { buf } = state.pkt;
-  const ip = state.pkt.network;
-  const addr = selector.flags.includes('saddr') ? u32(buf, ip + 12) : u32(buf, ip + 16);
-  if (selector.result !== 'type') return undefined;
-  return ADDRESS_TYPE_NUMBER[state.host.addressType(addr)];
-}
-
-/** RTN_* numbers, which nft's `fib ... type` compares against. */
-export const ADDRESS_TYPE_NUMBER = {
-  unspec: 0,
-  unicast: 1,
-  local: 2,
-  broadcast: 3,
-  anycast: 4,
-  multicast: 5,
-  blackhole: 6,
-  unreachable: 7,
-  prohibit: 8,
-} as const;
-
 /** nft_ng_inc's per-expression counters (priv->counter), keyed by the rule's selector object. */
 const incCounters = new WeakMap<Selector, number>();
 
@@ -321,7 +302,7 @@ export function readValue(state: PacketState, value: Value): number | string | u
       raw = conntrack(state, selector);
       break;
     case 'fib':
-      raw = fib(state, selector);
+      raw = fibValue(state, selector);
       break;
     case 'numgen':
       // nft_ng_random: a uniform draw in [0, mod), plus the offset; nft_ng_inc: the expression's own counter.
@@ -335,7 +316,10 @@ export function readValue(state: PacketState, value: Value): number | string | u
           : symhash(state, selector);
       break;
     case 'rt':
-      raw = undefined;
+      raw = rtValue(state, selector);
+      break;
+    case 'socket':
+      raw = socketValue(state, selector);
       break;
     case 'family-field':
       raw = readFamilyField(state, selector.field);

@@ -16,6 +16,9 @@ import type {
   SetDef,
   TableRef,
 } from './ast.ts';
+import { fibRefusedIn } from './expr-fib.ts';
+import { rtRefusedIn } from './expr-rt.ts';
+import { socketRefusedIn } from './expr-socket.ts';
 import { kernelRefusesHook } from './families.ts';
 import { familyHasFlowtables, flowtableOf, flowtableText, printFlowtables } from './flowtables.ts';
 import { type ErrorRecord, errorAt, type Location } from './location.ts';
@@ -31,6 +34,7 @@ import {
   printTables,
 } from './printer.ts';
 import { autoMerge, elementCounter, getElements } from './set-elements.ts';
+import { tproxyRefusedIn } from './stmt-tproxy.ts';
 import { fromDataType, type NftType } from './types.ts';
 import { DESCRIPTIONS, isErrorRecord, resolveValue } from './values.ts';
 
@@ -43,6 +47,8 @@ export interface ApplyOptions {
   readonly now?: number | undefined;
   /** `nft -s`: listings without counter values. */
   readonly stateless?: boolean | undefined;
+  /** The device names interface indexes list as (if_indextoname); absent: indexes list as numbers. */
+  readonly ifname?: ((ifindex: number) => string | undefined) | undefined;
 }
 
 export interface ApplyResult {
@@ -119,6 +125,7 @@ class Runner {
       handles: options.handles,
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.stateless === true ? { stateless: true } : {}),
+      ...(options.ifname === undefined ? {} : { ifname: options.ifname }),
     };
   }
 
@@ -443,6 +450,16 @@ class Runner {
           : checkDynsetTypes(set, ref.types, ref.lhs, ref.stmt);
       if (error !== undefined) return error;
     }
+    // nft_fib_validate, nft_rt_validate: expressions some hooks cannot evaluate.
+    const hook = chain.base?.hook;
+    if (
+      hook !== undefined &&
+      (fibRefusedIn(rule.exprs, hook) ||
+        rtRefusedIn(rule.exprs, hook) ||
+        socketRefusedIn(rule.exprs, hook) ||
+        tproxyRefusedIn(rule.exprs, hook))
+    )
+      return kernelError(loc, 'EOPNOTSUPP');
     const statements = rule.setRefs.filter((ref) => ref.stmt !== undefined);
     for (const expr of rule.exprs) {
       if (expr.kind !== 'set-update') continue;

@@ -18,6 +18,7 @@ import type {
 import { expandDefines, type IncludeFiles } from './define.ts';
 import { familyHasHook, familyHasType, hookNeedsDevice, namedPriority } from './families.ts';
 import { parseFlowtableBlock } from './flowtables.ts';
+import type { InterfaceNames } from './ifindex.ts';
 import { KEYWORDS, type Token, tokenize } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, type Source, span } from './location.ts';
 import { parseElements, parseRule, parseTime } from './rule.ts';
@@ -48,12 +49,12 @@ const HOOKS: readonly HookName[] = [
 ];
 const CHAIN_TYPES: readonly ChainType[] = ['filter', 'nat', 'route'];
 
-/** Parses a whole input (`include` reads `files`); never throws. */
-export function parseNft(source: Source, files?: IncludeFiles): ParseResult {
+/** Parses a whole input (`include` reads `files`; interface names resolve against `interfaces`); never throws. */
+export function parseNft(source: Source, files?: IncludeFiles, interfaces?: InterfaceNames): ParseResult {
   const expanded = expandDefines(tokenize(source.text), source, files);
   if (!expanded.ok) return { ok: false, errors: [expanded.error] };
   const stream = new TokenStream(expanded.tokens);
-  const parser = new CommandParser(stream);
+  const parser = new CommandParser(stream, interfaces);
   let commands: Command[] = [];
   try {
     commands = parser.all();
@@ -69,7 +70,10 @@ export function parseNft(source: Source, files?: IncludeFiles): ParseResult {
 class CommandParser {
   readonly syntaxErrors: ErrorRecord[] = [];
 
-  constructor(private readonly s: TokenStream) {}
+  constructor(
+    private readonly s: TokenStream,
+    private readonly interfaces?: InterfaceNames,
+  ) {}
 
   all(): Command[] {
     const commands: Command[] = [];
@@ -262,7 +266,11 @@ class CommandParser {
       handle = { value: value.value, loc: value.loc };
     }
     if (mode === 'replace' && handle === undefined) this.s.fail(this.s.peek(), 'handle');
-    const rule = parseRule(this.s, { family: this.irFamily(ref), inBlock: false });
+    const rule = parseRule(this.s, {
+      family: this.irFamily(ref),
+      inBlock: false,
+      interfaces: this.interfaces,
+    });
     return { kind: 'add-rule', mode, ref, chain, handle, rule, loc: this.loc(first) };
   }
 
@@ -461,7 +469,7 @@ class CommandParser {
         } else if (token.kind === 'word' && token.text === 'comment') {
           this.s.next();
           comment = this.quoted();
-        } else rules.push(parseRule(this.s, { family, inBlock: true }));
+        } else rules.push(parseRule(this.s, { family, inBlock: true, interfaces: this.interfaces }));
       },
       { closeAfterItem: false },
     );

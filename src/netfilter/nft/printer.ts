@@ -27,11 +27,13 @@ import type {
 import { formatDevices, formatFamilyPriority } from './families.ts';
 import { hiddenFamilyDependency } from './family-rule.ts';
 import { flowtableText } from './flowtables.ts';
+import { namedInterfaces } from './ifindex.ts';
 import { elementCounterText } from './set-elements.ts';
 import { formatLimit, formatQuota } from './stmt-limit.ts';
 import { formatLog } from './stmt-log.ts';
 import { formatReject } from './stmt-reject.ts';
 import { dynsetOptionsText } from './stmt-set.ts';
+import { formatTproxy } from './stmt-tproxy.ts';
 import {
   flagNames,
   formatConstant,
@@ -53,6 +55,8 @@ export interface PrintOptions {
   readonly now?: number;
   /** `nft -s`: counters and quotas without their values. */
   readonly stateless?: boolean;
+  /** if_indextoname: interface indexes list as the device's current name. */
+  readonly ifname?: (ifindex: number) => string | undefined;
 }
 
 // ---- priorities -------------------------------------------------------------------------------------------
@@ -89,6 +93,7 @@ interface RuleContext {
   transport: number | undefined;
   /** `nft -s`: counters print without their values. */
   readonly stateless?: boolean | undefined;
+  readonly ifname?: ((ifindex: number) => string | undefined) | undefined;
 }
 
 function selectorText(value: Value, ctx: RuleContext | undefined): string {
@@ -126,7 +131,9 @@ function selectorText(value: Value, ctx: RuleContext | undefined): string {
     case 'hash':
       return hashText(selector, ctx);
     case 'rt':
-      return selector.key === 'nexthop' ? 'rt ip nexthop' : 'rt mtu';
+      return selector.key === 'nexthop' ? 'rt ip nexthop' : `rt ${selector.key}`;
+    case 'socket':
+      return `socket ${selector.key}`;
     case 'family-field':
       return selector.field;
   }
@@ -298,14 +305,19 @@ export function formatDuration(ms: number): string {
   return text === '' ? '0ms' : text;
 }
 
-function anonymousSetText(set: SetRef, types: readonly NftType[]): string {
+function anonymousSetText(
+  set: SetRef,
+  types: readonly NftType[],
+  ifname?: (ifindex: number) => string | undefined,
+): string {
   if (set.kind === 'named') return `@${set.name}`;
   const elements = sortedElements(set.elements, types);
   const parts = elements.map((element) => {
-    const key = keyText(types, element.key, true);
+    const key = keyText(types, namedInterfaces(types, element.key, ifname), true);
     return element.data === undefined ? key : `${key} : ${dataText(element.data, 'integer')}`;
   });
-  return `{ ${parts.join(', ')} }`;
+  // `iif { 1, "lo" }`: a name and its index are one element, which nft lists once (`iif { "lo" }`).
+  return `{ ${(ifname === undefined ? parts : [...new Set(parts)]).join(', ')} }`;
 }
 
 // ---- rules ------------------------------------------------------------------------------------------------
@@ -627,6 +639,7 @@ export function formatRule(rule: Rule, table: Table, options: PrintOptions = {})
     iptables: rule.iptables !== undefined,
     transport: undefined,
     stateless: options.stateless,
+    ifname: options.ifname,
   };
   const parts: (string | undefined)[] = [];
   const deps: Dependencies = { transport: undefined, network: undefined };
@@ -675,12 +688,17 @@ function exprText(
   counters: { readonly packets: number; readonly bytes: number },
 ): string {
   switch (expr.kind) {
-    case 'cmp':
-      return cmpText(expr, ctx);
+    case 'cmp': {
+      const types = expr.left.map((value) => selectorType(value.selector));
+      // `fib ... oif exists` holds a flag, not an index.
+      if (expr.left.some((value) => value.selector.kind === 'fib' && value.selector.present))
+        return cmpText(expr, ctx);
+      return cmpText({ ...expr, right: namedInterfaces(types, expr.right, ctx.ifname) }, ctx);
+    }
     case 'lookup': {
       const types = expr.left.map((value) => selectorType(value.selector));
       const left = expr.left.map((value) => valueText(value, ctx)).join(' . ');
-      return `${left}${expr.negate ? ' !=' : ''} ${anonymousSetText(expr.set, types)}`;
+      return `${left}${expr.negate ? ' !=' : ''} ${anonymousSetText(expr.set, types, ctx.ifname)}`;
     }
     case 'vmap': {
       const types = expr.left.map((value) => selectorType(value.selector));
@@ -713,7 +731,7 @@ function exprText(
     case 'ipset-update':
       return 'xt target SET';
     case 'tproxy':
-      return 'xt target TPROXY';
+      return expr.nft === true ? formatTproxy(expr, ctx.family) : 'xt target TPROXY';
     case 'tcpmss':
       return `tcp option maxseg size set ${expr.mss === 'pmtu' ? 'rt mtu' : expr.mss}`;
     case 'xt-target':

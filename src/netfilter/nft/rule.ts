@@ -24,10 +24,14 @@ import type {
   Verdict,
 } from '../ir.ts';
 import type { Named, ParsedRule, RawElement, RawVerdict } from './ast.ts';
+import { fibFlagsError } from './expr-fib.ts';
 import { generatorMax, parseHash, parseNumgen } from './expr-hash.ts';
 import { BARE_META_KEYS, META_KEYS, parseTcHandle } from './expr-meta.ts';
+import { parseRt } from './expr-rt.ts';
+import { parseSocket } from './expr-socket.ts';
 import { unwrapHourRange } from './expr-time.ts';
 import { familyDependency, linkLayerFamily, parseFamilyField } from './family-rule.ts';
+import { type InterfaceNames, resolveInterfaces } from './ifindex.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
 import { parseElementCounter } from './set-elements.ts';
@@ -35,6 +39,7 @@ import { parseLimit, parseQuota } from './stmt-limit.ts';
 import { parseLog } from './stmt-log.ts';
 import { parseReject } from './stmt-reject.ts';
 import { dynsetOp, parseDynsetOptions } from './stmt-set.ts';
+import { parseTproxy } from './stmt-tproxy.ts';
 import type { TokenStream } from './stream.ts';
 import {
   isBitmask,
@@ -193,6 +198,8 @@ export interface RuleOptions {
   readonly family: Family;
   /** Where the rule ends: a command ends at a newline, `;` or end of input, a block rule also before `}`. */
   readonly inBlock: boolean;
+  /** The namespace's devices: names written against an interface index resolve to it (absent: kept as names). */
+  readonly interfaces?: InterfaceNames | undefined;
 }
 
 /** Parses statements up to the end of the rule; syntax errors throw (ParseFailure), others are reported. */
@@ -331,6 +338,17 @@ class RuleParser {
         case 'reject':
           this.rejectStatement();
           break;
+        case 'tproxy':
+          this.exprs.push(
+            parseTproxy(this.s, this.s.next(), {
+              family: this.options.family,
+              transportKnown: this.transportProto !== undefined,
+              networkLoc: this.networkLoc,
+              report: (error) => this.report(error),
+              address: () => this.address(),
+            }),
+          );
+          break;
         case 'notrack':
           this.s.next();
           this.exprs.push({ kind: 'notrack' });
@@ -350,6 +368,8 @@ class RuleParser {
         case 'icmp':
         case 'ether':
         case 'fib':
+        case 'rt':
+        case 'socket':
         case 'numgen':
         case 'jhash':
         case 'symhash':
@@ -751,6 +771,10 @@ class RuleParser {
         return this.ctPrimary(first, done);
       case 'fib':
         return this.fibPrimary(done);
+      case 'rt':
+        return done(parseRt(this.s, first, this.options.family));
+      case 'socket':
+        return done(parseSocket(this.s, first));
       case 'numgen':
         return done(parseNumgen(this.s, first.loc));
       case 'jhash':
@@ -815,8 +839,11 @@ class RuleParser {
 
   private fibPrimary(done: (selector: Selector) => Primary): Primary {
     const flags: ('saddr' | 'daddr' | 'mark' | 'iif' | 'oif')[] = [];
+    const first = this.s.peek().loc;
+    let last = first;
     do {
       const flag = this.s.next();
+      last = flag.loc;
       if (
         flag.text !== 'saddr' &&
         flag.text !== 'daddr' &&
@@ -829,6 +856,8 @@ class RuleParser {
     } while (this.s.acceptPunct('.') !== undefined);
     const result = this.s.next();
     if (result.text !== 'type' && result.text !== 'oif' && result.text !== 'oifname') this.s.fail(result);
+    const flagsError = fibFlagsError(flags, first, last);
+    if (flagsError !== undefined) this.report(flagsError);
     return done({ kind: 'fib', flags, result: result.text });
   }
 
@@ -1217,7 +1246,12 @@ class RuleParser {
           return undefined;
         }
     }
-    const constant = resolveValue(types, raw, options.widths);
+    const constant = resolveInterfaces(
+      types,
+      resolveValue(types, raw, options.widths),
+      this.options.interfaces,
+      rawLoc(raw),
+    );
     if (isErrorRecord(constant)) {
       this.report(constant);
       return undefined;
@@ -1244,7 +1278,12 @@ class RuleParser {
     const raw = parseElements(this.s, { map: options.vmap });
     const elements: SetElement[] = [];
     for (const element of raw) {
-      const key = resolveValue(types, element.key);
+      const key = resolveInterfaces(
+        types,
+        resolveValue(types, element.key),
+        this.options.interfaces,
+        rawLoc(element.key),
+      );
       if (isErrorRecord(key)) {
         this.report(key);
         continue;

@@ -4,6 +4,7 @@
 import type { Netfilter } from '../netfilter.ts';
 import { applyCommands } from './apply.ts';
 import type { IncludeFiles } from './define.ts';
+import type { InterfaceNames } from './ifindex.ts';
 import { formatError, Source } from './location.ts';
 import { parseNft } from './parser.ts';
 
@@ -30,13 +31,14 @@ export interface NftRunResult {
 
 /** Runs nft input (a file's text, or command-line words joined by spaces) against `netfilter`. Never throws. */
 export function runNft(
-  netfilter: Pick<Netfilter, 'store'>,
+  netfilter: Pick<Netfilter, 'store'> & { readonly host?: Partial<InterfaceNames> },
   text: string,
   options: NftRunOptions = {},
 ): NftRunResult {
   // nft parses command-line input as one line; its errors then point one past the end, at the newline.
   const source = new Source(options.file === undefined ? `${text}\n` : text, options.file);
-  const parsed = parseNft(source, options.files);
+  const interfaces = interfaceNames(netfilter.host);
+  const parsed = parseNft(source, options.files, interfaces);
   if (!parsed.ok)
     return {
       stdout: '',
@@ -48,8 +50,17 @@ export function runNft(
     handles: options.handles ?? false,
     now: options.now,
     stateless: options.stateless ?? false,
+    ifname: interfaces?.ifname,
   });
   if (result.error !== undefined)
     return { stdout: '', stderr: formatError(source, result.error), exitCode: 1 };
   return { stdout: result.stdout, stderr: result.warnings, exitCode: 0 };
+}
+
+/** The host's device lookups, when it has both (a Netfilter without a namespace keeps names as written). */
+function interfaceNames(host: Partial<InterfaceNames> | undefined): InterfaceNames | undefined {
+  const ifindex = host?.ifindex;
+  const ifname = host?.ifname;
+  if (ifindex === undefined || ifname === undefined) return undefined;
+  return { ifindex: (name) => ifindex.call(host, name), ifname: (index) => ifname.call(host, index) };
 }

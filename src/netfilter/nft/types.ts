@@ -279,6 +279,8 @@ const ARPHRD: SymbolTable = [
 const TABLES: Partial<Record<NftType, SymbolTable>> = {
   iftype: ARPHRD,
   devgroup: [['default', 0]],
+  // /etc/iproute2/rt_realms as iproute2 ships it (nft reads it for `rt classid` and `meta rtclassid`).
+  realm: [['cosmos', 0]],
   boolean: [
     ['exists', 1],
     ['missing', 0],
@@ -416,6 +418,10 @@ export function selectorBits(selector: Selector): number {
         default:
           return 32;
       }
+    case 'rt':
+      return selector.key === 'mtu' ? 16 : 32;
+    case 'socket':
+      return selector.key === 'mark' ? 32 : 1;
     case 'ct':
       if (selector.key === 'zone') return 16;
       return selector.key === 'direction' || selector.key === 'protocol' || selector.key === 'l3proto'
@@ -512,9 +518,12 @@ export function selectorType(selector: Selector): NftType {
       }
     case 'fib':
       return selector.result === 'type' ? 'fib_addrtype' : selector.result === 'oifname' ? 'ifname' : 'iface';
+    case 'rt':
+      return selector.key === 'nexthop' ? 'ipv4_addr' : selector.key === 'classid' ? 'realm' : 'integer';
+    case 'socket':
+      return selector.key === 'mark' ? 'mark' : 'integer';
     case 'numgen':
     case 'hash':
-    case 'rt':
       return 'integer';
   }
 }
@@ -599,11 +608,12 @@ export function formatNumber(type: NftType, value: number): string {
     case 'iface':
     case 'uid':
     case 'gid':
-    case 'realm':
     case 'ct_label':
       return String(value);
     case 'devgroup':
       return value === 0 ? '"default"' : String(value);
+    case 'realm':
+      return value === 0 ? '"cosmos"' : String(value);
     case 'tc_handle':
       return formatTcHandle(value);
     case 'date':

@@ -534,9 +534,66 @@ function combinations(): string[] {
   ];
 }
 
+/** fib, rt, socket and tproxy forms (flag combinations nft refuses, results, `exists`/`missing`, realms, next hops). */
+function fibAndRtMatches(): string[] {
+  return [
+    'fib saddr . iif oif missing drop',
+    'fib saddr . iif oif 0 drop',
+    'fib daddr type local accept',
+    'fib daddr . iif type local',
+    'fib daddr . mark oif "lo"',
+    'fib saddr oif missing',
+    'fib saddr oif exists',
+    'fib daddr oifname "lo"',
+    'fib daddr oifname "eth*"',
+    'fib saddr . mark . iif oif missing',
+    'fib daddr type { local, broadcast }',
+    'fib saddr . daddr oif missing',
+    'fib iif oif missing',
+    'fib daddr . iif . oif type local',
+    'fib daddr type != local',
+    'fib saddr . iif oif ne 0',
+    'rt mtu 1400',
+    'rt mtu > 1400',
+    'rt mtu 70000',
+    'rt nexthop 10.0.0.1',
+    'rt ip nexthop 10.0.0.0/8',
+    'rt ip nexthop != 10.0.0.1',
+    'rt nexthop { 10.0.0.1 }',
+    'rt classid 5',
+    'rt classid 0',
+    'rt classid cosmos',
+    'rt classid foo',
+    'rt classid { 0, 1 }',
+    'rt ip nexthop 1.2.3.4 rt mtu 1500',
+    'meta rtclassid 0',
+    'socket transparent 1',
+    'socket transparent 0 accept',
+    'socket transparent 2',
+    'socket mark 0x1',
+    'socket wildcard 0',
+    'socket transparent 1 meta mark set 1',
+    'tproxy to :8080',
+    'meta l4proto tcp tproxy to :8080',
+    'tcp dport 80 tproxy to 10.0.0.1:8080',
+    'tcp dport 80 tproxy ip to 10.0.0.1',
+    'tcp dport 80 tproxy to 10.0.0.1',
+    'udp dport 53 tproxy to :53 accept',
+    'tcp dport 80 meta mark set 1 tproxy to :8080 accept',
+    'meta nfproto ipv4 tcp dport 80 tproxy to 10.0.0.1',
+  ];
+}
+
 /** The corpus: every line in both families, the filter lines in regular chain `c`, NAT in the nat chains. */
 export function nftCorpus(): NftCorpusRule[] {
-  const filter = [...payloadMatches(), ...metaMatches(), ...ctMatches(), ...statements(), ...combinations()];
+  const filter = [
+    ...payloadMatches(),
+    ...metaMatches(),
+    ...ctMatches(),
+    ...statements(),
+    ...combinations(),
+    ...fibAndRtMatches(),
+  ];
   const out: NftCorpusRule[] = [];
   for (const family of ['ip', 'inet'] as const) {
     for (const rule of filter) out.push({ family, chain: 'c', rule });
