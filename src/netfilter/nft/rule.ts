@@ -34,7 +34,7 @@ import { familyDependency, linkLayerFamily, parseFamilyField } from './family-ru
 import { type InterfaceNames, resolveInterfaces } from './ifindex.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
-import { parseElementCounter } from './set-elements.ts';
+import { intervalKey, keyInterval, parseElementCounter } from './set-elements.ts';
 import { parseLimit, parseQuota } from './stmt-limit.ts';
 import { parseLog } from './stmt-log.ts';
 import { parseReject } from './stmt-reject.ts';
@@ -1434,33 +1434,6 @@ function keepKernelErrorsLast(errors: ErrorRecord[], from: number): void {
 /** Errors nft queues right after another one of the same expression, and prints with it. */
 const FOLLOW_UPS = new WeakSet<ErrorRecord>();
 
-/** The interval a plain key covers; undefined for strings and concatenations. */
-function bounds(key: Constant): readonly [number, number] | undefined {
-  switch (key.kind) {
-    case 'number':
-      return [key.value, key.value];
-    case 'prefix': {
-      const host = key.len === 0 ? 0xffff_ffff : ~(0xffff_ffff << (32 - key.len)) >>> 0;
-      return [key.addr >>> 0, (key.addr | host) >>> 0];
-    }
-    case 'range':
-      return [key.low, key.high];
-    default:
-      return undefined;
-  }
-}
-
-/** A merged interval as the key nft lists: a value, a prefix (addresses on a prefix boundary), or a range. */
-function intervalKey(low: number, high: number, type: NftType): Constant {
-  if (low === high) return { kind: 'number', value: low };
-  if (type === 'ipv4_addr') {
-    const size = high - low + 1;
-    const len = 32 - Math.log2(size);
-    if (Number.isInteger(len) && low % size === 0) return { kind: 'prefix', addr: low, len };
-  }
-  return { kind: 'range', low, high };
-}
-
 /**
  * An anonymous interval set merges its elements before nft sends them (segtree.c, automerge): covered elements go,
  * overlapping and adjacent ones join (`{ 10.0.0.0/24, 10.0.1.0/24 }` is `{ 10.0.0.0/23 }`, `{ 80, 70-90 }` is
@@ -1471,7 +1444,7 @@ function mergeIntervals(elements: readonly SetElement[], type: NftType): SetElem
     return [...elements];
   const intervals: [number, number][] = [];
   for (const element of elements) {
-    const interval = bounds(element.key);
+    const interval = keyInterval(element.key);
     if (interval === undefined || element.data !== undefined) return [...elements];
     intervals.push([interval[0], interval[1]]);
   }

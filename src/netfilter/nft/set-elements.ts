@@ -6,7 +6,7 @@ import type { Constant, DataType, ElementCounter, NamedSet, SetElement } from '.
 import type { RawElement } from './ast.ts';
 import type { ErrorRecord } from './location.ts';
 import type { TokenStream } from './stream.ts';
-import { fromDataType } from './types.ts';
+import { fromDataType, type NftType } from './types.ts';
 import { isErrorRecord, resolveValue } from './values.ts';
 
 /** After `counter`: optional `packets N bytes M`; a bare counter starts at zero. */
@@ -35,7 +35,8 @@ export function elementCounterText(element: SetElement, stateless: boolean): str
   return stateless ? ' counter' : ` counter packets ${counter.packets} bytes ${counter.bytes}`;
 }
 
-function interval(key: Constant): [number, number] | undefined {
+/** The interval a plain key covers; undefined for strings and concatenations. */
+export function keyInterval(key: Constant): [number, number] | undefined {
   switch (key.kind) {
     case 'number':
       return [key.value, key.value];
@@ -50,7 +51,8 @@ function interval(key: Constant): [number, number] | undefined {
   }
 }
 
-function intervalKey(low: number, high: number, type: DataType): Constant {
+/** A merged interval as the key nft lists: a value, a prefix (addresses on a prefix boundary), or a range. */
+export function intervalKey(low: number, high: number, type: DataType | NftType): Constant {
   if (low === high) return { kind: 'number', value: low };
   if (type === 'ipv4_addr') {
     const size = high - low + 1;
@@ -70,7 +72,7 @@ export function autoMerge(set: NamedSet): void {
   if (set.keyType.length !== 1) return;
   const spans: [number, number, SetElement][] = [];
   for (const element of set.elements) {
-    const bounds = interval(element.key);
+    const bounds = keyInterval(element.key);
     if (bounds === undefined) return;
     spans.push([bounds[0], bounds[1], element]);
   }
@@ -103,10 +105,10 @@ export function getElements(
   for (const raw of keys) {
     const key = resolveValue(types, raw.key);
     if (isErrorRecord(key)) return key;
-    const wanted = interval(key);
+    const wanted = keyInterval(key);
     const element = set.elements.find((candidate) => {
       if (wanted === undefined) return sameKey(candidate.key, key);
-      const held = interval(candidate.key);
+      const held = keyInterval(candidate.key);
       return held !== undefined && held[0] <= wanted[0] && wanted[1] <= held[1];
     });
     if (element === undefined) return undefined;
