@@ -1,4 +1,5 @@
-// Calendar dates from day counts since 1970-01-01 (the proleptic Gregorian calendar, UTC): no time zones, no leap seconds.
+// Calendar dates from day counts since 1970-01-01 and back (the proleptic Gregorian calendar, UTC): no time zones, no
+// leap seconds.
 
 export interface CivilDate {
   readonly year: number;
@@ -24,4 +25,14 @@ export function civilFromDays(days: number): CivilDate {
   const month = mp < 10 ? mp + 3 : mp - 9;
   const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
   return { year, month, day, weekday: (((days % 7) + 7 + 4) % 7) | 0 };
+}
+
+/** Days since 1970-01-01 of YEAR-MONTH-DAY (Howard Hinnant's days_from_civil). */
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
 }

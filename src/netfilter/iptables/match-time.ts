@@ -1,7 +1,7 @@
 // The time match (libxt_time.c): --timestart/--timestop (time of day), --weekdays, --monthdays, --datestart/
 // --datestop, --contiguous, and --kerneltz/--utc (--localtz warns); evaluated on the simulation's virtual clock.
 
-import { civilFromDays, daysFromCivil } from '../xt/calendar.ts';
+import { civilFromDays, daysFromCivil } from '../../core/civil-date.ts';
 import { type IptError, param } from './errors.ts';
 import type { Compiled, MatchModule, OptionDef, Usage, XtMatch } from './extension.ts';
 
@@ -57,7 +57,7 @@ function daytimeText(seconds: number): string {
 }
 
 function dateText(seconds: number, sep: string): string {
-  const [year, month, day] = civilFromDays(Math.floor(seconds / 86400));
+  const { year, month, day } = civilFromDays(Math.floor(seconds / 86400));
   return `${year}-${two(month)}-${two(day)}${sep}${daytimeText(seconds % 86400)}`;
 }
 

@@ -5,7 +5,7 @@
 // Not supported: time zones (nft reads and prints local time; packetlab's only zone is UTC, like this machine),
 // strptime's odd partial reads other than a date followed by text it cannot read (nft keeps the date).
 
-import { civilFromDays, daysFromCivil } from '../xt/calendar.ts';
+import { civilFromDays, daysFromCivil } from '../../core/civil-date.ts';
 import type { RawValue } from './values.ts';
 
 export type ClockType = 'date' | 'day' | 'hour';
@@ -69,7 +69,7 @@ export function formatClock(type: ClockType, value: number): string {
     case 'date': {
       const seconds = Math.floor(value / NS_PER_SEC);
       const days = Math.floor(seconds / SECONDS_PER_DAY);
-      const [year, month, day] = civilFromDays(days);
+      const { year, month, day } = civilFromDays(days);
       const rest = seconds - days * SECONDS_PER_DAY;
       return `"${year}-${two(month)}-${two(day)} ${two(Math.floor(rest / 3600))}:${two(Math.floor(rest / 60) % 60)}:${two(rest % 60)}"`;
     }

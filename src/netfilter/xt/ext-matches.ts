@@ -4,10 +4,10 @@
 // tos_mt). State lives per rule (connlimit) or per named table (hashlimit), in this object, one per namespace. Time
 // is the virtual clock. `-m limit` compiles to nft's limit expression (expr/limit.ts), as iptables-nft writes it.
 
+import { civilFromDays } from '../../core/civil-date.ts';
 import type { Tuple } from '../conntrack/tuple.ts';
 import type { Rule } from '../ir.ts';
 import type { PacketState } from '../packet-state.ts';
-import { civilFromDays } from './calendar.ts';
 import type { ExtMatchOptions, RangeTest, U32Test } from './ext-options.ts';
 
 type Options<N extends ExtMatchOptions['name']> = Extract<ExtMatchOptions, { name: N }>;
@@ -357,7 +357,7 @@ export function timeMatches(options: Options<'time'>, stamp: number): boolean {
   const weekday = ((((4 + days - 1) % 7) + 7) % 7) + 1;
   if (!(options.weekdays & (1 << weekday))) return false;
   if (options.monthdays !== 0xffff_fffe) {
-    const monthday = civilFromDays(days)[2];
+    const monthday = civilFromDays(days).day;
     if (!((options.monthdays >>> monthday) & 1)) return false;
   }
   return true;
