@@ -3,19 +3,8 @@
 
 import { type Packet, SK_KERNEL } from '../core/packet.ts';
 import { IPPROTO_TCP, Ipv4View } from '../wire/ipv4.ts';
-import { emitTcp, TCP_HEADER_LEN, TcpView } from '../wire/tcp.ts';
+import { emitTcp, NO_TCP_FLAGS, TCP_HEADER_LEN, TcpView } from '../wire/tcp.ts';
 import type { Ipv4Stack } from './ipv4.ts';
-
-const NO_FLAGS = {
-  fin: false,
-  syn: false,
-  rst: false,
-  psh: false,
-  ack: false,
-  urg: false,
-  ece: false,
-  cwr: false,
-};
 
 /** `mark`: the socket's, for a reset a connection sends (tcp_v4_send_reset); REJECT's is 0 (IP4_REPLY_MARK). */
 export function sendTcpReset(stack: Ipv4Stack, orig: Packet, mark = 0): void {
@@ -45,7 +34,7 @@ export function sendTcpReset(stack: Ipv4Stack, orig: Packet, mark = 0): void {
       dstPort: tcp.srcPort,
       seqNumber: tcp.ack ? tcp.ackNumber : 0,
       ackNumber,
-      flags: { ...NO_FLAGS, rst: true, ack: !tcp.ack },
+      flags: { ...NO_TCP_FLAGS, rst: true, ack: !tcp.ack },
       window: 0,
       urgentPointer: 0,
       options: [],

@@ -7,7 +7,7 @@ import { formatIpv4, type Ipv4Addr, type MacAddr, parseIpv4 } from '../wire/addr
 import { ETHERTYPE_IPV4, EthernetView, emitEthernet, ethernetHeaderLen } from '../wire/ethernet.ts';
 import { emitIcmpv4, Icmpv4View, icmpv4Len } from '../wire/icmpv4.ts';
 import { emitIpv4, IPPROTO_ICMP, IPPROTO_TCP, Ipv4View, ipv4HeaderLen } from '../wire/ipv4.ts';
-import { emitTcp, TCP_HEADER_LEN, TcpView } from '../wire/tcp.ts';
+import { emitTcp, NO_TCP_FLAGS, TCP_HEADER_LEN, TcpView } from '../wire/tcp.ts';
 import { emitUdp, IPPROTO_UDP, UDP_HEADER_LEN, UdpView } from '../wire/udp.ts';
 
 export type TraceProtocol = 'tcp' | 'udp' | 'icmp';
@@ -77,17 +77,6 @@ const ISN = 1;
 const ECHO_ID = 0x504c;
 const UDP_PAYLOAD = new TextEncoder().encode('packetlb');
 
-const NO_FLAGS = {
-  fin: false,
-  syn: false,
-  rst: false,
-  psh: false,
-  ack: false,
-  urg: false,
-  ece: false,
-  cwr: false,
-};
-
 /** The transport header and payload of the packet, checksummed for its addresses. */
 export function transportBytes(spec: PacketSpec): { readonly protocol: number; readonly bytes: Uint8Array } {
   switch (spec.protocol) {
@@ -99,7 +88,7 @@ export function transportBytes(spec: PacketSpec): { readonly protocol: number; r
           dstPort: spec.dstPort,
           seqNumber: ISN,
           ackNumber: 0,
-          flags: { ...NO_FLAGS, syn: true },
+          flags: { ...NO_TCP_FLAGS, syn: true },
           window: 64240,
           urgentPointer: 0,
           options: [],

@@ -269,6 +269,18 @@ export interface TcpFlags {
   readonly cwr: boolean;
 }
 
+/** Every flag clear: spread it and set the ones a segment carries (`{ ...NO_TCP_FLAGS, syn: true }`). */
+export const NO_TCP_FLAGS: TcpFlags = {
+  fin: false,
+  syn: false,
+  rst: false,
+  psh: false,
+  ack: false,
+  urg: false,
+  ece: false,
+  cwr: false,
+};
+
 /** One SACK block (RFC 2018): the sequence numbers of the first byte and the byte after the last. */
 export interface SackBlock {
   readonly left: number;

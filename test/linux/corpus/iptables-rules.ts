@@ -2,6 +2,8 @@
 // generic rule syntax and of each match and target module packetlab models (their man page forms, with values
 // in range, out of range and malformed), for comparing the accept/refuse decision and the listings with the real tool.
 
+import { product } from './combine.ts';
+
 export interface CorpusRule {
   /** The table the rule goes to (its chain is the user chain `C` there). */
   readonly table: 'filter' | 'nat' | 'mangle' | 'raw';
@@ -16,14 +18,6 @@ function words(line: string): string[] {
   for (let match = pattern.exec(line); match !== null; match = pattern.exec(line))
     out.push(match[1] ?? match[2]!);
   return out;
-}
-
-/** Every combination of one value from each list, joined by spaces. */
-function product(...lists: readonly (readonly string[])[]): string[] {
-  return lists.reduce<string[]>(
-    (acc, list) => acc.flatMap((prefix) => list.map((item) => `${prefix} ${item}`.trim())),
-    [''],
-  );
 }
 
 const ADDRESSES = [

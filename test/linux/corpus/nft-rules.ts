@@ -5,20 +5,14 @@
 // resolves them with the system resolver, whose answer in a fresh namespace depends on the machine. No queue
 // statements: this machine's kernel has no nft_queue module, so nft refuses them all (ENOENT).
 
+import { product } from './combine.ts';
+
 export interface NftCorpusRule {
   readonly family: 'ip' | 'inet';
   /** The chain of table `t` the rule goes to: `c` (regular), `pre`/`post` (nat prerouting/postrouting). */
   readonly chain: 'c' | 'pre' | 'post';
   /** The rule, after `nft add rule FAMILY t CHAIN`. */
   readonly rule: string;
-}
-
-/** Every combination of one value from each list, joined by spaces. */
-function product(...lists: readonly (readonly string[])[]): string[] {
-  return lists.reduce<string[]>(
-    (acc, list) => acc.flatMap((prefix) => list.map((item) => `${prefix} ${item}`.trim())),
-    [''],
-  );
 }
 
 const ADDRESSES = [
