@@ -1,28 +1,98 @@
-// Runs every benchmark in its own Node process, one after the other, and prints their JSON reports as one array.
+// `npm run bench [-- NAME...] [--quick] [--json FILE] [--KEY VALUE...]`: runs every suite of bench/suites/ (or those whose name starts with a NAME), each in its own Node process with --expose-gc, prints each one's table, and writes all results as one JSON array with --json.
+//
+// A child process per suite keeps one suite's heap and JIT state out of the next one's figures. Other `--KEY VALUE`
+// pairs reach every suite's build as options.args (e.g. `--nodes 200 --services 1000` for scale). The exit status is
+// non-zero when a suite fails to run; a missed goal is printed, not an error.
 
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { formatSuite } from '../src/cli/bench/report.ts';
+import { runSuite, type Suite, type SuiteResult } from '../src/cli/bench/suite.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2);
-const benches = readdirSync(here)
-  .filter((file) => file.endsWith('.ts') && file !== 'run.ts')
-  .filter((file) => only.length === 0 || only.some((name) => file.startsWith(name)));
+const suitesDir = join(here, 'suites');
 
-const reports: unknown[] = [];
-for (const file of benches) {
-  process.stderr.write(`running ${file}...\n`);
-  const result = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(here, file)], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  if (result.status !== 0) {
-    process.stderr.write(`${file} failed with status ${result.status}\n`);
-    process.exitCode = 1;
-    continue;
-  }
-  reports.push(JSON.parse(result.stdout));
+interface Invocation {
+  readonly names: string[];
+  readonly quick: boolean;
+  readonly json: string | undefined;
+  readonly child: string | undefined;
+  readonly args: Record<string, string>;
 }
-process.stdout.write(`${JSON.stringify(reports, null, 2)}\n`);
+
+function parse(argv: readonly string[]): Invocation {
+  const invocation: Invocation = { names: [], quick: false, json: undefined, child: undefined, args: {} };
+  const mutable = invocation as { -readonly [K in keyof Invocation]: Invocation[K] };
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--quick') mutable.quick = true;
+    else if (word === '--json') mutable.json = argv[++i];
+    else if (word === '--child') mutable.child = argv[++i];
+    else if (word.startsWith('--')) mutable.args[word.slice(2)] = argv[++i] ?? '';
+    else mutable.names.push(word);
+  }
+  return invocation;
+}
+
+function passOn(invocation: Invocation): string[] {
+  const words = invocation.quick ? ['--quick'] : [];
+  for (const [key, value] of Object.entries(invocation.args)) words.push(`--${key}`, value);
+  return words;
+}
+
+async function runChild(file: string, invocation: Invocation): Promise<void> {
+  const suite = ((await import(pathToFileURL(join(suitesDir, file)).href)) as { default: Suite }).default;
+  const progress = process.stderr.isTTY
+    ? (line: string) => process.stderr.write(`\r\x1b[K${line}`)
+    : undefined;
+  const result = await runSuite(suite, {
+    quick: invocation.quick,
+    args: invocation.args,
+    ...(progress ? { progress } : {}),
+  });
+  if (progress) process.stderr.write('\r\x1b[K');
+  process.stdout.write(JSON.stringify(result));
+}
+
+function runAll(invocation: Invocation): void {
+  const files = readdirSync(suitesDir)
+    .filter((file) => file.endsWith('.ts'))
+    .filter((file) => invocation.names.length === 0 || invocation.names.some((name) => file.startsWith(name)))
+    .sort();
+  if (files.length === 0) {
+    process.stderr.write(`no suite matches ${invocation.names.join(' ')}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const results: SuiteResult[] = [];
+  for (const file of files) {
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--expose-gc',
+        '--import',
+        'tsx',
+        fileURLToPath(import.meta.url),
+        '--child',
+        file,
+        ...passOn(invocation),
+      ],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 2 ** 20 },
+    );
+    if (child.status !== 0) {
+      process.stderr.write(`${file} failed with status ${child.status}\n`);
+      process.exitCode = 1;
+      continue;
+    }
+    const result = JSON.parse(child.stdout) as SuiteResult;
+    results.push(result);
+    process.stdout.write(`${formatSuite(result)}\n\n`);
+  }
+  if (invocation.json !== undefined) writeFileSync(invocation.json, `${JSON.stringify(results, null, 2)}\n`);
+}
+
+const invocation = parse(process.argv.slice(2));
+if (invocation.child !== undefined) await runChild(invocation.child, invocation);
+else runAll(invocation);
