@@ -1,35 +1,38 @@
 // `npm run bench [-- NAME...] [--quick] [--json FILE] [--KEY VALUE...]`: runs every suite of bench/suites/ (or those whose name starts with a NAME), each in its own Node process with --expose-gc, prints each one's table, and writes all results as one JSON array with --json.
 //
-// A child process per suite keeps one suite's heap and JIT state out of the next one's figures. Other `--KEY VALUE`
+// A child process per suite keeps one suite's heap and JIT state out of the next one's figures. Each suite is first
+// bundled by esbuild into the ignored tmp/bench/ (npm packages stay imports): under tsx's loader every imported
+// binding is read through a getter and named functions are wrapped, which distorts hot loops; the bundle runs what
+// a built package runs. Other `--KEY VALUE`
 // pairs reach every suite's build as options.args (e.g. `--nodes 200 --services 1000` for scale). The exit status is
 // non-zero when a suite fails to run; a missed goal is printed, not an error.
 
 import { spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
 import { formatSuite } from '../src/cli/bench/report.ts';
-import { runSuite, type Suite, type SuiteResult } from '../src/cli/bench/suite.ts';
+import type { SuiteResult } from '../src/cli/bench/suite.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const root = dirname(here);
 const suitesDir = join(here, 'suites');
 
 interface Invocation {
   readonly names: string[];
   readonly quick: boolean;
   readonly json: string | undefined;
-  readonly child: string | undefined;
   readonly args: Record<string, string>;
 }
 
 function parse(argv: readonly string[]): Invocation {
-  const invocation: Invocation = { names: [], quick: false, json: undefined, child: undefined, args: {} };
+  const invocation: Invocation = { names: [], quick: false, json: undefined, args: {} };
   const mutable = invocation as { -readonly [K in keyof Invocation]: Invocation[K] };
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
     if (word === '--quick') mutable.quick = true;
     else if (word === '--json') mutable.json = argv[++i];
-    else if (word === '--child') mutable.child = argv[++i];
     else if (word.startsWith('--')) mutable.args[word.slice(2)] = argv[++i] ?? '';
     else mutable.names.push(word);
   }
@@ -42,18 +45,29 @@ function passOn(invocation: Invocation): string[] {
   return words;
 }
 
-async function runChild(file: string, invocation: Invocation): Promise<void> {
-  const suite = ((await import(pathToFileURL(join(suitesDir, file)).href)) as { default: Suite }).default;
-  const progress = process.stderr.isTTY
-    ? (line: string) => process.stderr.write(`\r\x1b[K${line}`)
-    : undefined;
-  const result = await runSuite(suite, {
-    quick: invocation.quick,
-    args: invocation.args,
-    ...(progress ? { progress } : {}),
+/** One file that runs one suite (bench/child.ts over it), built into tmp/bench/. */
+function bundle(file: string): string {
+  const outfile = join(root, 'tmp', 'bench', file.replace(/\.ts$/, '.mjs'));
+  mkdirSync(dirname(outfile), { recursive: true });
+  buildSync({
+    stdin: {
+      contents: [
+        `import suite from ${JSON.stringify(join(suitesDir, file))};`,
+        `import { runChild } from ${JSON.stringify(join(here, 'child.ts'))};`,
+        'await runChild(suite);',
+      ].join('\n'),
+      resolveDir: here,
+      loader: 'ts',
+    },
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    logLevel: 'error',
   });
-  if (progress) process.stderr.write('\r\x1b[K');
-  process.stdout.write(JSON.stringify(result));
+  return outfile;
 }
 
 function runAll(invocation: Invocation): void {
@@ -68,19 +82,11 @@ function runAll(invocation: Invocation): void {
   }
   const results: SuiteResult[] = [];
   for (const file of files) {
-    const child = spawnSync(
-      process.execPath,
-      [
-        '--expose-gc',
-        '--import',
-        'tsx',
-        fileURLToPath(import.meta.url),
-        '--child',
-        file,
-        ...passOn(invocation),
-      ],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 2 ** 20 },
-    );
+    const child = spawnSync(process.execPath, ['--expose-gc', bundle(file), ...passOn(invocation)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 64 * 2 ** 20,
+    });
     if (child.status !== 0) {
       process.stderr.write(`${file} failed with status ${child.status}\n`);
       process.exitCode = 1;
@@ -93,6 +99,4 @@ function runAll(invocation: Invocation): void {
   if (invocation.json !== undefined) writeFileSync(invocation.json, `${JSON.stringify(results, null, 2)}\n`);
 }
 
-const invocation = parse(process.argv.slice(2));
-if (invocation.child !== undefined) await runChild(invocation.child, invocation);
-else runAll(invocation);
+runAll(parse(process.argv.slice(2)));
