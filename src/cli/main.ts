@@ -12,6 +12,7 @@ import type { ShellWorld } from '../story/shell-session.ts';
 import { checkLines, LANGS, type Lang, type StoryResult, transcript } from '../story/story.ts';
 import { runShell } from './shell.ts';
 import { nodeCommand, snapshotCommand, traceCommand } from './snapshot.ts';
+import { sweepCommand } from './sweep/command.ts';
 import { isUserFile, loadUserScenario } from './user-file.ts';
 import { VERIFY_USAGE, verify } from './verify/verify.ts';
 
@@ -336,6 +337,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   snapshot: (words) => snapshotCommand(words),
   node: (words) => nodeCommand(words),
   trace: (words) => traceCommand(words),
+  sweep: (words, scenarios) => sweepCommand(words, scenarios),
 };
 
 export async function main(args: readonly string[], scenarios: readonly CommandScenario[]): Promise<number> {
