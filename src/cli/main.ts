@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { type RecordOptions, recordStories, type StoryRecording } from '../story/recorder.ts';
 import type { ShellWorld } from '../story/shell-session.ts';
 import { checkLines, LANGS, type Lang, type StoryResult, transcript } from '../story/story.ts';
+import { benchCommand } from './bench/command.ts';
 import { runShell } from './shell.ts';
 import { nodeCommand, snapshotCommand, traceCommand } from './snapshot.ts';
 import { sweepCommand } from './sweep/command.ts';
@@ -338,6 +339,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   node: (words) => nodeCommand(words),
   trace: (words) => traceCommand(words),
   sweep: (words, scenarios) => sweepCommand(words, scenarios),
+  bench: (words) => benchCommand(words),
 };
 
 export async function main(args: readonly string[], scenarios: readonly CommandScenario[]): Promise<number> {
