@@ -1,7 +1,7 @@
 // A small SVG line plot of a suite's results (`packetlab bench --svg FILE`, scripts/bench-plots.ts): cost per
 // operation (ns, log scale) against the X its case names carry, one series per case family, with labelled axes, ticks
-// and a legend. Case names read `SERIES @ X` (user suites) or `SERIES X` with X a number and an optional k/M suffix
-// (`hit 100k`, the repository's suites); cases without an X are left out. No styling beyond what a plot needs.
+// and a legend. Case names read `SERIES @ X` (user suites) or carry X as a word, a number with an optional k/M suffix
+// (`hit 100k`, `scheduler 1k pending`: the repository's suites; the series is the other words); others are left out. No styling beyond what a plot needs.
 
 import type { SuiteResult } from './suite.ts';
 
@@ -24,9 +24,13 @@ export function splitCaseName(name: string): { readonly series: string; readonly
     const x = Number(name.slice(at + 3));
     return Number.isFinite(x) ? { series: name.slice(0, at), x } : undefined;
   }
-  const match = /^(.*\S)\s+(\d+(?:\.\d+)?)([kKMG]?)$/.exec(name);
-  if (match === null) return undefined;
-  return { series: match[1]!, x: Number(match[2]) * SUFFIX[match[3]!]! };
+  const words = name.trim().split(/\s+/);
+  const at2 = words.findIndex((word) => /^\d+(?:\.\d+)?[kKMG]?$/.test(word));
+  if (at2 < 0 || words.length < 2) return undefined;
+  const word = words[at2]!;
+  const suffix = /[kKMG]$/.test(word) ? word.slice(-1) : '';
+  const x = Number(suffix === '' ? word : word.slice(0, -1)) * SUFFIX[suffix]!;
+  return { series: words.filter((_, i) => i !== at2).join(' '), x };
 }
 
 /** One series per case family, points in X order: y is ns per operation. */
