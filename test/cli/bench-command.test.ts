@@ -120,6 +120,28 @@ describe('packetlab bench', () => {
     ]);
   });
 
+  it('npm run bench:plots renders each sized suite of a results array as DIR/SUITE.svg', (test) => {
+    const results = ['conntrack', 'rules'].map((name) =>
+      JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')),
+    );
+    const input = join(dir, 'all.json');
+    writeFileSync(input, JSON.stringify([...results, { ...results[0], suite: 'flat', results: [] }]));
+    const out = join(dir, 'plots');
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/bench-plots.ts', input, '--out', out],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`${join(out, 'conntrack.svg')}\n${join(out, 'rules.svg')}\n`);
+    expect(run.stderr).toBe('bench-plots: flat: no case names a size, no plot\n');
+    expect(readFileSync(join(out, 'rules.svg'), 'utf8')).toBe(readFileSync(join(dir, 'rules.svg'), 'utf8'));
+    if (!requireTool('python3', test)) return;
+    expect(parseSvg(join(out, 'conntrack.svg')).root).toBe('svg');
+  });
+
   it('reads a mix: one flow a line, weights, comments, JSON, and a weighted interleaved order', () => {
     const text =
       '# mix\nudp 10.0.0.1:40000 > 10.96.0.10:53 in eth0 weight 3\n\ntcp 10.0.0.1:40001 > 10.96.0.1:443 in eth1 # api\n';

@@ -82,6 +82,15 @@ function label(value: number): string {
   return `${+value.toPrecision(3)}`;
 }
 
+/** The title on at most two lines of about 100 characters (the second shortened with an ellipsis). */
+function titleLines(title: string): string[] {
+  if (title.length <= 90) return [title];
+  const cut = title.lastIndexOf(' ', 90);
+  const first = title.slice(0, cut > 0 ? cut : 90);
+  const rest = title.slice(first.length).trim();
+  return [first, rest.length > 110 ? `${rest.slice(0, 109)}…` : rest];
+}
+
 const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
 
 export interface PlotOptions {
@@ -96,7 +105,7 @@ export function svgPlot(series: readonly PlotSeries[], options: PlotOptions): st
   const height = 420;
   const left = 80;
   const right = 200;
-  const top = 40;
+  const top = 56;
   const bottom = 60;
   const plotW = width - left - right;
   const plotH = height - top - bottom;
@@ -122,7 +131,10 @@ export function svgPlot(series: readonly PlotSeries[], options: PlotOptions): st
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     `<title>${escapeXml(options.title)}</title>`,
     `<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${left + plotW / 2}" y="22" text-anchor="middle" font-size="14">${escapeXml(options.title)}</text>`,
+    ...titleLines(options.title).map(
+      (line, i) =>
+        `<text x="${width / 2}" y="${20 + i * 16}" text-anchor="middle" font-size="${i === 0 ? 14 : 11}">${escapeXml(line)}</text>`,
+    ),
     `<line x1="${left}" y1="${top + plotH}" x2="${left + plotW}" y2="${top + plotH}" stroke="#000000"/>`,
     `<line x1="${left}" y1="${top}" x2="${left}" y2="${top + plotH}" stroke="#000000"/>`,
   ];
