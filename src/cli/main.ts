@@ -1,7 +1,7 @@
 // The packetlab command line (docs/cli.md): `list`; `run NAME|FILE [ARGS...] [--seed S] [--json] [--pcap FILE]
 // [--trace] [--mermaid] [--metrics FILE] [--debug]` (FILE: the user's .ts/.js module or .yaml/.json lab, see
 // user-file.ts); `shell NAME [ARGS...] [--seed S] [--debug]` (shell.ts); `help`; and `NAME` alone as a shorthand for
-// `run`; `verify NAME [ARGS...]` (verify/verify.ts); `--lang en|fr` narrates in French. One function per command in COMMANDS, so a new one is one entry. src/cli is the only place allowed Node
+// `run`; `verify NAME [ARGS...]` (verify/verify.ts); `sweep` (sweep/command.ts); `bench` (bench/command.ts); `--lang en|fr` narrates in French. One function per command in COMMANDS, so a new one is one entry. src/cli is the only place allowed Node
 // built-ins (it reads the user's files, writes the bytes the story layer hands back). The scenario table comes from
 // bin/packetlab.mjs (scenarios/index.ts), so src/ never imports scenarios/. Colour and a progress line only on a
 // TTY, never with NO_COLOR or TERM=dumb; a failure is one line on stderr and a non-zero exit, its stack with --debug.
@@ -10,8 +10,10 @@ import { writeFileSync } from 'node:fs';
 import { type RecordOptions, recordStories, type StoryRecording } from '../story/recorder.ts';
 import type { ShellWorld } from '../story/shell-session.ts';
 import { checkLines, LANGS, type Lang, type StoryResult, transcript } from '../story/story.ts';
+import { BENCH_USAGE, benchCommand } from './bench/command.ts';
 import { runShell } from './shell.ts';
 import { nodeCommand, snapshotCommand, traceCommand } from './snapshot.ts';
+import { SWEEP_USAGE, sweepCommand } from './sweep/command.ts';
 import { isUserFile, loadUserScenario } from './user-file.ts';
 import { VERIFY_USAGE, verify } from './verify/verify.ts';
 
@@ -32,7 +34,7 @@ export interface CommandScenario {
 }
 
 const USAGE =
-  'usage: packetlab list | run NAME|FILE [ARGS...] [--seed S] [--lang en|fr] [--json] [--pcap FILE] [--trace] [--mermaid] [--metrics FILE] [--debug] | shell NAME [ARGS...] [--seed S] | verify NAME [ARGS...] | snapshot | node FILE | trace FILE PACKET | NAME | help';
+  'usage: packetlab list | run NAME|FILE [ARGS...] [--seed S] [--lang en|fr] [--json] [--pcap FILE] [--trace] [--mermaid] [--metrics FILE] [--debug] | shell NAME [ARGS...] [--seed S] | verify NAME [ARGS...] | snapshot | node FILE | trace FILE PACKET | sweep NAME|FILE --seeds A..B | bench SUITE | NAME | help';
 
 function help(scenarios: readonly CommandScenario[]): string {
   return [
@@ -58,6 +60,10 @@ function help(scenarios: readonly CommandScenario[]): string {
     '  node FILE     rebuild that node from the file; print what was built and every part that was not',
     "  trace FILE PACKET  rebuild it and send one packet ('tcp 203.0.113.7:5555 > 172.18.0.2:30080 in eth0', or out):",
     '                nft monitor trace, the path trace with marks, the verdict and the counters that moved',
+    '  sweep NAME --seeds A..B  the scenario once per seed on worker threads: one JSON line per seed, a summary;',
+    `                ${SWEEP_USAGE.slice('usage: packetlab '.length)}`,
+    '  bench SUITE   benchmark your ruleset and flows: conntrack, nat, rules --ruleset FILE --mix FILE, path --mix FILE',
+    `                ${BENCH_USAGE.slice('usage: packetlab '.length)}`,
     `  NAME          the same as run NAME (${scenarios.map((entry) => entry.name).join(', ')})`,
     `  shells: ${scenarios
       .filter((entry) => entry.shell !== undefined)
@@ -336,6 +342,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   snapshot: (words) => snapshotCommand(words),
   node: (words) => nodeCommand(words),
   trace: (words) => traceCommand(words),
+  sweep: (words, scenarios) => sweepCommand(words, scenarios),
+  bench: (words) => benchCommand(words),
 };
 
 export async function main(args: readonly string[], scenarios: readonly CommandScenario[]): Promise<number> {
