@@ -43,7 +43,6 @@ const QUICK_OCCUPANCY = [0.5, 1];
 const LOW = 1024;
 const HIGH = 65535;
 const RANGE = HIGH - LOW + 1;
-const MAX_PROBES = 248;
 const NAT_ADDR = 0xc0a80101; // 192.168.1.1
 const SERVER = 0x01010101; // 1.1.1.1
 const CLIENT = 0x0a000002; // 10.0.0.2
