@@ -1,25 +1,33 @@
-// The connection table: per-entry state in typed arrays and one open-addressing index over both directions' tuples, with lazy expiry, an incremental sweep, nf_conntrack_max and early drop; no zones, no expectations, no per-netns sharing.
+// The connection table: per-entry state in typed arrays, tracker state in per-protocol pools, and one open-addressing index over both directions' tuples, with lazy expiry, an incremental sweep, nf_conntrack_max and early drop; no zones, no expectations, no per-netns sharing.
 //
-// Chosen by bench/conntrack-table.ts (see its header for the figures). Layout:
+// Chosen by bench/suites/conntrack.ts (see its header for the history and the figures). Layout:
 //
-// Index: one Int32Array of 4-word (16-byte) slots, linear probing, power-of-two size, grown
-// when more than maxLoad (0.5) of the slots are used, deletion by backward shift (no tombstones).
-//   slot[0] src   slot[1] dst   slot[2] srcPort << 16 | dstPort
-//   slot[3] (entry + 1) << 9 | direction << 8 | protocol        (0: empty)
-// A probe compares the key words of one slot in one cache line; a confirmed entry owns two
-// slots (ORIGINAL and REPLY), as each nf_conn sits in the kernel's hash twice (tuplehash[2]).
-// 23 bits of entry number cap the table at MAX_ENTRIES (8,388,606) entries.
+// Index: one Int32Array of one-word slots, linear probing, power-of-two size, grown when more
+// than maxLoad (0.5) of the slots are used, deletion by backward shift (no tombstones):
+//   slot = (entry + 1) << 9 | direction << 8 | tag        (0: empty; tag: the hash's top 8 bits)
+// A probe compares the tag and, on a match, the entry's tuple of that direction (one more cache
+// line, read once per hit; a foreign slot's tag matches 1 time in 256). A confirmed entry owns
+// two slots (ORIGINAL and REPLY), as each nf_conn sits in the kernel's hash twice
+// (tuplehash[2]). Moving a slot (backward shift, growth) rehashes the entry's tuple. 23 bits of
+// entry number cap the table at MAX_ENTRIES (8,388,606) entries. Until then 16-byte slots held
+// the whole key (bench history: 64 of the 177 bytes per flow at 1M flows).
 //
-// Entries (struct of arrays, indexed by entry number, grown by doubling):
+// Entries (struct of arrays, indexed by entry number, grown as needed, capped by nf_conntrack_max):
 //   tuples    6 x i32: original src, dst, ports; reply src, dst, ports (kept also for
 //             unconfirmed entries, which are not in the index)
-//   protocol  u8;  status u16 (IPS_* bits, the kernel's bit numbers);  mark u32;  id u32;
-//   use u8;  ecache u8 (events cached for delivery at confirm, nf_conntrack_ecache);
+//   protocol  u8;  status u16 (IPS_* bits, the kernel's bit numbers);  mark u32;  id u32
+//             (a free entry's id links the free list);  use u8;  ecache u8 (events cached for
+//             delivery at confirm, nf_conntrack_ecache);
 //   timeout   f64: absolute deadline in virtual ns once CONFIRMED; before that, the relative
 //             timeout the trackers asked for (the kernel keeps ct->timeout relative until
 //             __nf_conntrack_confirm adds nfct_time_stamp);
-//   proto     14 x i32 (56 bytes) per entry: the trackers' private state, like the kernel's
-//             union nf_conntrack_proto; views as u8/u16/f64 over the same memory.
+//   protoRef  i32: the entry's slot in its protocol's pool, or -1 (the kernel's union
+//             nf_conntrack_proto, sized per protocol instead of to the largest member):
+//             TCP 14 words (56 bytes, views as u8/u16 over the same memory), UDP one f64
+//             (stream_ts), ICMP and the others nothing.
+// Nothing is allocated before the first entry: a namespace that never tracks a packet holds
+// only the object (the index's first size is the one it always had, so early drop sees the
+// same slots).
 //
 // Statistics are one set for the whole table (the kernel keeps one per cpu and `conntrack -S`
 // prints a line per cpu; packetlab is single-threaded and prints them as cpu=0).
@@ -78,18 +86,33 @@ export const TRACK_REPEAT = 2;
 export const DEFAULT_CONNTRACK_MAX = 262_144;
 /** 23 bits of entry number in a slot's fourth word, minus the empty marker. */
 export const MAX_ENTRIES = (1 << 23) - 2;
-/** 32-bit words of tracker state per entry (56 bytes, like the kernel's union nf_conntrack_proto; a multiple of 8 for the f64 view). */
-export const PROTO_WORDS = 14;
+/** 32-bit words of a TCP entry's tracker state (56 bytes, ip_ct_tcp: two ip_ct_tcp_state and the last packet's fields). */
+export const TCP_WORDS = 14;
 
-const SLOT_WORDS = 4;
 const ENTRY_SHIFT = 9;
 const DIR_SHIFT = 8;
-const PROTO_MASK = 0xff;
+const TAG_MASK = 0xff;
 const TUPLE_WORDS = 6;
-/** Index load that triggers growth; chosen by bench/conntrack-table.ts. */
+const IPPROTO_TCP = 6;
+const IPPROTO_UDP = 17;
+const NONE = -1;
+/** Index load that triggers growth; chosen by bench/suites/conntrack.ts. */
 const DEFAULT_MAX_LOAD = 0.5;
 const MIN_INDEX_SLOTS = 64;
 const DEFAULT_INITIAL_ENTRIES = 1024;
+/** Entries of the first allocation (the arrays then grow); the index keeps the size initialEntries asks for. */
+const FIRST_ENTRIES = 64;
+/** Growth factor of the entry arrays once they are this large (doubling below). */
+const LARGE_ENTRIES = 1 << 16;
+
+// Shared empty arrays of a table that holds nothing yet (never written: the first entry or link allocates).
+const EMPTY_I32 = new Int32Array(0);
+const EMPTY_U32 = new Uint32Array(0);
+const EMPTY_U16 = new Uint16Array(0);
+const EMPTY_U8 = new Uint8Array(0);
+const EMPTY_F64 = new Float64Array(0);
+/** The index of an empty table: one empty slot, so that a probe ends at once. */
+const EMPTY_INDEX = new Int32Array(1);
 /**
  * Slots early_drop examines from the new tuple's home slot. The kernel scans
  * NF_CT_EVICTION_RANGE (8) hash buckets; at nf_conntrack_max with buckets == max a bucket
@@ -194,34 +217,46 @@ export class ConnTable {
   /** Confirmed entries in the index. */
   confirmed = 0;
 
-  // Index.
-  private slots: Int32Array;
-  private slotMask: number;
+  // Index (EMPTY_INDEX until the first link).
+  private slots: Int32Array = EMPTY_INDEX;
+  private slotMask = 0;
   private slotsUsed = 0;
-  private growAt: number;
+  private growAt = 0;
+  /** Slots of the first index, from initialEntries. */
+  private readonly firstSlots: number;
   private readonly seed: number;
   private readonly maxLoad: number;
 
-  // Entries.
-  private capacity: number;
+  // Entries (empty until the first alloc).
+  private capacity = 0;
+  private readonly firstEntries: number;
   private highWater = 0;
-  private freeList: Int32Array;
-  private freeCount = 0;
+  /** Head of the free list, linked through `ids` (entry + 1, 0 ends it); NONE when empty. */
+  private freeHead = NONE;
   private dying: number[] = [];
   private dyingStamp = 0;
-  private tuples: Int32Array;
-  private protocols: Uint8Array;
-  private statuses: Uint16Array;
-  private deadlines: Float64Array;
-  private marks: Uint32Array;
-  private ids: Uint32Array;
-  private uses: Uint8Array;
-  private ecache: Uint8Array;
-  /** Tracker state (see PROTO_WORDS); replaced on growth, so read it from the table each time. */
-  proto32: Int32Array;
-  proto16: Uint16Array;
-  proto8: Uint8Array;
-  protoF64: Float64Array;
+  private tuples: Int32Array = EMPTY_I32;
+  private protocols: Uint8Array = EMPTY_U8;
+  private statuses: Uint16Array = EMPTY_U16;
+  private deadlines: Float64Array = EMPTY_F64;
+  private marks: Uint32Array = EMPTY_U32;
+  private ids: Uint32Array = EMPTY_U32;
+  private uses: Uint8Array = EMPTY_U8;
+  private ecache: Uint8Array = EMPTY_U8;
+  private protoRefs: Int32Array = EMPTY_I32;
+
+  // Tracker pools; replaced on growth, so read them from the table each time.
+  /** TCP state, TCP_WORDS per slot (see tcpBase); free slots link through their first word. */
+  tcp32: Int32Array = EMPTY_I32;
+  tcp16: Uint16Array = EMPTY_U16;
+  tcp8: Uint8Array = EMPTY_U8;
+  private tcpCapacity = 0;
+  private tcpHigh = 0;
+  private tcpFree = NONE;
+  /** UDP stream_ts, one per slot (see udpSlot); free slots hold the next free slot. */
+  udpF64: Float64Array = EMPTY_F64;
+  private udpHigh = 0;
+  private udpFree = NONE;
 
   private idCounter = 0;
   private sweepCursor = 0;
@@ -230,6 +265,8 @@ export class ConnTable {
   /** Non-null when someone listens for events; caching then costs one byte write. */
   destroyListener: DestroyListener | null = null;
   eventsEnabled = false;
+  /** Told each number the table frees, its tuples still readable (NAT's by-source index leaves it then). */
+  freeListener: ((index: number) => void) | null = null;
   /** tcp_can_early_drop, installed by the TCP tracker: entries the sweep may evict near the limit even when ASSURED. */
   canEarlyDrop: ((table: ConnTable, index: number) => boolean) | null = null;
 
@@ -242,26 +279,10 @@ export class ConnTable {
     this.seed = (options.hashSeed ?? 0x9e3779b9) | 0;
     this.maxLoad = Math.min(0.9, Math.max(0.1, options.maxLoad ?? DEFAULT_MAX_LOAD));
     const initial = Math.max(16, Math.min(options.initialEntries ?? DEFAULT_INITIAL_ENTRIES, MAX_ENTRIES));
-    this.capacity = initial;
-    this.freeList = new Int32Array(initial);
-    this.tuples = new Int32Array(initial * TUPLE_WORDS);
-    this.protocols = new Uint8Array(initial);
-    this.statuses = new Uint16Array(initial);
-    this.deadlines = new Float64Array(initial);
-    this.marks = new Uint32Array(initial);
-    this.ids = new Uint32Array(initial);
-    this.uses = new Uint8Array(initial);
-    this.ecache = new Uint8Array(initial);
-    const buffer = new ArrayBuffer(initial * PROTO_WORDS * 4);
-    this.proto32 = new Int32Array(buffer);
-    this.proto16 = new Uint16Array(buffer);
-    this.proto8 = new Uint8Array(buffer);
-    this.protoF64 = new Float64Array(buffer);
+    this.firstEntries = options.initialEntries === undefined ? FIRST_ENTRIES : initial;
     let slotCount = MIN_INDEX_SLOTS;
     while (slotCount * this.maxLoad < initial * 2) slotCount *= 2;
-    this.slots = new Int32Array(slotCount * SLOT_WORDS);
-    this.slotMask = slotCount - 1;
-    this.growAt = Math.floor(slotCount * this.maxLoad);
+    this.firstSlots = slotCount;
   }
 
   // ---- lookups --------------------------------------------------------------------------
@@ -313,22 +334,29 @@ export class ConnTable {
     );
   }
 
-  /** The raw probe: `index << 1 | direction` of the slot whose key equals the words, or -1. */
+  /** The raw probe: `index << 1 | direction` of the slot whose entry's tuple equals the words, or -1. */
   private probe(src: number, dst: number, ports: number, protocol: number): number {
     const slots = this.slots;
     const mask = this.slotMask;
-    let slot = hashKey(this.seed, src, dst, ports, protocol) & mask;
+    const hash = hashKey(this.seed, src, dst, ports, protocol);
+    const tag = hash >>> 24;
+    let slot = hash & mask;
     for (;;) {
-      const at = slot << 2;
-      const meta = slots[at + 3]!;
+      const meta = slots[slot]!;
       if (meta === 0) return -1;
-      if (
-        slots[at + 2] === ports &&
-        slots[at] === src &&
-        slots[at + 1] === dst &&
-        (meta & PROTO_MASK) === protocol
-      ) {
-        return ((((meta >>> ENTRY_SHIFT) - 1) << 1) | ((meta >>> DIR_SHIFT) & 1)) >>> 0;
+      if ((meta & TAG_MASK) === tag) {
+        const index = (meta >>> ENTRY_SHIFT) - 1;
+        const dir = (meta >>> DIR_SHIFT) & 1;
+        const t = index * TUPLE_WORDS + dir * 3;
+        const tuples = this.tuples;
+        if (
+          tuples[t + 2] === ports &&
+          tuples[t] === src &&
+          tuples[t + 1] === dst &&
+          this.protocols[index] === protocol
+        ) {
+          return ((index << 1) | dir) >>> 0;
+        }
       }
       slot = (slot + 1) & mask;
     }
@@ -366,16 +394,16 @@ export class ConnTable {
     tuples[t + 3] = reply.src | 0;
     tuples[t + 4] = reply.dst | 0;
     tuples[t + 5] = portsOf(reply);
-    this.protocols[index] = orig.protocol;
+    const protocol = orig.protocol;
+    this.protocols[index] = protocol;
     this.statuses[index] = 0;
     this.deadlines[index] = 0;
     this.marks[index] = 0;
     this.ids[index] = fmix32(this.seed ^ ++this.idCounter) >>> 0;
     this.uses[index] = 1;
     this.ecache[index] = 0;
-    const proto32 = this.proto32;
-    // A loop: TypedArray.prototype.fill over a range costs ~400 ns in V8.
-    for (let w = index * PROTO_WORDS, end = w + PROTO_WORDS; w < end; w++) proto32[w] = 0;
+    this.protoRefs[index] =
+      protocol === IPPROTO_TCP ? this.takeTcp() : protocol === IPPROTO_UDP ? this.takeUdp() : NONE;
     return index;
   }
 
@@ -389,8 +417,7 @@ export class ConnTable {
     if ((status & IPS_DYING) !== 0) return;
     this.count--;
     this.statuses[index] = IPS_DYING;
-    this.uses[index] = 0;
-    this.freeList[this.freeCount++] = index;
+    this.freeEntry(index);
   }
 
   /**
@@ -400,15 +427,8 @@ export class ConnTable {
    */
   link(index: number, dirMask: number): void {
     if (this.slotsUsed + 2 > this.growAt) this.growIndex();
-    const protocol = this.protocols[index]!;
-    const t = index * TUPLE_WORDS;
-    const tuples = this.tuples;
-    if ((dirMask & 1) !== 0) {
-      this.insertSlot(tuples[t]!, tuples[t + 1]!, tuples[t + 2]!, protocol, index, DIR_ORIGINAL);
-    }
-    if ((dirMask & 2) !== 0) {
-      this.insertSlot(tuples[t + 3]!, tuples[t + 4]!, tuples[t + 5]!, protocol, index, DIR_REPLY);
-    }
+    if ((dirMask & 1) !== 0) this.insertSlot(index, DIR_ORIGINAL);
+    if ((dirMask & 2) !== 0) this.insertSlot(index, DIR_REPLY);
     this.statuses[index] = this.statuses[index]! | IPS_CONFIRMED;
     this.confirmed++;
   }
@@ -437,22 +457,68 @@ export class ConnTable {
   /** Returns the entries killed before `now` to the free list. */
   private reclaim(now: number): void {
     if (this.dying.length === 0 || this.dyingStamp === now) return;
-    for (const index of this.dying) {
-      this.uses[index] = 0;
-      this.freeList[this.freeCount++] = index;
-    }
+    for (const index of this.dying) this.freeEntry(index);
     this.dying.length = 0;
+  }
+
+  /** Puts the number on the free list (last in, first out) and gives back its tracker slot. */
+  private freeEntry(index: number): void {
+    if (this.freeListener !== null) this.freeListener(index);
+    this.uses[index] = 0;
+    this.ids[index] = this.freeHead + 1;
+    this.freeHead = index;
+    const ref = this.protoRefs[index]!;
+    if (ref === NONE) return;
+    this.protoRefs[index] = NONE;
+    if (this.protocols[index] === IPPROTO_TCP) {
+      this.tcp32[ref * TCP_WORDS] = this.tcpFree;
+      this.tcpFree = ref;
+    } else {
+      this.udpF64[ref] = this.udpFree;
+      this.udpFree = ref;
+    }
   }
 
   /** A free entry number, or -1 when MAX_ENTRIES are in use. */
   private takeEntry(now: number): number {
     this.reclaim(now);
-    if (this.freeCount > 0) return this.freeList[--this.freeCount]!;
+    const head = this.freeHead;
+    if (head !== NONE) {
+      this.freeHead = this.ids[head]! - 1;
+      return head;
+    }
     if (this.highWater === this.capacity) {
       if (this.capacity >= MAX_ENTRIES) return -1;
       this.growEntries();
     }
     return this.highWater++;
+  }
+
+  /** A zeroed TCP slot. */
+  private takeTcp(): number {
+    let ref = this.tcpFree;
+    if (ref !== NONE) this.tcpFree = this.tcp32[ref * TCP_WORDS]!;
+    else {
+      if (this.tcpHigh === this.tcpCapacity) this.growTcp();
+      ref = this.tcpHigh++;
+    }
+    const tcp32 = this.tcp32;
+    // A loop: TypedArray.prototype.fill over a range costs ~400 ns in V8.
+    for (let w = ref * TCP_WORDS, end = w + TCP_WORDS; w < end; w++) tcp32[w] = 0;
+    return ref;
+  }
+
+  /** A zeroed UDP slot. */
+  private takeUdp(): number {
+    let ref = this.udpFree;
+    if (ref !== NONE) this.udpFree = this.udpF64[ref]!;
+    else {
+      if (this.udpHigh === this.udpF64.length)
+        this.udpF64 = grow(this.udpF64, new Float64Array(this.grownSize(this.udpF64.length)));
+      ref = this.udpHigh++;
+    }
+    this.udpF64[ref] = 0;
+    return ref;
   }
 
   /**
@@ -462,11 +528,11 @@ export class ConnTable {
    * the first bucket that has one; we evict one.
    */
   private earlyDrop(t: Tuple, now: number): boolean {
-    const slots = this.slots;
+    if (this.slotsUsed === 0) return false;
     const mask = this.slotMask;
     let slot = hashKey(this.seed, t.src | 0, t.dst | 0, portsOf(t), t.protocol) & mask;
     for (let n = 0; n < EARLY_DROP_SLOTS; n++, slot = (slot + 1) & mask) {
-      const meta = slots[(slot << 2) + 3]!;
+      const meta = this.slots[slot]!;
       if (meta === 0) continue;
       const index = (meta >>> ENTRY_SHIFT) - 1;
       if (this.deadlines[index]! <= now) {
@@ -648,6 +714,17 @@ export class ConnTable {
     return this.uses[index]!;
   }
 
+  /** First word of a TCP entry's state in tcp32 (bytes: times 4 in tcp8; halves: times 2 in tcp16), or -1 for another protocol. */
+  tcpBase(index: number): number {
+    const ref = this.protoRefs[index]!;
+    return ref === NONE || this.protocols[index] !== IPPROTO_TCP ? NONE : ref * TCP_WORDS;
+  }
+
+  /** A UDP entry's slot in udpF64, or -1 for another protocol. */
+  udpSlot(index: number): number {
+    return this.protocols[index] === IPPROTO_UDP ? this.protoRefs[index]! : NONE;
+  }
+
   /** Adds event bits to the entry's cache (nf_conntrack_event_cache); free when nobody listens. */
   cacheEvent(index: number, bits: number): void {
     if (this.eventsEnabled) this.ecache[index] = this.ecache[index]! | bits;
@@ -660,11 +737,10 @@ export class ConnTable {
     return bits;
   }
 
-  /** Bytes held by the typed arrays (index and entries). */
+  /** Bytes held by the typed arrays (index, entries and tracker pools); 0 before the first entry. */
   memoryBytes(): number {
     return (
-      this.slots.byteLength +
-      this.freeList.byteLength +
+      (this.slots === EMPTY_INDEX ? 0 : this.slots.byteLength) +
       this.tuples.byteLength +
       this.protocols.byteLength +
       this.statuses.byteLength +
@@ -673,51 +749,45 @@ export class ConnTable {
       this.ids.byteLength +
       this.uses.byteLength +
       this.ecache.byteLength +
-      this.proto32.byteLength
+      this.protoRefs.byteLength +
+      this.tcp32.byteLength +
+      this.udpF64.byteLength
     );
   }
 
-  /** Index slots in use and allocated (for tests and the bench). */
+  /** Index slots in use and allocated (for tests and the bench); bytes: slots times 4. */
   indexLoad(): { readonly used: number; readonly slots: number } {
-    return { used: this.slotsUsed, slots: this.slotMask + 1 };
+    return { used: this.slotsUsed, slots: this.slots === EMPTY_INDEX ? 0 : this.slotMask + 1 };
   }
 
   // ---- index internals ------------------------------------------------------------------
 
-  private insertSlot(
-    src: number,
-    dst: number,
-    ports: number,
-    protocol: number,
-    index: number,
-    dir: number,
-  ): void {
+  /** Hash of the tuple of (index, dir) as the entry holds it. */
+  private entryHash(index: number, dir: number): number {
+    const t = index * TUPLE_WORDS + dir * 3;
+    const tuples = this.tuples;
+    return hashKey(this.seed, tuples[t]!, tuples[t + 1]!, tuples[t + 2]!, this.protocols[index]!);
+  }
+
+  private insertSlot(index: number, dir: number): void {
     const slots = this.slots;
     const mask = this.slotMask;
-    let slot = hashKey(this.seed, src, dst, ports, protocol) & mask;
-    while (slots[(slot << 2) + 3] !== 0) slot = (slot + 1) & mask;
-    const at = slot << 2;
-    slots[at] = src;
-    slots[at + 1] = dst;
-    slots[at + 2] = ports;
-    slots[at + 3] = ((index + 1) << ENTRY_SHIFT) | (dir << DIR_SHIFT) | protocol;
+    const hash = this.entryHash(index, dir);
+    let slot = hash & mask;
+    while (slots[slot] !== 0) slot = (slot + 1) & mask;
+    slots[slot] = ((index + 1) << ENTRY_SHIFT) | (dir << DIR_SHIFT) | (hash >>> 24);
     this.slotsUsed++;
   }
 
   /** Removes the slot of (index, dir) if present, closing the gap by backward shift. */
   private unlinkDirection(index: number, dir: number): void {
-    const t = index * TUPLE_WORDS + (dir === DIR_REPLY ? 3 : 0);
-    const tuples = this.tuples;
-    const src = tuples[t]!;
-    const dst = tuples[t + 1]!;
-    const ports = tuples[t + 2]!;
-    const protocol = this.protocols[index]!;
-    const wanted = ((index + 1) << ENTRY_SHIFT) | (dir << DIR_SHIFT) | protocol;
+    const hash = this.entryHash(index, dir);
+    const wanted = ((index + 1) << ENTRY_SHIFT) | (dir << DIR_SHIFT) | (hash >>> 24);
     const slots = this.slots;
     const mask = this.slotMask;
-    let slot = hashKey(this.seed, src, dst, ports, protocol) & mask;
+    let slot = hash & mask;
     for (;;) {
-      const meta = slots[(slot << 2) + 3]!;
+      const meta = slots[slot]!;
       if (meta === 0) return; // not indexed in this direction (a clash entry's ORIGINAL)
       if (meta === wanted) break;
       slot = (slot + 1) & mask;
@@ -731,56 +801,53 @@ export class ConnTable {
     let gap = hole;
     let next = (gap + 1) & mask;
     for (;;) {
-      const at = next << 2;
-      const meta = slots[at + 3]!;
+      const meta = slots[next]!;
       if (meta === 0) break;
-      const home = hashKey(this.seed, slots[at]!, slots[at + 1]!, slots[at + 2]!, meta & PROTO_MASK) & mask;
+      const home = this.entryHash((meta >>> ENTRY_SHIFT) - 1, (meta >>> DIR_SHIFT) & 1) & mask;
       // The element at `next` may fill the gap unless its home lies cyclically in (gap, next].
       const movable = gap <= next ? home <= gap || home > next : home <= gap && home > next;
       if (movable) {
-        const to = gap << 2;
-        slots[to] = slots[at]!;
-        slots[to + 1] = slots[at + 1]!;
-        slots[to + 2] = slots[at + 2]!;
-        slots[to + 3] = meta;
+        slots[gap] = meta;
         gap = next;
       }
       next = (next + 1) & mask;
     }
-    const g = gap << 2;
-    slots[g] = 0;
-    slots[g + 1] = 0;
-    slots[g + 2] = 0;
-    slots[g + 3] = 0;
+    slots[gap] = 0;
     this.slotsUsed--;
   }
 
   private growIndex(): void {
     const old = this.slots;
-    const count = (this.slotMask + 1) * 2;
-    this.slots = new Int32Array(count * SLOT_WORDS);
-    this.slotMask = count - 1;
+    const count = old === EMPTY_INDEX ? this.firstSlots : (this.slotMask + 1) * 2;
+    const slots = new Int32Array(count);
+    const mask = count - 1;
+    this.slots = slots;
+    this.slotMask = mask;
     this.growAt = Math.floor(count * this.maxLoad);
-    this.slotsUsed = 0;
-    for (let at = 0; at < old.length; at += SLOT_WORDS) {
-      const meta = old[at + 3]!;
+    if (old === EMPTY_INDEX) return;
+    for (let at = 0; at < old.length; at++) {
+      const meta = old[at]!;
       if (meta === 0) continue;
-      const slots = this.slots;
-      const mask = this.slotMask;
-      let slot = hashKey(this.seed, old[at]!, old[at + 1]!, old[at + 2]!, meta & PROTO_MASK) & mask;
-      while (slots[(slot << 2) + 3] !== 0) slot = (slot + 1) & mask;
-      const to = slot << 2;
-      slots[to] = old[at]!;
-      slots[to + 1] = old[at + 1]!;
-      slots[to + 2] = old[at + 2]!;
-      slots[to + 3] = meta;
-      this.slotsUsed++;
+      let slot = this.entryHash((meta >>> ENTRY_SHIFT) - 1, (meta >>> DIR_SHIFT) & 1) & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = meta;
     }
   }
 
+  /**
+   * The next size of an array of `current` entries: the first allocation, then doubling while
+   * small and half again once large, never past nf_conntrack_max in one step when that is
+   * set (entries killed this instant may still take a few numbers more) nor past MAX_ENTRIES.
+   */
+  private grownSize(current: number): number {
+    if (current === 0) return Math.min(this.firstEntries, MAX_ENTRIES);
+    let next = current < LARGE_ENTRIES ? current * 2 : Math.ceil(current * 1.5);
+    if (this.max !== 0 && current < this.max && next > this.max) next = this.max;
+    return Math.min(next, MAX_ENTRIES);
+  }
+
   private growEntries(): void {
-    const capacity = Math.min(this.capacity * 2, MAX_ENTRIES);
-    this.freeList = grow(this.freeList, new Int32Array(capacity));
+    const capacity = this.grownSize(this.capacity);
     this.tuples = grow(this.tuples, new Int32Array(capacity * TUPLE_WORDS));
     this.protocols = grow(this.protocols, new Uint8Array(capacity));
     this.statuses = grow(this.statuses, new Uint16Array(capacity));
@@ -789,13 +856,18 @@ export class ConnTable {
     this.ids = grow(this.ids, new Uint32Array(capacity));
     this.uses = grow(this.uses, new Uint8Array(capacity));
     this.ecache = grow(this.ecache, new Uint8Array(capacity));
-    const buffer = new ArrayBuffer(capacity * PROTO_WORDS * 4);
-    new Int32Array(buffer).set(this.proto32);
-    this.proto32 = new Int32Array(buffer);
-    this.proto16 = new Uint16Array(buffer);
-    this.proto8 = new Uint8Array(buffer);
-    this.protoF64 = new Float64Array(buffer);
+    this.protoRefs = grow(this.protoRefs, new Int32Array(capacity));
     this.capacity = capacity;
+  }
+
+  private growTcp(): void {
+    const capacity = this.grownSize(this.tcpCapacity);
+    const buffer = new ArrayBuffer(capacity * TCP_WORDS * 4);
+    new Int32Array(buffer).set(this.tcp32);
+    this.tcp32 = new Int32Array(buffer);
+    this.tcp16 = new Uint16Array(buffer);
+    this.tcp8 = new Uint8Array(buffer);
+    this.tcpCapacity = capacity;
   }
 }
 

@@ -28,7 +28,7 @@ import {
   IPS_CONFIRMED,
   IPS_FIXED_TIMEOUT,
   IPS_SEEN_REPLY,
-  PROTO_WORDS,
+  TCP_WORDS,
   TRACK_ACCEPT,
   TRACK_INVALID,
   TRACK_REPEAT,
@@ -205,7 +205,7 @@ const TCPOLEN_SACK_PERBLOCK = 8;
 const TCPOLEN_TIMESTAMP = 10;
 const TCPOLEN_TSTAMP_ALIGNED = 12;
 
-// Layout of the proto area (words of proto32, bytes of proto8, halfwords of proto16).
+// Layout of an entry's TCP slot from table.tcpBase (words of tcp32, bytes of tcp8 from base * 4, halfwords of tcp16 from base * 2).
 const W_SEEN = 0; // + dir * 4: td_end, td_maxend, td_maxwin, td_maxack
 const W_LAST_SEQ = 8;
 const W_LAST_ACK = 9;
@@ -219,8 +219,6 @@ const B_LAST_FLAGS = 49;
 const B_SCALE = 50; // + dir
 const B_FLAGS = 52; // + dir
 const H_LAST_WIN = 27;
-const BYTES_PER_ENTRY = PROTO_WORDS * 4;
-const HALVES_PER_ENTRY = PROTO_WORDS * 2;
 
 function conntrackIndex(flags: number): number {
   // get_conntrack_index
@@ -328,7 +326,8 @@ function highestSack(buf: Uint8Array, dataoff: number, doff: number, sack: numbe
 
 /** The TCP state of an entry (TCP_CONNTRACK_*). */
 export function tcpState(table: ConnTable, index: number): number {
-  return table.proto8[index * BYTES_PER_ENTRY + B_STATE]!;
+  const w = table.tcpBase(index);
+  return w < 0 ? 0 : table.tcp8[w * 4 + B_STATE]!;
 }
 
 /** tcp_can_early_drop: closing states may be evicted near nf_conntrack_max even when ASSURED. */
@@ -349,16 +348,17 @@ export interface TcpWindowState {
 }
 
 export function tcpWindow(table: ConnTable, index: number, dir: number): TcpWindowState {
-  const w = index * PROTO_WORDS + W_SEEN + dir * 4;
-  const b = index * BYTES_PER_ENTRY;
-  const p32 = table.proto32;
+  const base = table.tcpBase(index);
+  const w = base + W_SEEN + dir * 4;
+  const b = base * 4;
+  const p32 = table.tcp32;
   return {
     tdEnd: p32[w]! >>> 0,
     tdMaxEnd: p32[w + 1]! >>> 0,
     tdMaxWin: p32[w + 2]! >>> 0,
     tdMaxAck: p32[w + 3]! >>> 0,
-    tdScale: table.proto8[b + B_SCALE + dir]!,
-    flags: table.proto8[b + B_FLAGS + dir]!,
+    tdScale: table.tcp8[b + B_SCALE + dir]!,
+    flags: table.tcp8[b + B_FLAGS + dir]!,
   };
 }
 
@@ -425,11 +425,11 @@ export function tcpPacket(
   const confirmed = (table.status(index) & IPS_CONFIRMED) !== 0;
   if (!confirmed && !tcpNew(table, index, buf, dataoff, th, settings)) return TRACK_INVALID;
 
-  const p32 = table.proto32;
-  const p16 = table.proto16;
-  const p8 = table.proto8;
-  const w = index * PROTO_WORDS;
-  const b = index * BYTES_PER_ENTRY;
+  const p32 = table.tcp32;
+  const p16 = table.tcp16;
+  const p8 = table.tcp8;
+  const w = table.tcpBase(index);
+  const b = w * 4;
   const other = 1 - dir;
 
   let oldState = p8[b + B_STATE]!;
@@ -544,7 +544,7 @@ export function tcpPacket(
       const lw = w + W_SEEN + lastDir * 4;
       p32[lw] = p32[w + W_LAST_END]!;
       p32[lw + 1] = p32[w + W_LAST_END]!;
-      const lastWin = p16[index * HALVES_PER_ENTRY + H_LAST_WIN]!;
+      const lastWin = p16[w * 2 + H_LAST_WIN]!;
       p32[lw + 2] = lastWin === 0 ? 1 : lastWin;
       p8[b + B_SCALE + lastDir] = p8[b + B_LAST_WSCALE]!;
       p8[b + B_LAST_FLAGS] = p8[b + B_LAST_FLAGS]! & ~IP_CT_EXP_CHALLENGE_ACK;
@@ -562,7 +562,7 @@ export function tcpPacket(
       p8[b + B_LAST_DIR] = dir;
       p32[w + W_LAST_SEQ] = th.seq;
       p32[w + W_LAST_END] = th.end;
-      p16[index * HALVES_PER_ENTRY + H_LAST_WIN] = th.window;
+      p16[w * 2 + H_LAST_WIN] = th.window;
       if (bitIndex === TCP_SYN_SET && dir === DIR_ORIGINAL) {
         // a) A SYN in ORIGINAL: note its options, for the SYN/ACK that may follow.
         const packed = parseOptions(buf, dataoff, doff);
@@ -612,10 +612,7 @@ export function tcpPacket(
     timeouts[newState]! > timeouts[TCP_CONNTRACK_UNACK]!
   ) {
     timeout = timeouts[TCP_CONNTRACK_UNACK]!;
-  } else if (
-    p16[index * HALVES_PER_ENTRY + H_LAST_WIN] === 0 &&
-    timeouts[newState]! > timeouts[TCP_CONNTRACK_RETRANS]!
-  ) {
+  } else if (p16[w * 2 + H_LAST_WIN] === 0 && timeouts[newState]! > timeouts[TCP_CONNTRACK_RETRANS]!) {
     timeout = timeouts[TCP_CONNTRACK_RETRANS]!;
   } else {
     timeout = timeouts[newState]!;
@@ -655,11 +652,11 @@ function tcpNew(
 ): boolean {
   const newState = TCP_CONNTRACKS[conntrackIndex(th.flags) * 10 + sNO]!;
   if (newState >= TCP_CONNTRACK_MAX) return false;
-  const p32 = table.proto32;
-  const p8 = table.proto8;
-  const w = index * PROTO_WORDS;
-  const b = index * BYTES_PER_ENTRY;
-  for (let k = w; k < w + PROTO_WORDS; k++) p32[k] = 0;
+  const p32 = table.tcp32;
+  const p8 = table.tcp8;
+  const w = table.tcpBase(index);
+  const b = w * 4;
+  for (let k = w; k < w + TCP_WORDS; k++) p32[k] = 0;
   const maxwin = th.window === 0 ? 1 : th.window;
   if (newState === sSS) {
     p32[w + W_SEEN] = th.end;
@@ -732,11 +729,11 @@ function tcpInWindow(
   state: number,
   settings: TcpSettings,
 ): number {
-  const p32 = table.proto32;
-  const p16 = table.proto16;
-  const p8 = table.proto8;
-  const w = index * PROTO_WORDS;
-  const b = index * BYTES_PER_ENTRY;
+  const p32 = table.tcp32;
+  const p16 = table.tcp16;
+  const p8 = table.tcp8;
+  const w = table.tcpBase(index);
+  const b = w * 4;
   const other = 1 - dir;
   const sw = w + W_SEEN + dir * 4; // sender
   const rw = w + W_SEEN + other * 4; // receiver
@@ -846,7 +843,7 @@ function tcpInWindow(
 
   // Retransmissions.
   if (bitIndex === TCP_ACK_SET) {
-    const h = index * HALVES_PER_ENTRY + H_LAST_WIN;
+    const h = w * 2 + H_LAST_WIN;
     if (
       p8[b + B_LAST_DIR] === dir &&
       p32[w + W_LAST_SEQ]! >>> 0 === seq &&
@@ -882,8 +879,8 @@ function handleInvalid(
   const status = table.status(index);
   if ((status & IPS_ASSURED) === 0 || (status & IPS_FIXED_TIMEOUT) !== 0) return;
   if (bitIndex !== TCP_RST_SET && bitIndex !== TCP_FIN_SET) return;
-  const p8 = table.proto8;
-  const b = index * BYTES_PER_ENTRY;
+  const p8 = table.tcp8;
+  const b = table.tcpBase(index) * 4;
   const lastIndex = p8[b + B_LAST_INDEX]!;
   if (p8[b + B_LAST_DIR] !== dir && (lastIndex === TCP_FIN_SET || lastIndex === TCP_RST_SET)) {
     const expires = table.timeout(index) - now;

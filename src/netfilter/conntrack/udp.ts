@@ -17,7 +17,6 @@ import {
   IPS_CONFIRMED,
   IPS_NAT_CLASH,
   IPS_SEEN_REPLY,
-  PROTO_WORDS,
   TRACK_ACCEPT,
   TRACK_INVALID,
 } from './table.ts';
@@ -37,7 +36,6 @@ export const UDP_STREAM_DELAY_NS = 2_000_000_000;
 const UDP_HEADER_LEN = 8;
 /** GRO_LEGACY_MAX_SIZE: a zero length field is accepted for larger (GSO) datagrams. */
 const GRO_LEGACY_MAX_SIZE = 65_536;
-const F64_PER_ENTRY = PROTO_WORDS / 2;
 
 export function defaultUdpSettings(): UdpSettings {
   return {
@@ -48,7 +46,7 @@ export function defaultUdpSettings(): UdpSettings {
 
 /** The virtual time after which a packet makes the entry a stream (ct->proto.udp.stream_ts). */
 export function udpStreamTs(table: ConnTable, index: number): number {
-  return table.protoF64[index * F64_PER_ENTRY]!;
+  return table.udpF64[table.udpSlot(index)]!;
 }
 
 /**
@@ -89,13 +87,14 @@ export function udpPacket(
   }
 
   const status = table.status(index);
-  if ((status & IPS_CONFIRMED) === 0) table.protoF64[index * F64_PER_ENTRY] = now + UDP_STREAM_DELAY_NS;
+  const slot = table.udpSlot(index);
+  if ((status & IPS_CONFIRMED) === 0) table.udpF64[slot] = now + UDP_STREAM_DELAY_NS;
 
   if ((status & IPS_SEEN_REPLY) !== 0) {
     // Traffic both ways: some kind of UDP stream. Still active after two seconds? Extend.
     let extra = settings.timeoutUnreplied;
     let stream = false;
-    if (now > table.protoF64[index * F64_PER_ENTRY]!) {
+    if (now > table.udpF64[slot]!) {
       extra = settings.timeoutStream;
       stream = (status & IPS_ASSURED) === 0;
     }

@@ -1,22 +1,25 @@
-// The by-source index of source-NATed connections (the kernel's nf_nat_bysource hash), so that a source already mapped keeps its mapping; chains hold conntrack entry numbers and are cleaned lazily, no zones.
+// The by-source index of source-NATed connections (the kernel's nf_nat_bysource hash), so that a source already mapped keeps its mapping; chains hold conntrack entry numbers, no zones.
 //
 // Mirrors nf_nat_core.c: hash_by_src (original source address, port and protocol, with a
 // secret drawn once, as get_random_once does) and the nat_bysource hlist that
 // nf_nat_setup_info adds to (at the head) for every SRC manip, null bindings included.
 //
-// Layout: bucket heads in one Int32Array, doubly-linked chains through per-entry `next`/`prev`
-// arrays indexed by conntrack entry number, plus the entry id at link time. An entry leaves
-// its chain when the walk meets it dead (DYING, or its number now belongs to another
-// connection: the id differs) or when its number is linked again; the kernel unlinks in
-// nf_nat_cleanup_conntrack when the entry is destroyed, which packetlab's table does not
-// report to NAT. A stale entry costs one check on a walk and nothing otherwise, and there are
-// never more linked entries than conntrack entry numbers, so nothing leaks.
+// Layout: bucket heads in one Int32Array (allocated with the first entry), doubly-linked
+// chains through per-entry `next`/`prev` arrays indexed by conntrack entry number (8 bytes per
+// entry; `prev` also says whether the entry is linked). An entry leaves its chain when the
+// table frees its number (the kernel's nf_nat_cleanup_conntrack when the nf_conn is
+// destroyed), when the walk meets it DYING, or when its number is linked again; its bucket is
+// rehashed from its original tuple, which lasts until the number is reused. Until then the
+// table did not report frees: stale entries stayed linked and each carried its bucket and
+// conntrack id (16 bytes per entry) to be recognised on a walk.
 
 import type { Conntrack } from '../conntrack/conntrack.ts';
 import { DIR_ORIGINAL, IPS_DYING } from '../conntrack/table.ts';
 import { createTuple, type Tuple } from '../conntrack/tuple.ts';
 
 const NONE = -1;
+/** `prev` of an entry that is in no chain. */
+const UNLINKED = -2;
 const MIN_BUCKETS = 1024;
 
 // MurmurHash3 rounds: the kernel uses siphash; any keyed mix will do (the bucket only groups
@@ -44,10 +47,8 @@ export class BySourceIndex {
   private heads: Int32Array;
   private mask: number;
   private next = new Int32Array(0);
+  /** The previous entry in the chain, NONE at the head, UNLINKED when in no chain. */
   private prev = new Int32Array(0);
-  /** Bucket an entry is linked in, or NONE. */
-  private bucketOf = new Int32Array(0);
-  private ids = new Uint32Array(0);
   private linked = 0;
   private secret: number | undefined;
   private readonly scratch = createTuple();
@@ -57,11 +58,13 @@ export class BySourceIndex {
     /** Draws the hash secret on first use (get_random_once). */
     private readonly drawSecret: () => number,
   ) {
-    this.heads = new Int32Array(MIN_BUCKETS).fill(NONE);
+    // Buckets come with the first source-NATed entry: a namespace that never NATs holds none.
+    this.heads = new Int32Array(0);
     this.mask = MIN_BUCKETS - 1;
+    conntrack.table.freeListener = (index) => this.forget(index);
   }
 
-  /** Entries currently linked, stale ones included (for tests). */
+  /** Entries currently linked, DYING ones not yet freed included (for tests). */
   get size(): number {
     return this.linked;
   }
@@ -76,12 +79,17 @@ export class BySourceIndex {
   /** Adds `index` under its original source (nf_nat_setup_info for NF_NAT_MANIP_SRC): at the chain's head. */
   add(index: number): void {
     this.ensureCapacity(index + 1);
-    if (this.bucketOf[index] !== NONE) this.unlink(index);
-    if (this.linked + 1 > this.heads.length) this.grow();
+    if (this.prev[index] !== UNLINKED) this.unlink(index);
+    if (this.heads.length === 0) this.heads = new Int32Array(MIN_BUCKETS).fill(NONE);
+    else if (this.linked + 1 > this.heads.length) this.grow();
     const orig = this.conntrack.tuple(index, DIR_ORIGINAL, this.scratch);
     const bucket = this.hash(orig.src, orig.srcPort, orig.protocol) & this.mask;
     this.linkAt(index, bucket);
-    this.ids[index] = this.conntrack.id(index);
+  }
+
+  /** The table frees `index`: out of its chain (nf_nat_cleanup_conntrack). */
+  private forget(index: number): void {
+    if (index < this.prev.length && this.prev[index] !== UNLINKED) this.unlink(index);
   }
 
   /**
@@ -97,7 +105,7 @@ export class BySourceIndex {
     let index = this.heads[bucket]!;
     while (index !== NONE) {
       const following = this.next[index]!;
-      if ((conntrack.status(index) & IPS_DYING) !== 0 || conntrack.id(index) !== this.ids[index]) {
+      if ((conntrack.status(index) & IPS_DYING) !== 0) {
         this.unlink(index);
       } else {
         conntrack.tuple(index, DIR_ORIGINAL, orig);
@@ -122,18 +130,18 @@ export class BySourceIndex {
     this.prev[index] = NONE;
     if (head !== NONE) this.prev[head] = index;
     this.heads[bucket] = index;
-    this.bucketOf[index] = bucket;
     this.linked++;
   }
 
   private unlink(index: number): void {
-    const bucket = this.bucketOf[index]!;
     const before = this.prev[index]!;
     const after = this.next[index]!;
-    if (before === NONE) this.heads[bucket] = after;
-    else this.next[before] = after;
+    if (before === NONE) {
+      const orig = this.conntrack.tuple(index, DIR_ORIGINAL, this.scratch);
+      this.heads[this.hash(orig.src, orig.srcPort, orig.protocol) & this.mask] = after;
+    } else this.next[before] = after;
     if (after !== NONE) this.prev[after] = before;
-    this.bucketOf[index] = NONE;
+    this.prev[index] = UNLINKED;
     this.linked--;
   }
 
@@ -142,9 +150,7 @@ export class BySourceIndex {
     let capacity = Math.max(1024, this.next.length);
     while (capacity < entries) capacity *= 2;
     this.next = copyInto(this.next, new Int32Array(capacity));
-    this.prev = copyInto(this.prev, new Int32Array(capacity));
-    this.bucketOf = copyInto(this.bucketOf, new Int32Array(capacity).fill(NONE));
-    this.ids = copyInto(this.ids, new Uint32Array(capacity));
+    this.prev = copyInto(this.prev, new Int32Array(capacity).fill(UNLINKED));
   }
 
   /** Doubles the buckets and relinks every entry, keeping each chain's order. */
@@ -168,7 +174,7 @@ export class BySourceIndex {
   }
 }
 
-function copyInto<T extends Int32Array | Uint32Array>(from: T, to: T): T {
+function copyInto<T extends Int32Array>(from: T, to: T): T {
   to.set(from);
   return to;
 }
