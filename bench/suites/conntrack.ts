@@ -29,7 +29,6 @@
 //   through the ids column; NAT's by-source chains went from 16 to 8 bytes per entry (unlinked when the table
 //   frees a number instead of recognised stale by id). See docs/performance/conntrack.md for the figures.
 
-import { setFlagsFromString } from 'node:v8';
 import { retainedBytes } from '../../src/cli/bench/measure.ts';
 import { defineSuite } from '../../src/cli/bench/suite.ts';
 import { Conntrack } from '../../src/netfilter/conntrack/conntrack.ts';
@@ -179,9 +178,6 @@ function parseFlows(arg: string | undefined, quick: boolean): number[] {
   }
   return sizes;
 }
-
-// retainedBytes collects garbage: under vitest (the smoke test) node runs without --expose-gc.
-setFlagsFromString('--expose-gc');
 
 let sink = 0;
 

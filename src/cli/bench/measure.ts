@@ -5,14 +5,19 @@
 // collection freed. A peak-heap reading over a short run is capped by the young generation (16 MiB) and
 // under-reports (performance-notes.md); run this over at least a million operations. ArrayBuffer backing stores
 // are outside the JS heap: a `new Uint8Array(1500)` counts its 100-odd bytes of object here, and shows in
-// retainedBytes' arrayBuffers when kept. retainedBytes needs `--expose-gc` (bench/run.ts passes it).
+// retainedBytes' arrayBuffers when kept. retainedBytes collects with the gc `--expose-gc`
+// gives (bench/run.ts passes it), or exposes one for a fresh context when the flag was not given (a smoke test under vitest).
 
-import { GCProfiler, getHeapStatistics } from 'node:v8';
+import { GCProfiler, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
+/** A full collection: the global gc of `node --expose-gc`, or one exposed now for a fresh context (under vitest). */
 function collect(): void {
-  const gc = (globalThis as { gc?: () => void }).gc ?? (runInNewContext('gc') as (() => void) | undefined);
-  if (typeof gc !== 'function') throw new Error('retainedBytes needs node --expose-gc');
+  let gc = (globalThis as { gc?: () => void }).gc;
+  if (typeof gc !== 'function') {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+  }
   gc();
   gc();
 }
