@@ -15,6 +15,7 @@ import type { Capture } from '../tools/tcpdump.ts';
 import { CONTROL_PLANE_TAINT, deployment, POD_IP_ANNOTATION } from './api/builders.ts';
 import type { ClusterNetwork, Cni, NodeNetwork } from './cni/cni.ts';
 import { FlannelHostGw, FlannelVxlan } from './cni/flannel.ts';
+import { mustParsePrefix } from './cni/ipv4.ts';
 import { Kindnet } from './cni/kindnet.ts';
 import { clusterExec, clusterSpawn } from './commands/cluster-exec.ts';
 import type { ClusterCommandContext } from './commands/context.ts';
@@ -94,6 +95,8 @@ export interface ClusterOptions {
   readonly seed?: string | number;
   /** What containers run, by image name. */
   readonly images?: ImageRegistry;
+  /** kind's networking.podSubnet (default 10.244.0.0/16: 256 nodes of a /24 each). */
+  readonly podSubnet?: string;
   /** The Docker network's MTU (default 1500). */
   readonly underlayMtu?: number;
   /** An `mtu` set by hand in flannel's CNI configuration (default none: flannel's own, the underlay's - 50). */
@@ -190,7 +193,7 @@ export class Cluster implements ClusterRuntime {
     const cni = options.cni ?? 'kindnet';
     this.cni = typeof cni === 'string' ? makeCni(cni) : cni;
     this.network = {
-      podNetwork: POD_NETWORK,
+      podNetwork: options.podSubnet ?? POD_NETWORK,
       underlayMtu: options.underlayMtu ?? DOCKER_MTU,
       ...(options.configuredPodMtu === undefined ? {} : { configuredPodMtu: options.configuredPodMtu }),
     };
@@ -215,6 +218,7 @@ export class Cluster implements ClusterRuntime {
       name,
       addressIndex: firstFree(this.addressIndexes),
       podCidrIndex: firstFree(this.podCidrIndexes),
+      podNetwork: this.network.podNetwork,
       rng: this.sim.rng.fork(`node:${name}#${this.joins}`),
     });
     const { runner, cni } = this;
@@ -249,7 +253,12 @@ export class Cluster implements ClusterRuntime {
             scheduler: this.sim.scheduler,
             proxier: this.proxier,
             ns: network.ns,
-            node: { nodeName: name, nodeIps: [network.address], clusterCidr: POD_NETWORK, masqueradeBit: 14 },
+            node: {
+              nodeName: name,
+              nodeIps: [network.address],
+              clusterCidr: this.network.podNetwork,
+              masqueradeBit: 14,
+            },
             run: (command) => runner.run(command),
             onSynced: (record) => {
               if (record.errors.length === 0) health?.synced();
@@ -284,7 +293,7 @@ export class Cluster implements ClusterRuntime {
     this.store.delete('Node', '', name);
     this.runner.removeNamespace(name);
     this.addressIndexes.delete(addressIndexOf(node.network.address));
-    this.podCidrIndexes.delete(podCidrIndexOf(node.network.podCidr));
+    this.podCidrIndexes.delete(podCidrIndexOf(node.network.podCidr, this.network.podNetwork));
     const worker = workerNumberOf(this.name, name);
     if (worker !== undefined) this.workerNumbers.delete(worker);
   }
@@ -577,8 +586,8 @@ function addressIndexOf(address: string): number {
   return Number(address.split('.')[3]) - 2 + (Number(address.split('.')[2]) << 8);
 }
 
-function podCidrIndexOf(podCidr: string): number {
-  return Number(podCidr.split('.')[2]) + ((Number(podCidr.split('.')[1]) - 244) << 8);
+function podCidrIndexOf(podCidr: string, podNetwork: string): number {
+  return (mustParsePrefix(podCidr).network - mustParsePrefix(podNetwork).network) >>> 8;
 }
 
 function workerNumberOf(clusterName: string, nodeName: string): number | undefined {
