@@ -47,7 +47,7 @@ import {
   type LoadBalancerOptions,
   loadBalancerController,
 } from './lb/controller.ts';
-import type { ContainerPort, Node, Pod, Probe } from './objects.ts';
+import { type ContainerPort, type Node, objectKey, type Pod, type Probe } from './objects.ts';
 import type { Command } from './plan.ts';
 import { PlanRunner } from './run-plan.ts';
 import type { ClusterRuntime, ContainerRecord } from './runtime.ts';
@@ -168,6 +168,8 @@ export class Cluster implements ClusterRuntime {
   private readonly podCidrIndexes = new Set<number>();
   /** Joins so far: a node that joins again under a name gets fresh seeded MACs and IDs. */
   private joins = 0;
+  /** Whether the one Pod watch that feeds every kubelet is registered (at the first kubelet's start). */
+  private podDispatch = false;
 
   constructor(private readonly options: ClusterOptions = {}) {
     this.name = options.name ?? 'kind';
@@ -208,6 +210,34 @@ export class Cluster implements ClusterRuntime {
   }
 
   /**
+   * One Pod watch for every kubelet, registered where the first kubelet's own would be: an event reaches the kubelet
+   * of the pod's node and the one of the node it was bound to before (which may still run it), in join order, as
+   * every kubelet's own watch would deliver it; each filters as its watch did (Kubelet.podChanged).
+   */
+  private startPodDispatch(): void {
+    if (this.podDispatch) return;
+    this.podDispatch = true;
+    // Each pod's spec.nodeName at its last event: the node that may still run it when it is bound elsewhere.
+    const previous = new Map<string, string>();
+    for (const pod of this.store.list('Pod'))
+      previous.set(objectKey(pod.metadata.namespace, pod.metadata.name), pod.spec.nodeName);
+    this.store.watch('Pod', (event) => {
+      const pod = event.object;
+      const key = objectKey(pod.metadata.namespace, pod.metadata.name);
+      const before = previous.get(key);
+      const now = pod.spec.nodeName;
+      if (event.type === 'DELETED') previous.delete(key);
+      else previous.set(key, now);
+      if (before === undefined || before === now) {
+        this.nodes.get(now)?.kubelet.podChanged(pod);
+        return;
+      }
+      for (const node of this.nodes.values())
+        if (node.name === before || node.name === now) node.kubelet.podChanged(pod);
+    });
+  }
+
+  /**
    * A node joins: its namespace on the network and kind's set-up, the CNI agent's start, each peer told of it and
    * it of each peer (control plane first, then by join order), its Node object, then its kubelet and kube-proxy.
    */
@@ -242,6 +272,7 @@ export class Cluster implements ClusterRuntime {
       network: this.network,
       rng: this.sim.rng.fork(`kubelet:${name}#${this.joins}`),
       images: this.images,
+      watchPods: false,
       ...(this.dnsEnabled() ? { clusterDns: CLUSTER_DNS_IP } : {}),
     });
     const health = this.proxier === undefined ? undefined : this.startKubeProxyHealth(ns, name);
@@ -273,6 +304,7 @@ export class Cluster implements ClusterRuntime {
     this.joins++;
     const node: ClusterNode = { name, role, network, ns, kubelet, kubeProxy, kubeProxyHealth: health };
     this.nodes.set(name, node);
+    this.startPodDispatch();
     kubelet.start();
     if (this.proxier !== undefined) runner.mustRun(kubeProxySysctls(network.ns, this.proxier.mode));
     kubeProxy?.start();

@@ -133,7 +133,7 @@ class Schema {
   readonly specs: SysctlSpec[];
   readonly defaults: string[];
   readonly defaultNumbers: number[];
-  private readonly transitions = new Map<string, Schema>();
+  private readonly transitions = new Map<string, Schema[]>();
 
   constructor(from?: Schema) {
     this.slots = new Map(from?.slots);
@@ -145,9 +145,12 @@ class Schema {
 
   /** This schema with `key` (re)defined as `spec`. */
   with(key: string, spec: SysctlSpec): Schema {
-    const signature = `${key}\n${spec.defaultValue}\n${spec.min}\n${spec.max}\n${spec.fields}\n${spec.readOnly === true}`;
-    const known = this.transitions.get(signature);
-    if (known !== undefined && known.specs[known.slots.get(key)!]!.parse === spec.parse) return known;
+    let known = this.transitions.get(key);
+    if (known === undefined) {
+      known = [];
+      this.transitions.set(key, known);
+    }
+    for (const next of known) if (sameSpec(next.specs[next.slots.get(key)!]!, spec)) return next;
     const next = new Schema(this);
     let slot = next.slots.get(key);
     if (slot === undefined) {
@@ -158,9 +161,20 @@ class Schema {
     next.specs[slot] = spec;
     next.defaults[slot] = spec.defaultValue;
     next.defaultNumbers[slot] = Number.parseInt(spec.defaultValue, 10);
-    if (known === undefined) this.transitions.set(signature, next);
+    known.push(next);
     return next;
   }
+}
+
+function sameSpec(a: SysctlSpec, b: SysctlSpec): boolean {
+  return (
+    a.defaultValue === b.defaultValue &&
+    a.min === b.min &&
+    a.max === b.max &&
+    a.fields === b.fields &&
+    a.readOnly === b.readOnly &&
+    a.parse === b.parse
+  );
 }
 
 /** GLOBAL_KEYS, the schema every namespace starts from. */
