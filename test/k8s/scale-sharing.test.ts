@@ -1,6 +1,7 @@
 // What a cluster shares between its nodes so that thousands fit in one process: kube-proxy renders one restore text
 // per distinct node view and every node's sync gets that very string (no re-render per node), and one Pod watch
-// feeds every kubelet (a pod's events reach its node's kubelet and the one it was bound to before, nobody else).
+// feeds every kubelet (a pod's events reach its node's kubelet and the one it was bound to before, nobody else), and
+// the store hands every node's sync the same Service and EndpointSlice arrays.
 
 import { describe, expect, it } from 'vitest';
 import { service } from '../../src/k8s/api/builders.ts';
@@ -45,6 +46,22 @@ describe('a cluster shares what its nodes have in common', () => {
     const distinct = new Set(proxier.texts.map((record) => record.text)).size;
     expect(proxier.renders.misses).toBeLessThanOrEqual(distinct + 1);
     expect(proxier.renders.hits).toBeGreaterThanOrEqual(proxier.texts.length - distinct - 1);
+  });
+
+  it("lists the store's Services as one shared array until they change (every node's sync view)", () => {
+    const c = cluster({ workers: 1, kubeProxy: 'none', dns: false, seed: 'snapshot' });
+    const first = c.store.snapshot('Service');
+    expect(c.store.snapshot('Service')).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(
+      c.store.create<'Service'>(service({ name: 'one', selector: { app: 'one' }, ports: [{ port: 80 }] })).ok,
+    ).toBe(true);
+    const second = c.store.snapshot('Service');
+    expect(second).not.toBe(first);
+    expect(second.map((s) => s.metadata.name)).toEqual(c.store.list('Service').map((s) => s.metadata.name));
+    expect(second.map((s) => s.metadata.name)).toContain('one');
+    c.store.delete('Service', 'default', 'one');
+    expect(c.store.snapshot('Service').map((s) => s.metadata.name)).not.toContain('one');
   });
 
   it('tears a pod down on its old node and starts it on the new one when it is bound elsewhere', () => {
