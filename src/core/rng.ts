@@ -15,18 +15,19 @@ const TWO_POW_53 = 2 ** 53;
 export class Rng {
   /** The text the stream was seeded from (a fork's path is `parent/label`). */
   readonly seed: string;
-  private readonly next: () => number;
-  private readonly forkedLabels = new Set<string>();
+  /** Alea seeded at the first draw: most streams (one per namespace, socket table...) never draw. */
+  private next: (() => number) | undefined = undefined;
+  private forkedLabels: Set<string> | undefined = undefined;
 
   constructor(seed: string | number) {
     if (typeof seed === 'number' && !Number.isFinite(seed)) throw new RangeError(`Rng: bad seed ${seed}`);
     this.seed = String(seed);
-    // Alea's raw output is k / 2^32 for an integer k, so scaling back up gives exact 32-bit draws.
-    this.next = seedrandom.alea(this.seed);
   }
 
   /** A uniform unsigned 32-bit integer. */
   u32(): number {
+    // Alea's raw output is k / 2^32 for an integer k, so scaling back up gives exact 32-bit draws.
+    this.next ??= seedrandom.alea(this.seed);
     return (this.next() * TWO_POW_32) >>> 0;
   }
 
@@ -85,6 +86,7 @@ export class Rng {
    */
   fork(label: string): Rng {
     if (label.includes('/')) throw new Error(`Rng.fork: label '${label}' must not contain '/'`);
+    this.forkedLabels ??= new Set();
     if (this.forkedLabels.has(label))
       throw new Error(`Rng.fork: label '${label}' already forked from '${this.seed}'`);
     this.forkedLabels.add(label);

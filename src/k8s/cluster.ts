@@ -15,6 +15,7 @@ import type { Capture } from '../tools/tcpdump.ts';
 import { CONTROL_PLANE_TAINT, deployment, POD_IP_ANNOTATION } from './api/builders.ts';
 import type { ClusterNetwork, Cni, NodeNetwork } from './cni/cni.ts';
 import { FlannelHostGw, FlannelVxlan } from './cni/flannel.ts';
+import { mustParsePrefix } from './cni/ipv4.ts';
 import { Kindnet } from './cni/kindnet.ts';
 import { clusterExec, clusterSpawn } from './commands/cluster-exec.ts';
 import type { ClusterCommandContext } from './commands/context.ts';
@@ -46,7 +47,7 @@ import {
   type LoadBalancerOptions,
   loadBalancerController,
 } from './lb/controller.ts';
-import type { ContainerPort, Node, Pod, Probe } from './objects.ts';
+import { type ContainerPort, type Node, objectKey, type Pod, type Probe } from './objects.ts';
 import type { Command } from './plan.ts';
 import { PlanRunner } from './run-plan.ts';
 import type { ClusterRuntime, ContainerRecord } from './runtime.ts';
@@ -94,6 +95,8 @@ export interface ClusterOptions {
   readonly seed?: string | number;
   /** What containers run, by image name. */
   readonly images?: ImageRegistry;
+  /** kind's networking.podSubnet (default 10.244.0.0/16: 256 nodes of a /24 each). */
+  readonly podSubnet?: string;
   /** The Docker network's MTU (default 1500). */
   readonly underlayMtu?: number;
   /** An `mtu` set by hand in flannel's CNI configuration (default none: flannel's own, the underlay's - 50). */
@@ -165,6 +168,8 @@ export class Cluster implements ClusterRuntime {
   private readonly podCidrIndexes = new Set<number>();
   /** Joins so far: a node that joins again under a name gets fresh seeded MACs and IDs. */
   private joins = 0;
+  /** Whether the one Pod watch that feeds every kubelet is registered (at the first kubelet's start). */
+  private podDispatch = false;
 
   constructor(private readonly options: ClusterOptions = {}) {
     this.name = options.name ?? 'kind';
@@ -190,7 +195,7 @@ export class Cluster implements ClusterRuntime {
     const cni = options.cni ?? 'kindnet';
     this.cni = typeof cni === 'string' ? makeCni(cni) : cni;
     this.network = {
-      podNetwork: POD_NETWORK,
+      podNetwork: options.podSubnet ?? POD_NETWORK,
       underlayMtu: options.underlayMtu ?? DOCKER_MTU,
       ...(options.configuredPodMtu === undefined ? {} : { configuredPodMtu: options.configuredPodMtu }),
     };
@@ -205,6 +210,34 @@ export class Cluster implements ClusterRuntime {
   }
 
   /**
+   * One Pod watch for every kubelet, registered where the first kubelet's own would be: an event reaches the kubelet
+   * of the pod's node and the one of the node it was bound to before (which may still run it), in join order, as
+   * every kubelet's own watch would deliver it; each filters as its watch did (Kubelet.podChanged).
+   */
+  private startPodDispatch(): void {
+    if (this.podDispatch) return;
+    this.podDispatch = true;
+    // Each pod's spec.nodeName at its last event: the node that may still run it when it is bound elsewhere.
+    const previous = new Map<string, string>();
+    for (const pod of this.store.list('Pod'))
+      previous.set(objectKey(pod.metadata.namespace, pod.metadata.name), pod.spec.nodeName);
+    this.store.watch('Pod', (event) => {
+      const pod = event.object;
+      const key = objectKey(pod.metadata.namespace, pod.metadata.name);
+      const before = previous.get(key);
+      const now = pod.spec.nodeName;
+      if (event.type === 'DELETED') previous.delete(key);
+      else previous.set(key, now);
+      if (before === undefined || before === now) {
+        this.nodes.get(now)?.kubelet.podChanged(pod);
+        return;
+      }
+      for (const node of this.nodes.values())
+        if (node.name === before || node.name === now) node.kubelet.podChanged(pod);
+    });
+  }
+
+  /**
    * A node joins: its namespace on the network and kind's set-up, the CNI agent's start, each peer told of it and
    * it of each peer (control plane first, then by join order), its Node object, then its kubelet and kube-proxy.
    */
@@ -215,6 +248,7 @@ export class Cluster implements ClusterRuntime {
       name,
       addressIndex: firstFree(this.addressIndexes),
       podCidrIndex: firstFree(this.podCidrIndexes),
+      podNetwork: this.network.podNetwork,
       rng: this.sim.rng.fork(`node:${name}#${this.joins}`),
     });
     const { runner, cni } = this;
@@ -238,6 +272,7 @@ export class Cluster implements ClusterRuntime {
       network: this.network,
       rng: this.sim.rng.fork(`kubelet:${name}#${this.joins}`),
       images: this.images,
+      watchPods: false,
       ...(this.dnsEnabled() ? { clusterDns: CLUSTER_DNS_IP } : {}),
     });
     const health = this.proxier === undefined ? undefined : this.startKubeProxyHealth(ns, name);
@@ -249,7 +284,12 @@ export class Cluster implements ClusterRuntime {
             scheduler: this.sim.scheduler,
             proxier: this.proxier,
             ns: network.ns,
-            node: { nodeName: name, nodeIps: [network.address], clusterCidr: POD_NETWORK, masqueradeBit: 14 },
+            node: {
+              nodeName: name,
+              nodeIps: [network.address],
+              clusterCidr: this.network.podNetwork,
+              masqueradeBit: 14,
+            },
             run: (command) => runner.run(command),
             onSynced: (record) => {
               if (record.errors.length === 0) health?.synced();
@@ -264,6 +304,7 @@ export class Cluster implements ClusterRuntime {
     this.joins++;
     const node: ClusterNode = { name, role, network, ns, kubelet, kubeProxy, kubeProxyHealth: health };
     this.nodes.set(name, node);
+    this.startPodDispatch();
     kubelet.start();
     if (this.proxier !== undefined) runner.mustRun(kubeProxySysctls(network.ns, this.proxier.mode));
     kubeProxy?.start();
@@ -284,7 +325,7 @@ export class Cluster implements ClusterRuntime {
     this.store.delete('Node', '', name);
     this.runner.removeNamespace(name);
     this.addressIndexes.delete(addressIndexOf(node.network.address));
-    this.podCidrIndexes.delete(podCidrIndexOf(node.network.podCidr));
+    this.podCidrIndexes.delete(podCidrIndexOf(node.network.podCidr, this.network.podNetwork));
     const worker = workerNumberOf(this.name, name);
     if (worker !== undefined) this.workerNumbers.delete(worker);
   }
@@ -577,8 +618,8 @@ function addressIndexOf(address: string): number {
   return Number(address.split('.')[3]) - 2 + (Number(address.split('.')[2]) << 8);
 }
 
-function podCidrIndexOf(podCidr: string): number {
-  return Number(podCidr.split('.')[2]) + ((Number(podCidr.split('.')[1]) - 244) << 8);
+function podCidrIndexOf(podCidr: string, podNetwork: string): number {
+  return (mustParsePrefix(podCidr).network - mustParsePrefix(podNetwork).network) >>> 8;
 }
 
 function workerNumberOf(clusterName: string, nodeName: string): number | undefined {

@@ -45,8 +45,8 @@ export function seededMac(rng: Rng): string {
 }
 
 /** The `index`-th /24 of the pod network (0 for the first node to register). */
-export function podCidrAt(index: number): string {
-  const network = mustParsePrefix(POD_NETWORK);
+export function podCidrAt(index: number, podNetwork: string = POD_NETWORK): string {
+  const network = mustParsePrefix(podNetwork);
   return `${formatAddress((network.network + index * 256) >>> 0)}/24`;
 }
 
@@ -61,6 +61,8 @@ export function kindNode(options: {
   readonly addressIndex: number;
   readonly podCidrIndex: number;
   readonly rng: Rng;
+  /** kind's podSubnet (default 10.244.0.0/16, room for 256 nodes). */
+  readonly podNetwork?: string;
 }): NodeNetwork {
   const address = nodeAddressAt(options.addressIndex);
   return {
@@ -70,7 +72,7 @@ export function kindNode(options: {
     address,
     prefixLength: 16,
     gateway: DOCKER_GATEWAY,
-    podCidr: podCidrAt(options.podCidrIndex),
+    podCidr: podCidrAt(options.podCidrIndex, options.podNetwork),
     tunnelMac: seededMac(options.rng),
     bridgeMac: seededMac(options.rng),
   };

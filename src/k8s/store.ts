@@ -75,6 +75,8 @@ export class Store {
   private readonly admissions = new Map<Kind, Admission<KubeObject>[]>();
   private readonly releases = new Map<Kind, ((object: KubeObject) => void)[]>();
   private readonly events = new EventEmitter();
+  /** `snapshot`'s arrays, by kind, until the kind next changes. */
+  private readonly snapshots = new Map<Kind, readonly KubeObject[]>();
   private revision = 0;
 
   constructor(
@@ -112,6 +114,20 @@ export class Store {
     return namespace === undefined ? all : all.filter((object) => object.metadata.namespace === namespace);
   }
 
+  /**
+   * Every object of the kind in creation order, as one read-only array shared by every caller until the kind next
+   * changes: kube-proxy on each of thousands of nodes lists the same Services and EndpointSlices per sync, and keeps
+   * the list as its last synced state.
+   */
+  snapshot<K extends Kind>(kind: K): readonly ObjectOfKind[K][] {
+    let shared = this.snapshots.get(kind);
+    if (shared === undefined) {
+      shared = Object.freeze([...this.table(kind).values()]);
+      this.snapshots.set(kind, shared);
+    }
+    return shared as readonly ObjectOfKind[K][];
+  }
+
   create<K extends Kind>(
     object: NewObject<ObjectOfKind[K]> & { readonly kind: K },
   ): ApiResult<ObjectOfKind[K]> {
@@ -140,6 +156,7 @@ export class Store {
     if (!admitted.ok) return admitted;
     const stored = this.stamp(admitted.value);
     this.table(object.kind).set(key, stored);
+    this.snapshots.delete(object.kind);
     this.events.emit(object.kind, { type: 'ADDED', object: stored });
     return { ok: true, value: stored };
   }
@@ -162,6 +179,7 @@ export class Store {
     if (!admitted.ok) return admitted;
     const stored = this.stamp(admitted.value);
     this.table(kind).set(key, stored);
+    this.snapshots.delete(kind);
     this.events.emit(kind, { type: 'MODIFIED', object: stored, old });
     return { ok: true, value: stored };
   }
@@ -172,6 +190,7 @@ export class Store {
     const old = this.table(kind).get(key) as ObjectOfKind[K] | undefined;
     if (old === undefined) return notFound(kind, name);
     this.table(kind).delete(key);
+    this.snapshots.delete(kind);
     for (const release of this.releases.get(kind) ?? []) release(old);
     this.events.emit(kind, { type: 'DELETED', object: old });
     return { ok: true, value: old };

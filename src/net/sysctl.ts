@@ -122,19 +122,113 @@ const DEVICE_KEYS: Record<string, SysctlSpec> = {
 
 export type SysctlResult = { ok: true; value: string } | { ok: false; error: 'ENOENT' | 'EINVAL' | 'EACCES' };
 
+/**
+ * The keys a namespace defined, their specs and default values, shared by every namespace that defined the same keys
+ * with the same specs in the same order (all of them, in practice): a namespace keeps only what it wrote. Like V8's
+ * hidden classes, each define from a schema leads to one child schema, remembered.
+ */
+class Schema {
+  readonly slots: Map<string, number>;
+  readonly keys: string[];
+  readonly specs: SysctlSpec[];
+  readonly defaults: string[];
+  readonly defaultNumbers: number[];
+  private readonly transitions = new Map<string, Schema[]>();
+
+  constructor(from?: Schema) {
+    this.slots = new Map(from?.slots);
+    this.keys = from === undefined ? [] : [...from.keys];
+    this.specs = from === undefined ? [] : [...from.specs];
+    this.defaults = from === undefined ? [] : [...from.defaults];
+    this.defaultNumbers = from === undefined ? [] : [...from.defaultNumbers];
+  }
+
+  /** This schema with `key` (re)defined as `spec`. */
+  with(key: string, spec: SysctlSpec): Schema {
+    let known = this.transitions.get(key);
+    if (known === undefined) {
+      known = [];
+      this.transitions.set(key, known);
+    }
+    for (const next of known) if (sameSpec(next.specs[next.slots.get(key)!]!, spec)) return next;
+    const next = new Schema(this);
+    let slot = next.slots.get(key);
+    if (slot === undefined) {
+      slot = next.keys.length;
+      next.slots.set(key, slot);
+      next.keys.push(key);
+    }
+    next.specs[slot] = spec;
+    next.defaults[slot] = spec.defaultValue;
+    next.defaultNumbers[slot] = Number.parseInt(spec.defaultValue, 10);
+    known.push(next);
+    return next;
+  }
+}
+
+function sameSpec(a: SysctlSpec, b: SysctlSpec): boolean {
+  return (
+    a.defaultValue === b.defaultValue &&
+    a.min === b.min &&
+    a.max === b.max &&
+    a.fields === b.fields &&
+    a.readOnly === b.readOnly &&
+    a.parse === b.parse
+  );
+}
+
+/** GLOBAL_KEYS, the schema every namespace starts from. */
+let rootSchema: Schema | undefined;
+
+function globalSchema(): Schema {
+  if (rootSchema === undefined) {
+    let schema = new Schema();
+    for (const [key, spec] of Object.entries(GLOBAL_KEYS)) schema = schema.with(key, spec);
+    rootSchema = schema;
+  }
+  return rootSchema;
+}
+
+const DEVICE_NAMES = Object.keys(DEVICE_KEYS);
+const DEVICE_SPECS = Object.values(DEVICE_KEYS);
+const NEIGH_NAMES = Object.keys(NEIGH_KEYS);
+const NEIGH_SPECS = Object.values(NEIGH_KEYS);
+const CONF_PREFIX = 'net.ipv4.conf.';
+const NEIGH_PREFIX = 'net.ipv4.neigh.';
+
+/** One device's conf keys (and neigh keys, but for `all` and `default`), as texts and numbers by index. */
+interface DeviceValues {
+  readonly conf: string[];
+  readonly confNumbers: number[];
+  readonly neigh: string[] | undefined;
+  readonly neighNumbers: number[] | undefined;
+}
+
+/** Where a per-device key's value lives. */
+interface DeviceSlot {
+  readonly texts: string[];
+  readonly numbers: number[];
+  readonly index: number;
+  readonly spec: SysctlSpec;
+}
+
+const NEIGH_DEFAULTS = NEIGH_SPECS.map((spec) => spec.defaultValue);
+
 export class Sysctls {
-  private readonly values = new Map<string, string>();
-  /** Values as numbers (a multi-field one by its first field), so per-packet reads parse nothing. */
-  private readonly numbers = new Map<string, number>();
+  private schema = globalSchema();
+  /** Values written since the key was defined, by key (most namespaces write a handful, pods none). */
+  private readonly written = new Map<string, string>();
+  private readonly writtenNumbers = new Map<string, number>();
+  private readonly devices = new Map<string, DeviceValues>();
+  /** Per-device keys already resolved (the stack's per-packet reads), cleared when a device goes. */
+  private readonly deviceSlots = new Map<string, DeviceSlot>();
   /** `net.ipv4.conf.<dev>.<name>` strings, built once per device and name rather than per packet. */
   private readonly confKeys = new Map<string, Map<string, string>>();
-  private readonly specs = new Map<string, SysctlSpec>();
   private readonly bindings = new Map<string, SysctlBinding>();
 
   constructor() {
-    for (const [key, spec] of Object.entries(GLOBAL_KEYS)) this.define(key, spec);
-    this.addConf('all');
-    this.addConf('default');
+    this.addConf('all', false);
+    this.addConf('default', false);
   }
 
   /**
@@ -153,55 +247,99 @@ export class Sysctls {
     },
     binding?: SysctlBinding,
   ): void {
-    this.specs.set(key, { fields: 1, ...spec });
-    this.store(key, spec.defaultValue);
+    this.schema = this.schema.with(key, { fields: 1, ...spec });
+    this.written.delete(key);
+    this.writtenNumbers.delete(key);
     if (binding !== undefined) this.bindings.set(key, binding);
     else this.bindings.delete(key);
   }
 
   /** Creates `net.ipv4.conf.<dev>.*` and `net.ipv4.neigh.<dev>.*` for a new device (conf copies `default`, as Linux does). */
   addDevice(dev: string): void {
-    this.addConf(dev);
-    for (const [name, spec] of Object.entries(NEIGH_KEYS)) {
-      this.specs.set(`net.ipv4.neigh.${dev}.${name}`, spec);
-      this.store(`net.ipv4.neigh.${dev}.${name}`, spec.defaultValue);
-    }
+    this.addConf(dev, true);
   }
 
-  private addConf(dev: string): void {
-    for (const [name, spec] of Object.entries(DEVICE_KEYS)) {
-      const inherited = this.values.get(`net.ipv4.conf.default.${name}`);
-      this.specs.set(`net.ipv4.conf.${dev}.${name}`, spec);
-      this.store(`net.ipv4.conf.${dev}.${name}`, inherited ?? spec.defaultValue);
-    }
+  private addConf(dev: string, neigh: boolean): void {
+    const inherited = this.devices.get('default');
+    this.dropSlots(dev);
+    this.devices.set(dev, {
+      conf: inherited === undefined ? DEVICE_SPECS.map((spec) => spec.defaultValue) : [...inherited.conf],
+      confNumbers:
+        inherited === undefined
+          ? DEVICE_SPECS.map((spec) => Number.parseInt(spec.defaultValue, 10))
+          : [...inherited.confNumbers],
+      neigh: neigh ? [...NEIGH_DEFAULTS] : undefined,
+      neighNumbers: neigh ? NEIGH_DEFAULTS.map((text) => Number.parseInt(text, 10)) : undefined,
+    });
   }
 
   removeDevice(dev: string): void {
-    for (const name of Object.keys(DEVICE_KEYS)) {
-      this.specs.delete(`net.ipv4.conf.${dev}.${name}`);
-      this.erase(`net.ipv4.conf.${dev}.${name}`);
-    }
-    for (const name of Object.keys(NEIGH_KEYS)) {
-      this.specs.delete(`net.ipv4.neigh.${dev}.${name}`);
-      this.erase(`net.ipv4.neigh.${dev}.${name}`);
-    }
+    this.devices.delete(dev);
+    this.dropSlots(dev);
+  }
+
+  private dropSlots(dev: string): void {
+    if (this.deviceSlots.size === 0) return;
+    for (const name of DEVICE_NAMES) this.deviceSlots.delete(`${CONF_PREFIX}${dev}.${name}`);
+    for (const name of NEIGH_NAMES) this.deviceSlots.delete(`${NEIGH_PREFIX}${dev}.${name}`);
   }
 
   /** A device's neighbour parameter (net.ipv4.neigh.<dev>.<name>), the kernel default if the device is gone. */
   neigh(dev: string | undefined, name: keyof typeof NEIGH_KEYS): number {
-    const value = dev === undefined ? undefined : this.values.get(`net.ipv4.neigh.${dev}.${name}`);
-    return Number.parseInt(value ?? NEIGH_KEYS[name]!.defaultValue, 10);
+    const values = dev === undefined ? undefined : this.devices.get(dev)?.neigh;
+    const index = NEIGH_NAMES.indexOf(name);
+    return Number.parseInt(values?.[index] ?? NEIGH_KEYS[name]!.defaultValue, 10);
+  }
+
+  /** Where a `net.ipv4.conf.<dev>.<name>` or `net.ipv4.neigh.<dev>.<name>` key's value is; undefined for others. */
+  private deviceSlot(key: string): DeviceSlot | undefined {
+    const known = this.deviceSlots.get(key);
+    if (known !== undefined) return known;
+    const conf = key.startsWith(CONF_PREFIX);
+    if (!conf && !key.startsWith(NEIGH_PREFIX)) return undefined;
+    const rest = key.slice(conf ? CONF_PREFIX.length : NEIGH_PREFIX.length);
+    const dot = rest.lastIndexOf('.');
+    if (dot <= 0) return undefined;
+    const values = this.devices.get(rest.slice(0, dot));
+    if (values === undefined) return undefined;
+    const name = rest.slice(dot + 1);
+    const index = (conf ? DEVICE_NAMES : NEIGH_NAMES).indexOf(name);
+    if (index < 0) return undefined;
+    const texts = conf ? values.conf : values.neigh;
+    const numbers = conf ? values.confNumbers : values.neighNumbers;
+    if (texts === undefined || numbers === undefined) return undefined;
+    const slot: DeviceSlot = { texts, numbers, index, spec: (conf ? DEVICE_SPECS : NEIGH_SPECS)[index]! };
+    this.deviceSlots.set(key, slot);
+    return slot;
   }
 
   private store(key: string, value: string): void {
-    this.values.set(key, value);
-    // A multi-field value reads as its first field, as before.
-    this.numbers.set(key, Number.parseInt(value, 10));
+    const device = this.deviceSlot(key);
+    if (device !== undefined) {
+      device.texts[device.index] = value;
+      // A multi-field value reads as its first field, as before.
+      device.numbers[device.index] = Number.parseInt(value, 10);
+      return;
+    }
+    this.written.set(key, value);
+    this.writtenNumbers.set(key, Number.parseInt(value, 10));
   }
 
-  private erase(key: string): void {
-    this.values.delete(key);
-    this.numbers.delete(key);
+  /** The stored text of a key (before any binding's read), undefined when there is no such key. */
+  private text(key: string): string | undefined {
+    const slot = this.schema.slots.get(key);
+    if (slot !== undefined)
+      return this.written.size === 0
+        ? this.schema.defaults[slot]
+        : (this.written.get(key) ?? this.schema.defaults[slot]);
+    const device = this.deviceSlot(key);
+    return device === undefined ? undefined : device.texts[device.index];
+  }
+
+  private spec(key: string): SysctlSpec | undefined {
+    const slot = this.schema.slots.get(key);
+    if (slot !== undefined) return this.schema.specs[slot];
+    return this.deviceSlot(key)?.spec;
   }
 
   /** The key of a per-device conf value (`net.ipv4.conf.eth0.forwarding`), without building a string per call. */
@@ -213,19 +351,19 @@ export class Sysctls {
     }
     let key = keys.get(name);
     if (key === undefined) {
-      key = `net.ipv4.conf.${dev}.${name}`;
+      key = `${CONF_PREFIX}${dev}.${name}`;
       keys.set(name, key);
     }
     return key;
   }
 
   has(key: string): boolean {
-    return this.values.has(normalize(key));
+    return this.text(normalize(key)) !== undefined;
   }
 
   get(key: string): SysctlResult {
     const name = normalize(key);
-    const value = this.values.get(name);
+    const value = this.text(name);
     if (value === undefined) return { ok: false, error: 'ENOENT' };
     const read = this.bindings.get(name)?.read;
     return { ok: true, value: read === undefined ? value : String(read()) };
@@ -233,7 +371,17 @@ export class Sysctls {
 
   /** The integer value of a key the stack reads; a programmer error when the key does not exist. */
   int(key: string): number {
-    const value = this.numbers.get(key);
+    const slot = this.schema.slots.get(key);
+    let value: number | undefined;
+    if (slot !== undefined)
+      value =
+        this.writtenNumbers.size === 0
+          ? this.schema.defaultNumbers[slot]
+          : (this.writtenNumbers.get(key) ?? this.schema.defaultNumbers[slot]);
+    else {
+      const device = this.deviceSlot(key);
+      value = device?.numbers[device.index];
+    }
     if (value === undefined) throw new Error(`unknown sysctl ${key}`);
     const read = this.bindings.size === 0 ? undefined : this.bindings.get(key)?.read;
     return read === undefined ? value : read();
@@ -242,7 +390,7 @@ export class Sysctls {
   /** Writes a value after validating it as the kernel's proc_dointvec_minmax would. */
   set(key: string, text: string): SysctlResult {
     const name = normalize(key);
-    const spec = this.specs.get(name);
+    const spec = this.spec(name);
     if (spec === undefined) return { ok: false, error: 'ENOENT' };
     if (spec.readOnly === true) return { ok: false, error: 'EACCES' };
     if (spec.parse !== undefined) {
@@ -266,12 +414,29 @@ export class Sysctls {
 
   /** Keys under a prefix, sorted, as `sysctl -a` lists them. */
   keys(prefix = ''): string[] {
-    return [...this.values.keys()].filter((key) => key.startsWith(prefix)).sort();
+    const keys = this.schema.keys.filter((key) => key.startsWith(prefix));
+    for (const [dev, values] of this.devices) {
+      for (const name of DEVICE_NAMES) {
+        const key = `${CONF_PREFIX}${dev}.${name}`;
+        if (key.startsWith(prefix)) keys.push(key);
+      }
+      if (values.neigh === undefined) continue;
+      for (const name of NEIGH_NAMES) {
+        const key = `${NEIGH_PREFIX}${dev}.${name}`;
+        if (key.startsWith(prefix)) keys.push(key);
+      }
+    }
+    return keys.sort();
   }
 
   /** Writing ip_forward sets conf.all/default/<every dev>.forwarding too (devinet.c: devinet_sysctl_forward). */
   private propagateForwarding(value: string): void {
-    for (const key of this.values.keys()) if (key.endsWith('.forwarding')) this.store(key, value);
+    const index = DEVICE_NAMES.indexOf('forwarding');
+    const number = Number.parseInt(value, 10);
+    for (const values of this.devices.values()) {
+      values.conf[index] = value;
+      values.confNumbers[index] = number;
+    }
   }
 }
 

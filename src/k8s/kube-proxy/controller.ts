@@ -95,8 +95,8 @@ export class KubeProxyController {
     const first = this.lastSync === undefined;
     const view: ProxierView = {
       ...node,
-      services: store.list('Service'),
-      endpointSlices: store.list('EndpointSlice'),
+      services: store.snapshot('Service'),
+      endpointSlices: store.snapshot('EndpointSlice'),
     };
     const commands = proxier.sync(ns, view, first);
     const errors: string[] = [];

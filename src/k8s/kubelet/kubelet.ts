@@ -50,6 +50,12 @@ export interface KubeletOptions {
   readonly rng: Rng;
   readonly images: ImageRegistry;
   /**
+   * Whether the kubelet watches every Pod itself (default true). False, its owner calls `podChanged` with the events of
+   * the pods bound to this node or running on it: one watch for a whole cluster instead of one per node, whose every
+   * pod event would otherwise reach every kubelet.
+   */
+  readonly watchPods?: boolean;
+  /**
    * --cluster-dns (kind: 10.96.0.10): every non-hostNetwork pod gets the resolv.conf containerd writes from it
    * (dnsPolicy ClusterFirst); undefined writes none.
    */
@@ -76,6 +82,7 @@ export class Kubelet {
   private readonly ipam: HostLocalIpam;
   private nextPid: number;
   private stopWatch: (() => void) | undefined;
+  private started = false;
   /** What failed, as the kubelet's events would say it (`FailedCreatePodSandBox`...). */
   readonly events: string[] = [];
 
@@ -92,16 +99,28 @@ export class Kubelet {
   /** Starts watching; pods already bound to the node are started too. */
   start(): void {
     const { store } = this.options;
-    this.stopWatch = store.watch('Pod', (event) => {
-      const { metadata, spec } = event.object;
-      const known = this.pods.has(objectKey(metadata.namespace, metadata.name));
-      if (known || spec.nodeName === this.nodeName) this.schedule(event.object);
-    });
+    this.started = true;
+    if (this.options.watchPods !== false)
+      this.stopWatch = store.watch('Pod', (event) => this.podChanged(event.object));
     for (const pod of store.list('Pod')) if (pod.spec.nodeName === this.nodeName) this.schedule(pod);
+  }
+
+  /** A watch event's pod: synced on the next turn when it is bound here or already runs here. */
+  podChanged(pod: Pod): void {
+    if (!this.started) return;
+    const { metadata, spec } = pod;
+    const known = this.pods.has(objectKey(metadata.namespace, metadata.name));
+    if (known || spec.nodeName === this.nodeName) this.schedule(pod);
+  }
+
+  /** Whether the pod of this key runs here (its sandbox is up). */
+  runs(key: string): boolean {
+    return this.pods.has(key);
   }
 
   /** Stops watching and tears every pod down (the node is leaving). */
   stop(): void {
+    this.started = false;
     this.stopWatch?.();
     this.stopWatch = undefined;
     for (const key of [...this.pods.keys()]) this.teardown(key);

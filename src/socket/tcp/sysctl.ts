@@ -5,6 +5,12 @@ import type { Sysctls } from '../../net/sysctl.ts';
 
 const INT_MAX = 2147483647;
 
+/** tcp_congestion_control's handler: a known algorithm, else ENOENT (one function for every namespace's key). */
+function parseCongestionControl(text: string): string | { readonly errno: 'ENOENT' } {
+  const name = text.trim();
+  return isCongestionAlgorithm(name) ? name : { errno: 'ENOENT' };
+}
+
 /** Defines the TCP keys in a namespace's sysctl tree; the model reads them at every use, as the kernel does. */
 export function defineTcpSysctls(sysctls: Sysctls): void {
   const int = (key: string, value: number, min = 0, max = INT_MAX) =>
@@ -56,10 +62,7 @@ export function defineTcpSysctls(sysctls: Sysctls): void {
     defaultValue: 'cubic',
     min: 0,
     max: 0,
-    parse: (text) => {
-      const name = text.trim();
-      return isCongestionAlgorithm(name) ? name : { errno: 'ENOENT' };
-    },
+    parse: parseCongestionControl,
   });
   for (const key of ['tcp_available_congestion_control', 'tcp_allowed_congestion_control'])
     sysctls.define(`net.ipv4.${key}`, { defaultValue: 'reno cubic', min: 0, max: 0, readOnly: true });
