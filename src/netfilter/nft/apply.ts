@@ -12,7 +12,7 @@ import {
   setIndexOf,
   shareSetIndex,
 } from '../expr/set-index.ts';
-import type { Chain, Constant, Family, NamedSet, Rule, Ruleset, SetElement, Table } from '../ir.ts';
+import type { Chain, Family, NamedSet, Rule, Ruleset, SetElement, Table } from '../ir.ts';
 import type { RulesetDraft, RulesetError, RulesetStore } from '../ruleset.ts';
 import type {
   ChainDef,
