@@ -1,6 +1,6 @@
 // One persistent index per set's element list (nft_set_hash's role): every key packed into one number (a hash of its
-// concatenated parts, each part a 32-bit word or a name), updated per element as the list changes, so `add element`
-// and a packet's lookup cost the same at 10 or 100k elements. Keys with a prefix, range or wildcard part stay in a
+// concatenated parts, each part a 32-bit word or a name) in an open-addressing table, updated per element as the list
+// changes, so `add element` and a packet's lookup cost the same at 10 or 100k elements. Keys with a prefix, range or wildcard part stay in a
 // list scanned in order (no interval tree: nft_set_rbtree and pipapo are not modelled).
 //
 // The index belongs to the array, not to the set: a transaction's copy of a set (ruleset.ts: copyRuleset) gets its
@@ -13,28 +13,41 @@ import type { Constant, SetElement } from '../ir.ts';
 /** A key part the packet path reads: a number (address, port, mark...) or a name (interface). */
 export type KeyRead = number | string | undefined;
 
+/** A slot no element ever took (a probe stops there) and one whose element was removed (a probe goes on). */
+const EMPTY = -1;
+const REMOVED = -2;
+
+/**
+ * Open addressing over one Int32Array of key numbers (linear probing, at most half full) beside the elements
+ * themselves; a probe compares key numbers first and verifies the element's key only on a match.
+ */
 export class SetIndex {
-  /** Each key's number (see hashConstant) to the first element listed with it. */
-  readonly heads = new Map<number, SetElement>();
-  /** Further elements whose key number a head already holds (collisions), in the order they were added. */
-  readonly overflow = new Map<number, SetElement[]>();
-  /** Elements whose key has a prefix, range or wildcard part, in list order: a packet scans them after the heads. */
+  private hashes: Int32Array;
+  private entries: (SetElement | undefined)[];
+  private mask: number;
+  /** Slots holding an element, and those holding an element or a removal mark. */
+  private used = 0;
+  private filled = 0;
+  /** Elements whose key has a prefix, range or wildcard part, in list order: a packet scans them after a miss. */
   readonly scanned: SetElement[] = [];
 
   constructor(elements: readonly SetElement[]) {
+    const capacity = capacityFor(elements.length);
+    this.hashes = new Int32Array(capacity).fill(EMPTY);
+    this.entries = new Array<SetElement | undefined>(capacity).fill(undefined);
+    this.mask = capacity - 1;
     for (const element of elements) this.add(element);
+  }
+
+  /** Elements indexed. */
+  get size(): number {
+    return this.used;
   }
 
   add(element: SetElement): void {
     if (!isExact(element.key)) this.scanned.push(element);
-    const hash = hashConstant(element.key);
-    if (!this.heads.has(hash)) {
-      this.heads.set(hash, element);
-      return;
-    }
-    const more = this.overflow.get(hash);
-    if (more === undefined) this.overflow.set(hash, [element]);
-    else more.push(element);
+    if ((this.filled + 1) * 2 > this.hashes.length) this.rehash();
+    this.insert(hashConstant(element.key), element);
   }
 
   remove(element: SetElement): void {
@@ -42,23 +55,19 @@ export class SetIndex {
       const at = this.scanned.indexOf(element);
       if (at >= 0) this.scanned.splice(at, 1);
     }
-    const hash = hashConstant(element.key);
-    const more = this.overflow.get(hash);
-    if (this.heads.get(hash) === element) {
-      const next = more?.shift();
-      if (next === undefined) this.heads.delete(hash);
-      else this.heads.set(hash, next);
-    } else if (more !== undefined) {
-      const at = more.indexOf(element);
-      if (at >= 0) more.splice(at, 1);
-    }
-    if (more !== undefined && more.length === 0) this.overflow.delete(hash);
+    const slot = this.slotOf(element);
+    if (slot < 0) return;
+    this.hashes[slot] = REMOVED;
+    this.entries[slot] = undefined;
+    this.used--;
   }
 
   /** `next` takes the place of `previous` (an element updated in place: its timeout or counter). */
   replace(previous: SetElement, next: SetElement): void {
-    const hash = hashConstant(previous.key);
-    if (hashConstant(next.key) !== hash || isExact(previous.key) !== isExact(next.key)) {
+    if (
+      hashConstant(next.key) !== hashConstant(previous.key) ||
+      isExact(previous.key) !== isExact(next.key)
+    ) {
       this.remove(previous);
       this.add(next);
       return;
@@ -67,37 +76,81 @@ export class SetIndex {
       const at = this.scanned.indexOf(previous);
       if (at >= 0) this.scanned[at] = next;
     }
-    if (this.heads.get(hash) === previous) this.heads.set(hash, next);
-    else {
-      const more = this.overflow.get(hash);
-      const at = more === undefined ? -1 : more.indexOf(previous);
-      if (at >= 0) more![at] = next;
-    }
+    const slot = this.slotOf(previous);
+    if (slot >= 0) this.entries[slot] = next;
   }
 
   /** The element whose key is `key` itself (the same kind and fields, as nft compares keys on add and delete). */
   find(key: Constant): SetElement | undefined {
     const hash = hashConstant(key);
-    const head = this.heads.get(hash);
-    if (head === undefined) return undefined;
-    if (sameConstant(head.key, key)) return head;
-    const more = this.overflow.get(hash);
-    if (more !== undefined) for (const element of more) if (sameConstant(element.key, key)) return element;
-    return undefined;
+    const hashes = this.hashes;
+    const mask = this.mask;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const held = hashes[slot]!;
+      if (held === EMPTY) return undefined;
+      if (held === hash) {
+        const element = this.entries[slot]!;
+        if (sameConstant(element.key, key)) return element;
+      }
+    }
   }
 
   /** The first element with an exact key equal to the first `count` reads; no allocation, no string built. */
   findReads(reads: readonly KeyRead[], count: number): SetElement | undefined {
     const hash = hashReads(reads, count);
-    const head = this.heads.get(hash);
-    if (head === undefined) return undefined;
-    if (readsEqual(reads, count, head.key)) return head;
-    if (this.overflow.size === 0) return undefined;
-    const more = this.overflow.get(hash);
-    if (more !== undefined)
-      for (const element of more) if (readsEqual(reads, count, element.key)) return element;
-    return undefined;
+    const hashes = this.hashes;
+    const mask = this.mask;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const held = hashes[slot]!;
+      if (held === EMPTY) return undefined;
+      if (held === hash) {
+        const element = this.entries[slot]!;
+        if (readsEqual(reads, count, element.key)) return element;
+      }
+    }
   }
+
+  private insert(hash: number, element: SetElement): void {
+    const mask = this.mask;
+    let slot = hash & mask;
+    // Never into a removal mark: elements of one key number stay in the order they came.
+    while (this.hashes[slot] !== EMPTY) slot = (slot + 1) & mask;
+    this.hashes[slot] = hash;
+    this.entries[slot] = element;
+    this.used++;
+    this.filled++;
+  }
+
+  private slotOf(element: SetElement): number {
+    const hash = hashConstant(element.key);
+    const mask = this.mask;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const held = this.hashes[slot]!;
+      if (held === EMPTY) return -1;
+      if (held === hash && this.entries[slot] === element) return slot;
+    }
+  }
+
+  /** A table sized for the elements held plus one, without removal marks. */
+  private rehash(): void {
+    const hashes = this.hashes;
+    const entries = this.entries;
+    const capacity = capacityFor(this.used + 1);
+    this.hashes = new Int32Array(capacity).fill(EMPTY);
+    this.entries = new Array<SetElement | undefined>(capacity).fill(undefined);
+    this.mask = capacity - 1;
+    this.used = 0;
+    this.filled = 0;
+    for (let slot = 0; slot < hashes.length; slot++)
+      if (hashes[slot]! >= 0) this.insert(hashes[slot]!, entries[slot]!);
+  }
+}
+
+/** A power of two at least twice `count` (plus room for one more). */
+function capacityFor(count: number): number {
+  let capacity = 8;
+  while (capacity < count * 2 + 2) capacity *= 2;
+  return capacity;
 }
 
 const indexes = new WeakMap<readonly SetElement[], SetIndex>();
@@ -184,7 +237,7 @@ function mixWord(hash: number, word: number): number {
   k = (k << 15) | (k >>> 17);
   k = Math.imul(k, 0x1b873593);
   const h = hash ^ k;
-  return Math.imul((h << 13) | (h >>> 19), 5) + 0xe6546b64;
+  return (Math.imul((h << 13) | (h >>> 19), 5) + 0xe6546b64) | 0;
 }
 
 /** A number part: its low 32 bits, and its high bits when it has them (Ethernet addresses). */
