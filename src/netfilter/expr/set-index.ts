@@ -16,13 +16,37 @@ export type KeyRead = number | string | undefined;
 /** A slot no element ever took (a probe stops there) and one whose element was removed (a probe goes on). */
 const EMPTY = -1;
 const REMOVED = -2;
+/** Int32 words per slot: a tag, then up to three key parts (one quarter of a cache line). */
+const STRIDE = 4;
+const PACKED_PARTS = STRIDE - 1;
+const HASH_BITS = 0x0fff_ffff;
+/** The tag of a slot whose key is not packed (a name, a part above 32 bits, more than three parts, an interval). */
+const LOOSE = 0x4000_0000;
+
+/** A packed key's tag: its number's low 28 bits and its part count. */
+function packedTag(hash: number, parts: number): number {
+  return (hash & HASH_BITS) | (parts << 28);
+}
+
+/** The parts of a key kept in its slot: an exact key of at most three parts, each a 32-bit number; else none. */
+function packedParts(key: Constant): number[] | undefined {
+  const parts = key.kind === 'concat' ? key.parts : [key];
+  if (parts.length > PACKED_PARTS) return undefined;
+  const values: number[] = [];
+  for (const part of parts) {
+    if (part.kind !== 'number' || part.value !== part.value >>> 0) return undefined;
+    values.push(part.value);
+  }
+  return values;
+}
 
 /**
- * Open addressing over one Int32Array of key numbers (linear probing, at most half full) beside the elements
- * themselves; a probe compares key numbers first and verifies the element's key only on a match.
+ * Open addressing (linear probing, at most half full) over one Int32Array of slots, each a tag (the key's number
+ * and part count) and the key's parts themselves, beside the elements: a packet's probe compares numbers in one
+ * cache line and touches the element only on a hit. Keys that do not pack are verified against the element.
  */
 export class SetIndex {
-  private hashes: Int32Array;
+  private table: Int32Array;
   private entries: (SetElement | undefined)[];
   private mask: number;
   /** Slots holding an element, and those holding an element or a removal mark. */
@@ -33,7 +57,7 @@ export class SetIndex {
 
   constructor(elements: readonly SetElement[]) {
     const capacity = capacityFor(elements.length);
-    this.hashes = new Int32Array(capacity).fill(EMPTY);
+    this.table = new Int32Array(capacity * STRIDE).fill(EMPTY);
     this.entries = new Array<SetElement | undefined>(capacity).fill(undefined);
     this.mask = capacity - 1;
     for (const element of elements) this.add(element);
@@ -46,8 +70,8 @@ export class SetIndex {
 
   add(element: SetElement): void {
     if (!isExact(element.key)) this.scanned.push(element);
-    if ((this.filled + 1) * 2 > this.hashes.length) this.rehash();
-    this.insert(hashConstant(element.key), element);
+    if ((this.filled + 1) * 2 > this.entries.length) this.rehash();
+    this.insert(element);
   }
 
   remove(element: SetElement): void {
@@ -57,17 +81,14 @@ export class SetIndex {
     }
     const slot = this.slotOf(element);
     if (slot < 0) return;
-    this.hashes[slot] = REMOVED;
+    this.table[slot * STRIDE] = REMOVED;
     this.entries[slot] = undefined;
     this.used--;
   }
 
   /** `next` takes the place of `previous` (an element updated in place: its timeout or counter). */
   replace(previous: SetElement, next: SetElement): void {
-    if (
-      hashConstant(next.key) !== hashConstant(previous.key) ||
-      isExact(previous.key) !== isExact(next.key)
-    ) {
+    if (!sameConstant(previous.key, next.key)) {
       this.remove(previous);
       this.add(next);
       return;
@@ -83,12 +104,14 @@ export class SetIndex {
   /** The element whose key is `key` itself (the same kind and fields, as nft compares keys on add and delete). */
   find(key: Constant): SetElement | undefined {
     const hash = hashConstant(key);
-    const hashes = this.hashes;
+    const parts = packedParts(key);
+    const tag = parts === undefined ? (hash & HASH_BITS) | LOOSE : packedTag(hash, parts.length);
+    const table = this.table;
     const mask = this.mask;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const held = hashes[slot]!;
+      const held = table[slot * STRIDE]!;
       if (held === EMPTY) return undefined;
-      if (held === hash) {
+      if (held === tag) {
         const element = this.entries[slot]!;
         if (sameConstant(element.key, key)) return element;
       }
@@ -98,24 +121,37 @@ export class SetIndex {
   /** The first element with an exact key equal to the first `count` reads; no allocation, no string built. */
   findReads(reads: readonly KeyRead[], count: number): SetElement | undefined {
     const hash = hashReads(reads, count);
-    const hashes = this.hashes;
+    const tag = count <= PACKED_PARTS ? packedTag(hash, count) : EMPTY - 2;
+    const loose = (hash & HASH_BITS) | LOOSE;
+    const table = this.table;
     const mask = this.mask;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const held = hashes[slot]!;
+      const at = slot * STRIDE;
+      const held = table[at]!;
       if (held === EMPTY) return undefined;
-      if (held === hash) {
+      if (held === tag) {
+        if (packedEqual(table, at + 1, reads, count)) return this.entries[slot];
+      } else if (held === loose) {
         const element = this.entries[slot]!;
         if (readsEqual(reads, count, element.key)) return element;
       }
     }
   }
 
-  private insert(hash: number, element: SetElement): void {
+  private insert(element: SetElement): void {
+    const key = element.key;
+    const hash = hashConstant(key);
+    const parts = packedParts(key);
     const mask = this.mask;
     let slot = hash & mask;
     // Never into a removal mark: elements of one key number stay in the order they came.
-    while (this.hashes[slot] !== EMPTY) slot = (slot + 1) & mask;
-    this.hashes[slot] = hash;
+    while (this.table[slot * STRIDE] !== EMPTY) slot = (slot + 1) & mask;
+    const at = slot * STRIDE;
+    if (parts === undefined) this.table[at] = (hash & HASH_BITS) | LOOSE;
+    else {
+      this.table[at] = packedTag(hash, parts.length);
+      for (let i = 0; i < parts.length; i++) this.table[at + 1 + i] = parts[i]! | 0;
+    }
     this.entries[slot] = element;
     this.used++;
     this.filled++;
@@ -125,25 +161,34 @@ export class SetIndex {
     const hash = hashConstant(element.key);
     const mask = this.mask;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const held = this.hashes[slot]!;
+      const held = this.table[slot * STRIDE]!;
       if (held === EMPTY) return -1;
-      if (held === hash && this.entries[slot] === element) return slot;
+      if (held >= 0 && this.entries[slot] === element) return slot;
     }
   }
 
   /** A table sized for the elements held plus one, without removal marks. */
   private rehash(): void {
-    const hashes = this.hashes;
+    const table = this.table;
     const entries = this.entries;
     const capacity = capacityFor(this.used + 1);
-    this.hashes = new Int32Array(capacity).fill(EMPTY);
+    this.table = new Int32Array(capacity * STRIDE).fill(EMPTY);
     this.entries = new Array<SetElement | undefined>(capacity).fill(undefined);
     this.mask = capacity - 1;
     this.used = 0;
     this.filled = 0;
-    for (let slot = 0; slot < hashes.length; slot++)
-      if (hashes[slot]! >= 0) this.insert(hashes[slot]!, entries[slot]!);
+    for (let slot = 0; slot < entries.length; slot++)
+      if (table[slot * STRIDE]! >= 0) this.insert(entries[slot]!);
   }
+}
+
+/** Whether the reads are the packed parts at `at`: numbers of 32 bits equal to them. */
+function packedEqual(table: Int32Array, at: number, reads: readonly KeyRead[], count: number): boolean {
+  for (let i = 0; i < count; i++) {
+    const read = reads[i];
+    if (typeof read !== 'number' || read !== read >>> 0 || table[at + i] !== (read | 0)) return false;
+  }
+  return true;
 }
 
 /** A power of two at least twice `count` (plus room for one more). */
