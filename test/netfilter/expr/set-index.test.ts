@@ -53,6 +53,19 @@ describe('set index', () => {
     expect(index.find(num(1000))).toBeUndefined();
   });
 
+  it('verifies keys that do not pack (four parts, 48-bit numbers) and never takes a wide read for its low bits', () => {
+    const four = element(concat(1, 2, 3, 4));
+    const mac = element(num(0x0242_ac11_0002));
+    const low = element(num(0xac11_0002));
+    const index = new SetIndex([four, mac, low]);
+    expect(index.findReads([1, 2, 3, 4], 4)).toBe(four);
+    expect(index.findReads([1, 2, 3, 5], 4)).toBeUndefined();
+    expect(index.findReads([0x0242_ac11_0002], 1)).toBe(mac);
+    expect(index.findReads([0xac11_0002], 1)).toBe(low);
+    expect(index.findReads([0x0001_ac11_0002], 1)).toBeUndefined();
+    expect(index.findReads([-0x53ee_fffe], 1)).toBeUndefined();
+  });
+
   it('keys a one-part concatenation as its part; keys are the same when kind and fields are', () => {
     expect(hashConstant(concat(5))).toBe(hashConstant(num(5)));
     expect(sameConstant(concat(1, 2), concat(1, 2))).toBe(true);
