@@ -1,9 +1,10 @@
 // Comparisons and set lookups (nft_cmp, nft_range, nft_lookup, nft_bitwise's results): constants, prefixes, ranges,
-// interface-name wildcards and concatenations; sets are indexed once per element list.
+// interface-name wildcards and concatenations; sets are looked up through their persistent index (set-index.ts).
 
 import type { CmpOp, Constant, Expr, NamedSet, SetElement, SetRef, Table, Value } from '../ir.ts';
 import type { PacketState } from '../packet-state.ts';
 import { readValue } from './selectors.ts';
+import { pushElement, removeElementAt, replaceElement, setIndexOf } from './set-index.ts';
 
 type Read = number | string | undefined;
 
@@ -68,62 +69,13 @@ export function evalCmp(state: PacketState, left: readonly Value[], op: CmpOp, r
   }
 }
 
-/** Exact keys hashed, the rest (prefixes, ranges, wildcards) scanned; built once per element list. */
-interface SetIndex {
-  readonly exact: Map<string, SetElement>;
-  readonly scanned: SetElement[];
-}
-
-const indexes = new WeakMap<readonly SetElement[], SetIndex>();
-
-function exactKey(constant: Constant): string | undefined {
-  switch (constant.kind) {
-    case 'number':
-      return String(constant.value);
-    case 'string':
-      return constant.wildcard ? undefined : `s:${constant.value}`;
-    case 'concat': {
-      const parts: string[] = [];
-      for (const part of constant.parts) {
-        const key = exactKey(part);
-        if (key === undefined) return undefined;
-        parts.push(key);
-      }
-      return parts.join('.');
-    }
-    default:
-      return undefined;
-  }
-}
-
-function indexOf(elements: readonly SetElement[]): SetIndex {
-  let index = indexes.get(elements);
-  if (index === undefined) {
-    index = { exact: new Map(), scanned: [] };
-    for (const element of elements) {
-      const key = exactKey(element.key);
-      if (key === undefined) index.scanned.push(element);
-      else if (!index.exact.has(key)) index.exact.set(key, element);
-    }
-    indexes.set(elements, index);
-  }
-  return index;
-}
-
-function readKey(reads: readonly Read[]): string {
-  let key = '';
-  for (let i = 0; i < reads.length; i++) {
-    const read = reads[i]!;
-    key += (i === 0 ? '' : '.') + (typeof read === 'number' ? String(read) : `s:${read}`);
-  }
-  return key;
-}
+const NO_ELEMENTS: readonly SetElement[] = [];
 
 /** The elements a set reference names, in the rule's table. */
 export function elementsOf(set: SetRef, table: Table): readonly SetElement[] {
   if (set.kind === 'anonymous') return set.elements;
   const named: NamedSet | undefined = table.sets.get(set.name);
-  return named?.elements ?? [];
+  return named?.elements ?? NO_ELEMENTS;
 }
 
 /** An element whose timeout ran out is no longer in the set (nft_set_elem_expired). */
@@ -139,11 +91,14 @@ export function lookupElement(
   table: Table,
 ): SetElement | undefined | null {
   if (!readAll(state, left, scratch)) return null;
-  const index = indexOf(elementsOf(set, table));
-  const hit = index.exact.get(readKey(scratch));
+  const index = setIndexOf(elementsOf(set, table));
+  const hit = index.findReads(scratch, scratch.length);
   if (hit !== undefined) return live(hit, state.host.now()) ? hit : undefined;
-  for (const element of index.scanned)
+  const scanned = index.scanned;
+  for (let i = 0; i < scanned.length; i++) {
+    const element = scanned[i]!;
     if (matchesKey(scratch, element.key) && live(element, state.host.now())) return element;
+  }
   return undefined;
 }
 
@@ -168,13 +123,9 @@ export function updateSet(
   if (!readAll(state, update.key, scratch)) return false;
   const now = state.host.now();
   const elements = set.elements;
-  const index = indexOf(elements);
-  const existing = index.exact.get(readKey(scratch));
+  const existing = setIndexOf(elements).findReads(scratch, scratch.length);
   if (update.op === 'delete') {
-    if (existing !== undefined) {
-      elements.splice(elements.indexOf(existing), 1);
-      indexes.delete(elements);
-    }
+    if (existing !== undefined) removeElementAt(elements, elements.indexOf(existing));
     return true;
   }
   const timeout =
@@ -186,8 +137,7 @@ export function updateSet(
       existing.counter.bytes += state.length;
     }
     if (update.op === 'add' || expires === undefined) return true;
-    elements[elements.indexOf(existing)] = { ...existing, expires };
-    indexes.delete(elements);
+    replaceElement(elements, existing, { ...existing, expires });
     return true;
   }
   if (existing === undefined && set.size !== undefined && elements.length >= set.size) return false;
@@ -199,8 +149,7 @@ export function updateSet(
     ...(expires === undefined ? {} : { expires }),
     ...(counted ? { counter: { packets: 1, bytes: state.length } } : {}),
   };
-  if (existing !== undefined) elements[elements.indexOf(existing)] = element;
-  else elements.push(element);
-  indexes.delete(elements);
+  if (existing !== undefined) replaceElement(elements, existing, element);
+  else pushElement(elements, element);
   return true;
 }

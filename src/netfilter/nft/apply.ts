@@ -4,7 +4,15 @@
 // kernel's errno strings ("Could not process rule: No such file or directory").
 
 import { strerror } from '../../core/errno.ts';
-import type { Chain, Constant, Family, NamedSet, Rule, Ruleset, SetElement, Table } from '../ir.ts';
+import {
+  clearElements,
+  hasSetIndex,
+  pushElement,
+  removeElementAt,
+  setIndexOf,
+  shareSetIndex,
+} from '../expr/set-index.ts';
+import type { Chain, Family, NamedSet, Rule, Ruleset, SetElement, Table } from '../ir.ts';
 import type { RulesetDraft, RulesetError, RulesetStore } from '../ruleset.ts';
 import type {
   ChainDef,
@@ -99,6 +107,7 @@ export function applyCommands(
     },
   );
   if (runner.failure !== undefined) return { stdout: '', warnings: '', error: runner.failure };
+  if (result === undefined) carrySetIndexes(runner.committed, store.ruleset);
   if (result !== undefined && result !== CHECKED && lastLoc !== undefined)
     return {
       stdout: '',
@@ -118,7 +127,7 @@ class Runner {
   constructor(
     options: ApplyOptions,
     /** The ruleset before this input: nft's cache of what the kernel already has. */
-    private readonly committed: Ruleset,
+    readonly committed: Ruleset,
   ) {
     this.now = options.now;
     this.print = {
@@ -573,19 +582,17 @@ class Runner {
     elements: readonly RawElement[],
     options: { exclusive: boolean },
   ): ErrorRecord | undefined {
-    const keys = new Set(set.elements.map((e) => keyOf(e.key)));
+    const index = setIndexOf(set.elements);
     for (const raw of elements) {
       const element = this.resolveElement(table, set, raw);
       if (isErrorRecord(element)) return element;
-      const key = keyOf(element.key);
-      if (keys.has(key)) {
+      if (index.find(element.key) !== undefined) {
         if (options.exclusive) return kernelError(raw.loc, 'EEXIST');
         continue;
       }
       if (set.capacity !== undefined && set.elements.length >= set.capacity)
         return kernelError(raw.loc, 'ENFILE');
-      keys.add(key);
-      set.elements.push(element);
+      pushElement(set.elements, element);
       draft.elementsAdded(table, set, [element]);
     }
     autoMerge(set);
@@ -689,7 +696,7 @@ class Runner {
         return undefined;
       case 'flush-set':
         draft.elementsDeleted(table, set, set.elements);
-        set.elements.length = 0;
+        clearElements(set.elements);
         return undefined;
       case 'list-set':
         this.output([table], printSet(table, set, this.print));
@@ -712,12 +719,30 @@ class Runner {
     for (const raw of command.elements) {
       const key = resolveValue(set.keyType.map(fromDataType), raw.key);
       if (isErrorRecord(key)) return key;
-      const wanted = keyOf(key);
-      const index = set.elements.findIndex((e) => keyOf(e.key) === wanted);
-      if (index < 0) return kernelError(raw.loc, 'ENOENT');
-      draft.elementsDeleted(table, set, set.elements.splice(index, 1));
+      const found = setIndexOf(set.elements).find(key);
+      if (found === undefined) return kernelError(raw.loc, 'ENOENT');
+      draft.elementsDeleted(table, set, [removeElementAt(set.elements, set.elements.indexOf(found))]);
     }
     return undefined;
+  }
+}
+
+/**
+ * After a commit, each set the transaction copied but did not change takes over the index of the list it was copied
+ * from (that list is no longer live), so the next packet does not rebuild it.
+ */
+function carrySetIndexes(before: Ruleset, after: Ruleset): void {
+  if (before === after) return;
+  for (const table of after.tables) {
+    let previous: Table | undefined;
+    for (const set of table.sets.values()) {
+      if (hasSetIndex(set.elements)) continue;
+      previous ??= before.tables.find((t) => t.family === table.family && t.name === table.name);
+      const old = previous?.sets.get(set.name)?.elements;
+      if (old === undefined || old === set.elements || old.length !== set.elements.length) continue;
+      if (old.length > 0 && (old[0] !== set.elements[0] || old.at(-1) !== set.elements.at(-1))) continue;
+      shareSetIndex(old, set.elements);
+    }
   }
 }
 
@@ -759,11 +784,6 @@ function family(ref: TableRef): Family {
  */
 function inJiffies(ms: number): number {
   return Math.floor((ms * 250) / 1000) * 4;
-}
-
-/** Identifies an element's key (two elements with equal keys are the same element). */
-function keyOf(key: Constant): string {
-  return JSON.stringify(key);
 }
 
 function setInUse(table: Table, name: string): boolean {

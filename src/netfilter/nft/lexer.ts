@@ -226,8 +226,26 @@ function matchIpv6(text: string, at: number): string | undefined {
   return candidate;
 }
 
+/**
+ * V8 cuts a substring of 13 characters or more as a view of the whole input: a chain name kept by a rule would keep
+ * the whole `nft -f` file alive (1.6 KB per kube-proxy Service). Names and comments are copied out instead, each text
+ * once per input (kube-proxy writes `mark-for-masquerade` in every Service's rules).
+ */
+const VIEW_LENGTH = 13;
+
 /** Splits `text` into tokens, always ending with one `eof` token; never throws. */
 export function tokenize(text: string): Token[] {
+  const owned = new Map<string, string>();
+  const own = (value: string): string => {
+    if (value.length < VIEW_LENGTH) return value;
+    let copy = owned.get(value);
+    if (copy === undefined) {
+      // Slicing a concatenation flattens it into a new string first: the copy no longer refers to `text`.
+      copy = ` ${value}`.slice(1);
+      owned.set(copy, copy);
+    }
+    return copy;
+  };
   const tokens: Token[] = [];
   const lineStarts: number[] = [0];
   let line = 0;
@@ -277,7 +295,7 @@ export function tokenize(text: string): Token[] {
         i++;
         continue;
       }
-      push('quoted', i, end - i + 1, text.slice(i + 1, end));
+      push('quoted', i, end - i + 1, own(text.slice(i + 1, end)));
       i = end + 1;
       continue;
     }
@@ -309,7 +327,7 @@ export function tokenize(text: string): Token[] {
       // Digits running into letters ("80abc") form one word nft cannot parse as a number either.
       if (isLetter(text[j] ?? '') || text[j] === '_') {
         while (j < text.length && isWordChar(text[j]!)) j++;
-        push('word', i, j - i, text.slice(i, j));
+        push('word', i, j - i, own(text.slice(i, j)));
         i = j;
         continue;
       }
@@ -321,7 +339,7 @@ export function tokenize(text: string): Token[] {
       let j = i + 1;
       while (j < text.length && isWordChar(text[j]!)) j++;
       if (text[j] === '*') j++;
-      push('word', i, j - i, text.slice(i, j));
+      push('word', i, j - i, own(text.slice(i, j)));
       i = j;
       continue;
     }

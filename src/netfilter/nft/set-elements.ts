@@ -2,6 +2,7 @@
 // `counter` (parser_bison.y: counter_stmt in set_elem_expr_options; statement.c: counter_stmt_print), and the
 // element options in nft's listing order. Not supported: other per-element expressions (quota, limit, last).
 
+import { replaceElements, sameConstant } from '../expr/set-index.ts';
 import type { Constant, DataType, ElementCounter, NamedSet, SetElement } from '../ir.ts';
 import type { RawElement } from './ast.ts';
 import type { ErrorRecord } from './location.ts';
@@ -89,7 +90,7 @@ export function autoMerge(set: NamedSet): void {
   const elements = merged.map(
     ([low, high, element]) => element ?? { key: intervalKey(low, high, type), data: undefined },
   );
-  set.elements.splice(0, set.elements.length, ...elements);
+  replaceElements(set.elements, elements);
 }
 
 /**
@@ -107,7 +108,7 @@ export function getElements(
     if (isErrorRecord(key)) return key;
     const wanted = keyInterval(key);
     const element = set.elements.find((candidate) => {
-      if (wanted === undefined) return sameKey(candidate.key, key);
+      if (wanted === undefined) return sameConstant(candidate.key, key);
       const held = keyInterval(candidate.key);
       return held !== undefined && held[0] <= wanted[0] && wanted[1] <= held[1];
     });
@@ -115,8 +116,4 @@ export function getElements(
     if (!found.includes(element)) found.push(element);
   }
   return found;
-}
-
-function sameKey(a: Constant, b: Constant): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }
