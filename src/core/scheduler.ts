@@ -334,7 +334,7 @@ export class Scheduler {
       // The earliest of up to four children.
       let child = first;
       let ct = heap[2 * first]!;
-      const end = first + 4 < size ? first + 4 : size;
+      const end = Math.min(first + 4, size);
       for (let c = first + 1; c < end; c++) {
         const t = heap[2 * c]!;
         if (t < ct || (t === ct && counters[heap[2 * c + 1]!]! < counters[heap[2 * child + 1]!]!)) {
