@@ -125,6 +125,19 @@ function hashKey(net: number, len: number): number {
   return (h ^ (h >>> 13)) >>> 0;
 }
 
+// An index slot: the first row of a leaf + 1 (bits 0-23) and 7 bits of the leaf's hash (24-30), so a probe
+// reads a row only when the tags agree; 0 is an empty slot.
+const ROW_MASK = 0xff_ffff;
+const TAG_MASK = 0x7f00_0000;
+
+function tagOf(hash: number): number {
+  return (hash >>> 1) & TAG_MASK;
+}
+
+function headOf(entry: number): number {
+  return (entry & ROW_MASK) - 1;
+}
+
 /** A slot in [0, capacity) from a 32-bit hash, without a power-of-two capacity (Lemire's fastrange). */
 function home(hash: number, capacity: number): number {
   return Math.floor((hash * capacity) / 4294967296);
@@ -163,7 +176,7 @@ export class RouteTable {
   private rowsUsed = 0;
   private freeRow = -1;
   private readonly attrs = new RouteAttributes();
-  /** Open addressing, linear probing: the first row of a leaf + 1 per slot, 0 for empty. */
+  /** Open addressing, linear probing: a leaf's first row and hash tag per slot (see ROW_MASK), 0 for empty. */
   private slots = new Int32Array(16);
   /**
    * Presence bits: a lookup probes the hash only for prefix lengths that may have a leaf
@@ -178,6 +191,8 @@ export class RouteTable {
   private staleBits = 0;
   /** What `lookup` returns, refilled by each lookup. */
   private readonly found = blankRoute();
+  /** The row `found` holds, -1 after any change to the table. */
+  private foundRow = -1;
 
   constructor(
     readonly id: number,
@@ -204,7 +219,11 @@ export class RouteTable {
   lookup(dstAddr: Ipv4Addr, oif: number, minScope: number): Route | undefined {
     const row = this.find(dstAddr, oif, minScope);
     if (row < 0) return undefined;
-    this.fill(this.found, row);
+    // A hot flow finds the same row again: the record already holds it unless the table changed.
+    if (row !== this.foundRow) {
+      this.fill(this.found, row);
+      this.foundRow = row;
+    }
     return this.found;
   }
 
@@ -254,7 +273,7 @@ export class RouteTable {
   /** The routes of one prefix in kernel order (empty when none), as fresh records. */
   routesOf(dstAddr: Ipv4Addr, prefixLen: number): readonly Route[] {
     const slot = this.findSlot(dstAddr | 0, prefixLen);
-    return slot < 0 ? [] : this.chain(this.slots[slot]! - 1).map((row) => this.routeAt(row));
+    return slot < 0 ? [] : this.chain(headOf(this.slots[slot]!)).map((row) => this.routeAt(row));
   }
 
   /**
@@ -264,7 +283,7 @@ export class RouteTable {
   routes(): Route[] {
     const heads: number[] = [];
     for (let slot = 0; slot < this.slots.length; slot++)
-      if (this.slots[slot] !== 0) heads.push(this.slots[slot]! - 1);
+      if (this.slots[slot] !== 0) heads.push(headOf(this.slots[slot]!));
     const nets = this.nets;
     const words = this.words;
     heads.sort(
@@ -282,7 +301,7 @@ export class RouteTable {
     if (prefixError !== undefined) return prefixError;
     const net = route.dstAddr | 0;
     const slot = this.findSlot(net, route.prefixLen);
-    const rows = slot < 0 ? [] : this.chain(this.slots[slot]! - 1);
+    const rows = slot < 0 ? [] : this.chain(headOf(this.slots[slot]!));
     const metricOf = (row: number): number => this.attrs.metric((this.words[row]! >>> ATTR_SHIFT) | 0);
     // fib_find_alias: the first route whose metric is at least ours.
     let at = rows.findIndex((row) => metricOf(row) >= route.metric);
@@ -321,7 +340,7 @@ export class RouteTable {
     if (prefixError !== undefined) return prefixError;
     const slot = this.findSlot(selector.dstAddr | 0, selector.prefixLen);
     if (slot < 0) return kernelError('ESRCH');
-    const rows = this.chain(this.slots[slot]! - 1);
+    const rows = this.chain(headOf(this.slots[slot]!));
     for (let index = 0; index < rows.length; index++) {
       const deleted = this.routeAt(rows[index]!);
       if (!selectorMatches(selector, deleted)) continue;
@@ -346,7 +365,7 @@ export class RouteTable {
         slot++;
         continue;
       }
-      const rows = this.chain(this.slots[slot]! - 1);
+      const rows = this.chain(headOf(this.slots[slot]!));
       const gone: number[] = [];
       for (let i = rows.length - 1; i >= 0; i--) {
         this.fill(view, rows[i]!);
@@ -381,10 +400,11 @@ export class RouteTable {
   /** Links a leaf's rows in order and points its slot at the first. */
   private relink(slot: number, rows: readonly number[]): void {
     for (let i = 0; i < rows.length; i++) this.nexts[rows[i]!] = i + 1 < rows.length ? rows[i + 1]! : -1;
-    this.slots[slot] = rows[0]! + 1;
+    this.slots[slot] = (this.slots[slot]! & TAG_MASK) | (rows[0]! + 1);
   }
 
   private writeRow(row: number, route: Route): void {
+    this.foundRow = -1;
     const attr = this.attrs.intern(route);
     if (attr >= MAX_ATTRIBUTE_SETS)
       throw new RangeError(`route table ${this.id}: more than ${MAX_ATTRIBUTE_SETS} attribute sets`);
@@ -430,6 +450,7 @@ export class RouteTable {
   }
 
   private freeRows(rows: readonly number[]): void {
+    this.foundRow = -1;
     for (const row of rows) {
       this.attrs.release((this.words[row]! >>> ATTR_SHIFT) | 0);
       this.words[row] = 0;
@@ -438,9 +459,9 @@ export class RouteTable {
     }
   }
 
-  /** Grows the row columns by half. */
+  /** Grows the row columns by a quarter (rows are most of a table's bytes). */
   private growRows(): void {
-    const capacity = Math.max(8, Math.ceil(this.nets.length * 1.5));
+    const capacity = Math.max(8, Math.ceil(this.nets.length * 1.25));
     const grow = (old: Int32Array): Int32Array<ArrayBuffer> => {
       const next = new Int32Array(capacity);
       next.set(old);
@@ -461,12 +482,14 @@ export class RouteTable {
     const capacity = slots.length;
     const nets = this.nets;
     const words = this.words;
-    let slot = home(hashKey(net, len), capacity);
+    const hash = hashKey(net, len);
+    const tag = tagOf(hash);
+    let slot = home(hash, capacity);
     for (;;) {
       const entry = slots[slot]!;
       if (entry === 0) return -1;
-      const row = entry - 1;
-      if (nets[row] === net && (words[row]! & LEN_MASK) === len) {
+      const row = (entry & ROW_MASK) - 1;
+      if ((entry & TAG_MASK) === tag && nets[row] === net && (words[row]! & LEN_MASK) === len) {
         if (oif === 0 && minScope === 0) return row;
         return this.checkLeaf(row, oif, minScope);
       }
@@ -491,11 +514,15 @@ export class RouteTable {
   private findSlot(net: number, len: number): number {
     const slots = this.slots;
     const capacity = slots.length;
-    let slot = home(hashKey(net, len), capacity);
+    const hash = hashKey(net, len);
+    const tag = tagOf(hash);
+    let slot = home(hash, capacity);
     for (;;) {
       const entry = slots[slot]!;
       if (entry === 0) return -1;
-      if (this.nets[entry - 1] === net && (this.words[entry - 1]! & LEN_MASK) === len) return slot;
+      const row = (entry & ROW_MASK) - 1;
+      if ((entry & TAG_MASK) === tag && this.nets[row] === net && (this.words[row]! & LEN_MASK) === len)
+        return slot;
       if (++slot === capacity) slot = 0;
     }
   }
@@ -521,9 +548,11 @@ export class RouteTable {
   private place(head: number): void {
     const slots = this.slots;
     const capacity = slots.length;
-    let slot = home(hashKey(this.nets[head]!, this.words[head]! & LEN_MASK), capacity);
+    if (head >= ROW_MASK) throw new RangeError(`route table ${this.id}: more than ${ROW_MASK - 1} routes`);
+    const hash = hashKey(this.nets[head]!, this.words[head]! & LEN_MASK);
+    let slot = home(hash, capacity);
     while (slots[slot] !== 0) if (++slot === capacity) slot = 0;
-    slots[slot] = head + 1;
+    slots[slot] = tagOf(hash) | (head + 1);
   }
 
   /** Backward-shift deletion: keeps every probe chain unbroken without tombstones. */
@@ -533,7 +562,7 @@ export class RouteTable {
     let hole = slot;
     let next = slot + 1 === capacity ? 0 : slot + 1;
     while (slots[next] !== 0) {
-      const row = slots[next]! - 1;
+      const row = headOf(slots[next]!);
       const at = home(hashKey(this.nets[row]!, this.words[row]! & LEN_MASK), capacity);
       // Move `next` into the hole unless its home lies cyclically in (hole, next].
       const stays = hole <= next ? at > hole && at <= next : at > hole || at <= next;
@@ -551,7 +580,7 @@ export class RouteTable {
   private grow(): void {
     const old = this.slots;
     this.slots = new Int32Array(Math.ceil(old.length * 1.5) + 1);
-    for (let slot = 0; slot < old.length; slot++) if (old[slot] !== 0) this.place(old[slot]! - 1);
+    for (let slot = 0; slot < old.length; slot++) if (old[slot] !== 0) this.place(headOf(old[slot]!));
   }
 
   private setBits(head: number): void {
@@ -572,7 +601,7 @@ export class RouteTable {
     this.lowBits = 0;
     this.top16 = this.leafCount > WIDE_MIN ? (this.top16?.fill(0) ?? new Uint32Array(65536)) : undefined;
     for (let slot = 0; slot < this.slots.length; slot++)
-      if (this.slots[slot] !== 0) this.setBits(this.slots[slot]! - 1);
+      if (this.slots[slot] !== 0) this.setBits(headOf(this.slots[slot]!));
     this.staleBits = 0;
   }
 }
