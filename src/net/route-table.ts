@@ -182,10 +182,11 @@ export class RouteTable {
    * Presence bits: a lookup probes the hash only for prefix lengths that may have a leaf
    * under the address. Bit (len - 8) of top8[first octet] for lengths 8-32; bit len of
    * lowBits for lengths 0-7; above WIDE_MIN leaves also bit (len - 16) of
-   * top16[first two octets] for lengths 16-32 (256 KiB, so only for big tables).
+   * top16[first octet][second octet] for lengths 16-32 (a 1 KiB chunk per first octet that has such a leaf, so
+   * a big table inside 10/8 pays 1 KiB, a full BGP table 256 KiB).
    */
   private readonly top8 = new Uint32Array(256);
-  private top16: Uint32Array | undefined;
+  private top16: (Uint32Array | undefined)[] | undefined;
   private lowBits = 0;
   /** Leaves deleted since the bitmaps were last rebuilt: bits that may be stale. */
   private staleBits = 0;
@@ -232,9 +233,10 @@ export class RouteTable {
     const addr = dstAddr | 0;
     let bits: number;
     let mask8 = 0x1ff_ffff;
-    const top16 = this.top16;
-    if (top16 !== undefined) {
-      bits = top16[addr >>> 16]!;
+    const chunk = this.top16?.[addr >>> 24];
+    // No chunk for the first octet: no leaf of /16 or longer under it, so top8 alone is exact.
+    if (chunk !== undefined) {
+      bits = chunk[(addr >>> 16) & 255]!;
       while (bits !== 0) {
         const bit = 31 - Math.clz32(bits);
         bits ^= 1 << bit;
@@ -591,15 +593,21 @@ export class RouteTable {
       return;
     }
     this.top8[net >>> 24] = this.top8[net >>> 24]! | (1 << (len - 8));
-    if (len >= 16 && this.top16 !== undefined)
-      this.top16[net >>> 16] = this.top16[net >>> 16]! | (1 << (len - 16));
+    if (len >= 16 && this.top16 !== undefined) {
+      let chunk = this.top16[net >>> 24];
+      if (chunk === undefined) {
+        chunk = new Uint32Array(256);
+        this.top16[net >>> 24] = chunk;
+      }
+      chunk[(net >>> 16) & 255] = chunk[(net >>> 16) & 255]! | (1 << (len - 16));
+    }
   }
 
   /** Recomputes the presence bits from the leaves (after deletes, or when crossing WIDE_MIN). */
   private rebuildBits(): void {
     this.top8.fill(0);
     this.lowBits = 0;
-    this.top16 = this.leafCount > WIDE_MIN ? (this.top16?.fill(0) ?? new Uint32Array(65536)) : undefined;
+    this.top16 = this.leafCount > WIDE_MIN ? Array.from({ length: 256 }, () => undefined) : undefined;
     for (let slot = 0; slot < this.slots.length; slot++)
       if (this.slots[slot] !== 0) this.setBits(headOf(this.slots[slot]!));
     this.staleBits = 0;
