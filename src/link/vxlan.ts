@@ -8,6 +8,7 @@ import { readU16 } from '../wire/bytes.ts';
 import { ETHERNET_HEADER_LEN, ETHERTYPE_IPV4 } from '../wire/ethernet.ts';
 import { emitVxlan, VXLAN_HEADER_LEN, VXLAN_PORT_LINUX, VxlanView } from '../wire/vxlan.ts';
 import { type DeviceOwner, type LinkContext, NetDevice } from './device.ts';
+import { VxlanFdb } from './vxlan-fdb.ts';
 
 /** Bytes VXLAN adds on an IPv4 underlay: outer Ethernet 14 + IPv4 20 + UDP 8 + VXLAN 8. */
 export const VXLAN_OVERHEAD = 50;
@@ -54,7 +55,7 @@ export class Vxlan extends NetDevice {
   readonly kind = 'vxlan' as const;
   readonly config: VxlanConfig;
   /** Remote VTEP by inner destination MAC (`bridge fdb append MAC dev flannel.1 dst 172.18.0.3`). */
-  readonly remotes = new Map<MacAddr, Ipv4Addr>();
+  readonly remotes = new VxlanFdb();
   /** Entries for `00:00:00:00:00:00`: where unknown or broadcast destinations go (head-end replication). */
   readonly defaultRemotes: Ipv4Addr[] = [];
 

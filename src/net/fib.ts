@@ -272,9 +272,12 @@ export class Fib {
     if (addr >>> 28 === 0xe) return 'multicast';
     const table = this.table(tableId);
     if (table === undefined) return 'broadcast';
-    const route = table.lookup(addr, 0, RT_SCOPE_UNIVERSE);
-    if (route === undefined || isRejectType(route.type)) return 'unicast';
-    return dev === undefined || dev === route.oif ? route.type : 'unicast';
+    // The row, not the table's reused record: a caller may still hold a route this table returned.
+    const row = table.find(addr, 0, RT_SCOPE_UNIVERSE);
+    if (row < 0) return 'unicast';
+    const type = table.typeOf(row);
+    if (isRejectType(type)) return 'unicast';
+    return dev === undefined || dev === table.oifOf(row) ? type : 'unicast';
   }
 
   /** True when `addr` is one of the namespace's own addresses (__ip_dev_find). */

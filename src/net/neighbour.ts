@@ -53,6 +53,12 @@ export interface NeighbourOps {
   discarded(neigh: Neighbour, pkt: Packet): void;
 }
 
+/**
+ * The queue of every entry with nothing waiting: one shared empty array, never pushed to (enqueue gives the entry
+ * its own first), so a resolved or permanent entry costs no array of its own.
+ */
+const NO_PACKETS: Packet[] = [];
+
 export class NeighbourTable {
   private readonly entries = new Map<number, Neighbour>();
 
@@ -94,7 +100,7 @@ export class NeighbourTable {
     this.cancelTimer(neigh);
     // neigh_destroy: __skb_queue_purge(arp_queue), the queued packets are freed.
     for (const pkt of neigh.queue) pkt.hostQueued = false;
-    neigh.queue = [];
+    neigh.queue = NO_PACKETS;
     neigh.queueBytes = 0;
     this.entries.delete(NeighbourTable.key(ifindex, addr));
     return true;
@@ -185,7 +191,7 @@ export class NeighbourTable {
       confirmedNs: now,
       updatedNs: now,
       probes: 0,
-      queue: [],
+      queue: NO_PACKETS,
       queueBytes: 0,
       timer: undefined,
       permanent,
@@ -253,7 +259,7 @@ export class NeighbourTable {
   private fail(neigh: Neighbour): void {
     this.setState(neigh, 'FAILED');
     const queued = neigh.queue;
-    neigh.queue = [];
+    neigh.queue = NO_PACKETS;
     neigh.queueBytes = 0;
     for (const pkt of queued) {
       pkt.hostQueued = false;
@@ -271,6 +277,7 @@ export class NeighbourTable {
       this.ops.discarded(neigh, oldest);
     }
     pkt.hostQueued = true;
+    if (neigh.queue === NO_PACKETS) neigh.queue = [];
     neigh.queue.push(pkt);
     neigh.queueBytes += pkt.length;
   }
@@ -278,7 +285,7 @@ export class NeighbourTable {
   private flushQueue(neigh: Neighbour): void {
     if (neigh.queue.length === 0) return;
     const queued = neigh.queue;
-    neigh.queue = [];
+    neigh.queue = NO_PACKETS;
     neigh.queueBytes = 0;
     for (const pkt of queued) {
       pkt.hostQueued = false;

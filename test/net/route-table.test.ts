@@ -289,4 +289,77 @@ describe('agrees with a brute-force longest-prefix match', () => {
       { numRuns: 60 },
     );
   });
+
+  it('flushes by predicate (deleteWhere) like a filter over the dump, through reinserts into freed rows', () => {
+    fc.assert(
+      fc.property(
+        fc.array(arbRoute, { minLength: 1, maxLength: WIDE_MIN + 100, size: 'max' }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.array(arbRoute, { maxLength: 60 }),
+        fc.array(fc.integer({ min: 0, max: 0xffff_ffff }), { minLength: 1, maxLength: 40 }),
+        (routes, flushed, more, probes) => {
+          const table = new RouteTable(254);
+          for (const r of routes) table.insert(r, INSERT_FLAGS.append);
+          const before = table.routes();
+          const removed = table.deleteWhere((r) => r.oif === flushed);
+          const kept = before.filter((r) => r.oif !== flushed);
+          expect(table.routes()).toEqual(kept);
+          expect(removed.length).toBe(before.length - kept.length);
+          expect(removed.every((r) => r.oif === flushed)).toBe(true);
+          for (const r of more) if (table.insert(r, INSERT_FLAGS.append).ok) kept.push(r);
+          expect(table.size).toBe(kept.length);
+          for (const probe of probes) {
+            for (const oif of [0, 2]) {
+              expect(describeRoute(table.lookup(probe, oif, 0))).toBe(
+                describeRoute(reference(kept, probe, oif)),
+              );
+            }
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('compact rows', () => {
+  it('returns one reused record from lookups and fresh objects from dumps and changes', () => {
+    const t = tableOf(
+      route('10.0.0.0/8', { oif: 2 }),
+      route('10.1.0.0/16', { oif: 3, metric: 4, mtu: 1400 }),
+    );
+    const first = t.lookup(ip('10.1.2.3'), 0, 0);
+    expect(first).toEqual(route('10.1.0.0/16', { oif: 3, metric: 4, mtu: 1400 }));
+    const second = t.lookup(ip('10.2.0.1'), 0, 0);
+    expect(second).toBe(first);
+    expect(describeRoute(second)).toBe('10.0.0.0/8 dev 2');
+    const dump = t.routes();
+    expect(dump[0]).not.toBe(dump[1]);
+    expect(dump).toEqual([
+      route('10.0.0.0/8', { oif: 2 }),
+      route('10.1.0.0/16', { oif: 3, metric: 4, mtu: 1400 }),
+    ]);
+  });
+
+  it('keeps every field of a route, absent ones absent', () => {
+    const full = makeRoute({
+      dstAddr: ip('192.0.2.0'),
+      prefixLen: 24,
+      oif: 7,
+      gateway: ip('198.51.100.1'),
+      onlink: true,
+      prefSrc: ip('203.0.113.9'),
+      scope: 200,
+      protocol: 186,
+      metric: 0xffff_fffe,
+      mtu: 9000,
+      mtuLock: true,
+      congctl: 'reno',
+      congctlLock: true,
+    });
+    const bare = makeRoute({ dstAddr: ip('0.0.0.0'), prefixLen: 0, type: 'unreachable' });
+    const t = tableOf(full, bare);
+    expect(t.routes()).toEqual([bare, full].sort((a, b) => a.dstAddr - b.dstAddr));
+    expect(Object.keys(t.routes()[0]!)).toEqual(Object.keys(full));
+  });
 });

@@ -678,7 +678,7 @@ function list(
   }
   const selected = tables.flatMap((table) => table.routes().filter((route) => keep(route, filter)));
   if (action === 'flush') {
-    for (const route of selected) fib.table(route.table)?.deleteWhere((candidate) => candidate === route);
+    for (const table of tables) table.deleteWhere((route) => keep(route, filter));
     return result('');
   }
   return result(selected.map((route) => `${formatRoute(route, filter, devices)}\n`).join(''));
