@@ -98,7 +98,14 @@ export class FrameBound {
     this.ethHeader(this.start);
   }
 
-  private ipHeader(ip: number, src: number, dst: number, protocol: number, totalLen: number, ttl: number): void {
+  private ipHeader(
+    ip: number,
+    src: number,
+    dst: number,
+    protocol: number,
+    totalLen: number,
+    ttl: number,
+  ): void {
     const buf = this.buf;
     buf[ip] = 0x45;
     buf[ip + 1] = 0;
@@ -123,7 +130,8 @@ export class FrameBound {
   private ipRcv(): void {
     const buf = this.buf;
     const ip = this.ip;
-    const ok = buf[ip] === 0x45 && readU16(buf, ip + 2) <= buf.length - ip && checksumIsValid(buf, ip, ip + IP);
+    const ok =
+      buf[ip] === 0x45 && readU16(buf, ip + 2) <= buf.length - ip && checksumIsValid(buf, ip, ip + IP);
     this.sink += ok ? 1 : 0;
   }
 

@@ -231,6 +231,12 @@ export class Sysctls {
     return { ok: true, value: read === undefined ? value : String(read()) };
   }
 
+  /** The text of a key the stack reads by its exact dotted name (no result record, no name normalising); undefined when absent. */
+  text(key: string): string | undefined {
+    const read = this.bindings.size === 0 ? undefined : this.bindings.get(key)?.read;
+    return read === undefined ? this.values.get(key) : String(read());
+  }
+
   /** The integer value of a key the stack reads; a programmer error when the key does not exist. */
   int(key: string): number {
     const value = this.numbers.get(key);
