@@ -277,12 +277,12 @@ export class Ipv4Stack {
     const prerouted = pkt.brPrerouted;
     pkt.brPrerouted = false;
     if (!prerouted && this.hookDrops('PREROUTING', pkt, dev, undefined, dev)) return;
-    this.routeInput(dev, pkt);
+    // One view of the header for the rest of the path (hooks rewrite the bytes in place, not the buffer).
+    this.routeInput(dev, pkt, view.bytes === pkt.buf ? view : Ipv4View.unchecked(pkt.buf, pkt.network));
   }
 
-  /** ip_rcv_finish → ip_route_input_noref: local delivery, forwarding, or an error. */
-  private routeInput(dev: NetDevice, pkt: Packet): void {
-    const view = Ipv4View.unchecked(pkt.buf, pkt.network);
+  /** ip_rcv_finish → ip_route_input_noref: local delivery, forwarding, or an error; `view` is the header over pkt.buf. */
+  private routeInput(dev: NetDevice, pkt: Packet, view: Ipv4View): void {
     const route = this.router.input(view.dstAddr, view.srcAddr, dev.ifindex, pkt.mark, this.inputRoute);
     this.step(pkt, 'ip_route_input', dev, route.ok ? route.type : route.error);
     if (!route.ok) {
@@ -292,11 +292,11 @@ export class Ipv4Stack {
     switch (route.type) {
       case 'local':
       case 'broadcast':
-        this.localDeliver(dev, pkt);
+        this.localDeliver(dev, pkt, view);
         return;
       case 'unicast':
         // Not forwarding on this device came back from the lookup as EHOSTUNREACH (ip_route_input_slow).
-        this.forward(dev, pkt, route);
+        this.forward(dev, pkt, route, view);
         return;
     }
   }
@@ -315,8 +315,8 @@ export class Ipv4Stack {
   }
 
   /** ip_local_deliver: reassemble, INPUT, then the protocol handler (ip_local_deliver_finish). */
-  private localDeliver(dev: NetDevice, pkt: Packet): void {
-    let view = Ipv4View.unchecked(pkt.buf, pkt.network);
+  private localDeliver(dev: NetDevice, pkt: Packet, header: Ipv4View): void {
+    let view = header;
     if (view.moreFragments || view.fragmentOffset !== 0) {
       const whole = this.reassembler.add(dev, pkt);
       if (whole === undefined) return;
@@ -343,8 +343,7 @@ export class Ipv4Stack {
   // ---- forward -----------------------------------------------------------------------
 
   /** ip_forward: TTL, then MTU with DF, then decrement TTL, FORWARD, and output. */
-  private forward(inDev: NetDevice, pkt: Packet, route: RouteOk): void {
-    const view = Ipv4View.unchecked(pkt.buf, pkt.network);
+  private forward(inDev: NetDevice, pkt: Packet, route: RouteOk, view: Ipv4View): void {
     if (pkt.pktType !== PacketType.Host) {
       this.drop(pkt, 'OTHERHOST', inDev);
       return;
@@ -376,7 +375,7 @@ export class Ipv4Stack {
     if (this.ctx.bus.wants.step) this.step(pkt, 'ip_forward', outDev, `ttl ${view.ttl}`);
     if (this.hookDrops('FORWARD', pkt, inDev, outDev, inDev)) return;
     this.mib.forwDatagrams++;
-    this.postRouting(pkt, route, outDev);
+    this.postRouting(pkt, route, outDev, view);
   }
 
   // ---- output ------------------------------------------------------------------------
@@ -451,16 +450,20 @@ export class Ipv4Stack {
     header.dscp = (options.tos ?? 0) >>> 2;
     header.ecn = (options.tos ?? 0) & 3;
     header.payloadLen = payloadLen;
-    emitIpv4(header, Ipv4View.unchecked(pkt.buf, pkt.network));
+    const view = Ipv4View.unchecked(pkt.buf, pkt.network);
+    emitIpv4(header, view);
     this.mib.outRequests++;
-    return this.localOut(pkt, route, outDev);
+    return this.localOutWith(pkt, route, outDev, view);
   }
 
   /** __ip_local_out: OUTPUT hook, then ip_output. The header is already complete. */
   localOut(pkt: Packet, route: RouteOk, outDev: NetDevice): SendResult {
+    return this.localOutWith(pkt, route, outDev, Ipv4View.unchecked(pkt.buf, pkt.network));
+  }
+
+  private localOutWith(pkt: Packet, route: RouteOk, outDev: NetDevice, view: Ipv4View): SendResult {
     pkt.iif = 0;
     this.step(pkt, 'ip_local_out', outDev, '');
-    const view = Ipv4View.unchecked(pkt.buf, pkt.network);
     const dstBefore = view.dstAddr;
     const markBefore = pkt.mark;
     if (this.hookDrops('OUTPUT', pkt, undefined, outDev, outDev)) return SEND_ERRORS.EPERM;
@@ -473,10 +476,10 @@ export class Ipv4Stack {
         this.drop(pkt, 'IP_OUTNOROUTES', outDev);
         return SEND_ERRORS[rerouted.ok ? 'ENETUNREACH' : rerouted.error];
       }
-      this.postRouting(pkt, rerouted, newDev);
+      this.postRouting(pkt, rerouted, newDev, view);
       return SENT;
     }
-    this.postRouting(pkt, route, outDev);
+    this.postRouting(pkt, route, outDev, view);
     return SENT;
   }
 
@@ -508,9 +511,10 @@ export class Ipv4Stack {
   }
 
   /** ip_output → POSTROUTING → ip_finish_output: fragment when needed, then the neighbour. */
-  private postRouting(pkt: Packet, route: RouteOk, outDev: NetDevice): void {
+  private postRouting(pkt: Packet, route: RouteOk, outDev: NetDevice, header: Ipv4View): void {
     if (this.hookDrops('POSTROUTING', pkt, undefined, outDev, outDev)) return;
-    const view = Ipv4View.unchecked(pkt.buf, pkt.network);
+    // TCPMSS may have grown the buffer in FORWARD, OUTPUT or here: then the header is read from the new one.
+    const view = header.bytes === pkt.buf ? header : Ipv4View.unchecked(pkt.buf, pkt.network);
     const mtu = this.pathMtu(route, view.dstAddr, outDev);
     const nextHop = route.gateway !== 0 ? route.gateway : view.dstAddr;
     if (view.totalLen > mtu) {

@@ -50,7 +50,7 @@ export function brNetfilterPreRouting(ns: Namespace): BridgePreRoutingHook {
     const daddr = view.dstAddr;
     if (daddr === daddrBefore) return 'continue';
     // A DNAT took place: where does the new destination go?
-    const route = ns.ipv4.router.input(daddr, view.srcAddr, bridge.ifindex, pkt.mark);
+    const route = ns.ipv4.router.input(daddr, view.srcAddr, bridge.ifindex, pkt.mark, ns.bridgeDnatRoute);
     if (route.ok && route.type === 'unicast' && route.ifindex === bridge.ifindex) {
       // br_nf_pre_routing_finish_bridge: stay bridged, to the neighbour's MAC. A resolved neighbour
       // (its header cached) is used at once; otherwise neigh->output resolves it and br_dev_xmit

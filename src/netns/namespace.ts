@@ -72,6 +72,8 @@ export class Namespace implements DeviceOwner, Interfaces {
   private readonly devicesByName = new Map<string, NetDevice>();
   /** The VXLAN devices in ifindex order: the receive handler's candidates, kept so it scans no device list per packet. */
   private vxlans: Vxlan[] = [];
+  /** The route br_netfilter looks up for a frame DNATed at bridge level (br_nf_pre_routing_finish), read at once. */
+  readonly bridgeDnatRoute = new RouteScratch();
   /** The outer route of the VXLAN device being sent through (vxlan_xmit_one's rt; read before the next one). */
   private readonly tunnelRoute = new RouteScratch();
   /** The outer UDP header and its pseudo-header, filled per encapsulated frame. */
@@ -384,7 +386,8 @@ export class Namespace implements DeviceOwner, Interfaces {
   private bindVxlanPort(vxlan: Vxlan): void {
     const port = vxlan.config.dstPort;
     if (this.udp.isBound(port)) return;
-    this.udp.bind(0, port, (datagram) => {
+    // vxlan_sock_add → setup_udp_tunnel_sock: the socket's encap_rcv is vxlan_rcv.
+    const encapRcv = (pkt: Packet, payloadOffset: number): void => {
       // The first device up on the port, in ifindex order: a plain loop over the VXLAN devices, no list built.
       let target: Vxlan | undefined;
       const vxlans = this.vxlans;
@@ -396,11 +399,21 @@ export class Namespace implements DeviceOwner, Interfaces {
         }
       }
       if (target === undefined) {
-        this.ipv4.drop(datagram.pkt, 'VXLAN_VNI_NOT_FOUND');
+        this.ipv4.drop(pkt, 'VXLAN_VNI_NOT_FOUND');
         return;
       }
-      target.receiveEncapsulated(datagram.pkt, datagram.payloadOffset);
-    });
+      target.receiveEncapsulated(pkt, payloadOffset);
+    };
+    this.udp.bind(
+      0,
+      port,
+      (datagram) => encapRcv(datagram.pkt, datagram.payloadOffset),
+      undefined,
+      undefined,
+      {
+        encapRcv,
+      },
+    );
   }
 
   private readonly bridgeNetfilter = brNetfilterHook(this);

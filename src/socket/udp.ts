@@ -70,7 +70,14 @@ export interface UdpSocket {
   readonly transparent: boolean;
   /** SO_MARK, which `-m socket --restore-skmark` reads. */
   readonly mark: number;
+  /**
+   * A tunnel's receive hook (udp_sk(sk)->encap_rcv, set by setup_udp_tunnel_sock): the packet and the offset of the
+   * UDP payload, instead of a datagram record; the VXLAN device's socket has one.
+   */
+  readonly encapRcv: UdpEncapReceive | undefined;
 }
+
+export type UdpEncapReceive = (pkt: Packet, payloadOffset: number) => void;
 
 export interface UdpSendOptions {
   readonly dst: Ipv4Addr;
@@ -123,7 +130,11 @@ export class UdpTable {
     onDatagram: UdpHandler,
     onError?: UdpErrorHandler,
     remote?: { readonly addr: Ipv4Addr; readonly port: number },
-    options: { readonly transparent?: boolean; readonly mark?: number } = {},
+    options: {
+      readonly transparent?: boolean;
+      readonly mark?: number;
+      readonly encapRcv?: UdpEncapReceive;
+    } = {},
   ): boolean {
     const bound = this.sockets.get(port) ?? [];
     if (bound.some((socket) => socket.addr === addr || socket.addr === 0 || addr === 0)) return false;
@@ -135,6 +146,7 @@ export class UdpTable {
       remote,
       transparent: options.transparent ?? false,
       mark: options.mark ?? 0,
+      encapRcv: options.encapRcv,
     });
     this.sockets.set(port, bound);
     return true;
@@ -265,6 +277,11 @@ export class UdpTable {
       return;
     }
     this.stats.inDatagrams++;
+    // udp_queue_rcv_one_skb: a tunnel socket's encap_rcv takes the packet itself.
+    if (socket.encapRcv !== undefined) {
+      socket.encapRcv(pkt, udp.offset + UDP_HEADER_LEN);
+      return;
+    }
     socket.onDatagram(
       new ReceivedDatagram(
         ip.srcAddr,
