@@ -2,6 +2,7 @@
 // them, and an outer source port hashed from the inner flow; no learning, no multicast groups, no IPv6 underlay.
 
 import type { Packet } from '../core/packet.ts';
+import { TRACING } from '../core/trace.ts';
 import type { Ipv4Addr, MacAddr } from '../wire/address.ts';
 import { formatIpv4, readIpv4, readMac } from '../wire/address.ts';
 import { readU16 } from '../wire/bytes.ts';
@@ -112,7 +113,7 @@ export class Vxlan extends NetDevice {
   /** vxlan_xmit_one: the VXLAN header into the headroom, then the underlay's UDP and IPv4. */
   private xmitOne(pkt: Packet, remote: Ipv4Addr, srcPort: number, tos: number): void {
     // The detail string only when someone traces: this runs for every encapsulated frame.
-    if (this.ctx.bus.wants.step)
+    if (TRACING && this.ctx.bus.wants.step)
       this.step(pkt, 'vxlan_xmit_one', `remote ${formatIpv4(remote)} vni ${this.config.vni}`);
     pkt.push(VXLAN_HEADER_LEN);
     emitVxlan(this.header, VxlanView.unchecked(pkt.buf, pkt.start));
@@ -149,7 +150,7 @@ export class Vxlan extends NetDevice {
     pkt.ctIndex = -1;
     pkt.ctReply = false;
     pkt.ctInfo = 0;
-    if (this.ctx.bus.wants.step) this.step(pkt, 'vxlan_rcv', `vni ${view.vni}`);
+    if (TRACING && this.ctx.bus.wants.step) this.step(pkt, 'vxlan_rcv', `vni ${view.vni}`);
     this.ctx.backlog.enqueue(this, pkt);
   }
 
@@ -200,7 +201,7 @@ export class Vxlan extends NetDevice {
 
   private step(pkt: Packet, step: string, detail: string): void {
     const bus = this.ctx.bus;
-    if (bus.wants.step)
+    if (TRACING && bus.wants.step)
       bus.emit('step', {
         time: this.ctx.scheduler.now,
         netns: this.owner.name,

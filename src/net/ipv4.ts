@@ -8,6 +8,7 @@
 import type { DropReason } from '../core/drop-reason.ts';
 import { Packet, PacketType } from '../core/packet.ts';
 import type { Rng } from '../core/rng.ts';
+import { TRACING } from '../core/trace.ts';
 import type { LinkContext, NetDevice } from '../link/device.ts';
 import type { Ipv4Addr, MacAddr } from '../wire/address.ts';
 import { writeMac } from '../wire/address.ts';
@@ -206,7 +207,7 @@ export class Ipv4Stack {
     if (pkt.ctIndex >= 0) this.netfilter?.release(pkt);
     const device = dev ?? this.interfaces.byIndex(pkt.iif);
     const bus = this.ctx.bus;
-    if (bus.wants.drop)
+    if (TRACING && bus.wants.drop)
       bus.emit('drop', {
         time: this.now,
         netns: this.interfaces.name,
@@ -221,7 +222,7 @@ export class Ipv4Stack {
   /** Emits a path step for the tracer (pwru style). */
   step(pkt: Packet, step: string, dev: NetDevice | undefined, detail: string): void {
     const bus = this.ctx.bus;
-    if (bus.wants.step)
+    if (TRACING && bus.wants.step)
       bus.emit('step', {
         time: this.now,
         netns: this.interfaces.name,
@@ -372,7 +373,7 @@ export class Ipv4Stack {
     view.ttl = view.ttl - 1;
     view.checksum = updateChecksum16(view.checksum, ttlProtocolOld, (view.ttl << 8) | view.protocol);
     // The detail string only when someone traces: this runs for every forwarded packet.
-    if (this.ctx.bus.wants.step) this.step(pkt, 'ip_forward', outDev, `ttl ${view.ttl}`);
+    if (TRACING && this.ctx.bus.wants.step) this.step(pkt, 'ip_forward', outDev, `ttl ${view.ttl}`);
     if (this.hookDrops('FORWARD', pkt, inDev, outDev, inDev)) return;
     this.mib.forwDatagrams++;
     this.postRouting(pkt, route, outDev, view);
