@@ -122,10 +122,19 @@ const DEVICE_KEYS: Record<string, SysctlSpec> = {
 
 export type SysctlResult = { ok: true; value: string } | { ok: false; error: 'ENOENT' | 'EINVAL' | 'EACCES' };
 
+/** One key's number and, when bound, the function that reads its live value. */
+interface IntSlot {
+  value: number;
+  read: (() => number) | undefined;
+}
+
 export class Sysctls {
   private readonly values = new Map<string, string>();
-  /** Values as numbers (a multi-field one by its first field), so per-packet reads parse nothing. */
-  private readonly numbers = new Map<string, number>();
+  /**
+   * Values as numbers (a multi-field one by its first field) with the key's live reader if it is bound, so a
+   * per-packet read parses nothing and looks up one map.
+   */
+  private readonly numbers = new Map<string, IntSlot>();
   /** `net.ipv4.conf.<dev>.<name>` strings, built once per device and name rather than per packet. */
   private readonly confKeys = new Map<string, Map<string, string>>();
   private readonly specs = new Map<string, SysctlSpec>();
@@ -157,6 +166,7 @@ export class Sysctls {
     this.store(key, spec.defaultValue);
     if (binding !== undefined) this.bindings.set(key, binding);
     else this.bindings.delete(key);
+    this.numbers.get(key)!.read = binding?.read;
   }
 
   /** Creates `net.ipv4.conf.<dev>.*` and `net.ipv4.neigh.<dev>.*` for a new device (conf copies `default`, as Linux does). */
@@ -196,7 +206,10 @@ export class Sysctls {
   private store(key: string, value: string): void {
     this.values.set(key, value);
     // A multi-field value reads as its first field, as before.
-    this.numbers.set(key, Number.parseInt(value, 10));
+    const number = Number.parseInt(value, 10);
+    const slot = this.numbers.get(key);
+    if (slot === undefined) this.numbers.set(key, { value: number, read: this.bindings.get(key)?.read });
+    else slot.value = number;
   }
 
   private erase(key: string): void {
@@ -239,10 +252,9 @@ export class Sysctls {
 
   /** The integer value of a key the stack reads; a programmer error when the key does not exist. */
   int(key: string): number {
-    const value = this.numbers.get(key);
-    if (value === undefined) throw new Error(`unknown sysctl ${key}`);
-    const read = this.bindings.size === 0 ? undefined : this.bindings.get(key)?.read;
-    return read === undefined ? value : read();
+    const slot = this.numbers.get(key);
+    if (slot === undefined) throw new Error(`unknown sysctl ${key}`);
+    return slot.read === undefined ? slot.value : slot.read();
   }
 
   /** Writes a value after validating it as the kernel's proc_dointvec_minmax would. */
