@@ -14,6 +14,7 @@ describe('bench suite trace-bus', () => {
       'bridge, tracing compiled out',
       'bridge, tracing with no listener',
     ]);
+    expect(result.metrics.map((metric) => metric.unit)).toEqual(['ratio']);
     expect(result.goals).toHaveLength(1);
   }, 60_000);
 
