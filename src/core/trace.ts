@@ -50,6 +50,13 @@ export interface StepEvent extends TraceSite {
   readonly mark: number;
 }
 
+/**
+ * False only in a build that defines `globalThis.PACKETLAB_NO_TRACE` as true (esbuild's `define`): tracing compiled
+ * out, which the trace-bus benchmark compares with tracing that nobody listens to. Every trace site tests it before
+ * `wants`, so with syntax minification those sites vanish from such a build; everywhere else it is true.
+ */
+export const TRACING: boolean = (globalThis as { PACKETLAB_NO_TRACE?: boolean }).PACKETLAB_NO_TRACE !== true;
+
 /** Every trace kind and its event; extend here. */
 export interface TraceEvents {
   drop: DropEvent;

@@ -3,6 +3,7 @@
 // VLAN filtering.
 
 import { type Packet, PacketType } from '../core/packet.ts';
+import { TRACING } from '../core/trace.ts';
 import { isMulticastMac, type MacAddr, readMac, writeMac } from '../wire/address.ts';
 import { type DeviceOwner, type LinkContext, NetDevice } from './device.ts';
 import { Fdb } from './fdb.ts';
@@ -264,7 +265,7 @@ export class Bridge extends NetDevice {
 
   private step(pkt: Packet, step: string, detail: string): void {
     const bus = this.ctx.bus;
-    if (bus.wants.step)
+    if (TRACING && bus.wants.step)
       bus.emit('step', {
         time: this.ctx.scheduler.now,
         netns: this.owner.name,

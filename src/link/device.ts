@@ -8,7 +8,7 @@
 import type { DropReason } from '../core/drop-reason.ts';
 import { type Packet, PacketType } from '../core/packet.ts';
 import type { Scheduler } from '../core/scheduler.ts';
-import type { TraceBus } from '../core/trace.ts';
+import { TRACING, type TraceBus } from '../core/trace.ts';
 import { isMulticastMac, MAC_BROADCAST, type MacAddr, readMac } from '../wire/address.ts';
 import type { Backlog } from './backlog.ts';
 import type { Qdisc, QdiscHost } from './qdisc/qdisc.ts';
@@ -190,7 +190,7 @@ export abstract class NetDevice {
   private startXmit(pkt: Packet): void {
     if (this.taps.length > 0) this.runTaps(pkt, 'tx');
     const bus = this.ctx.bus;
-    if (bus.wants.tx)
+    if (TRACING && bus.wants.tx)
       bus.emit('tx', {
         time: this.ctx.scheduler.now,
         netns: this.owner.name,
@@ -221,7 +221,7 @@ export abstract class NetDevice {
       this.stats.rxMulticast++;
     if (this.taps.length > 0) this.runTaps(pkt, 'rx');
     const bus = this.ctx.bus;
-    if (bus.wants.rx)
+    if (TRACING && bus.wants.rx)
       bus.emit('rx', {
         time: this.ctx.scheduler.now,
         netns: this.owner.name,
@@ -271,7 +271,7 @@ export abstract class NetDevice {
   /** Drops a packet with a reason: the one place a device drop is reported. */
   drop(pkt: Packet, reason: DropReason): void {
     const bus = this.ctx.bus;
-    if (bus.wants.drop)
+    if (TRACING && bus.wants.drop)
       bus.emit('drop', {
         time: this.ctx.scheduler.now,
         netns: this.owner.name,

@@ -2,6 +2,7 @@
 // them, and an outer source port hashed from the inner flow; no learning, no multicast groups, no IPv6 underlay.
 
 import type { Packet } from '../core/packet.ts';
+import { TRACING } from '../core/trace.ts';
 import type { Ipv4Addr, MacAddr } from '../wire/address.ts';
 import { formatIpv4, readIpv4, readMac } from '../wire/address.ts';
 import { readU16 } from '../wire/bytes.ts';
@@ -48,7 +49,7 @@ export interface VxlanUnderlay {
    */
   sendEncapsulated(vxlan: Vxlan, pkt: Packet, remote: Ipv4Addr, srcPort: number, tos: number): boolean;
   /** The namespace's ip_local_port_range, for `srcport 0 0`. */
-  localPortRange(): [number, number];
+  localPortRange(): readonly [number, number];
 }
 
 export class Vxlan extends NetDevice {
@@ -72,7 +73,11 @@ export class Vxlan extends NetDevice {
   ) {
     super(ctx, owner, ifindex, name, mac, mtu);
     this.config = config;
+    this.header = { vni: config.vni };
   }
+
+  /** The VXLAN header every frame gets (the VNI is fixed at creation). */
+  private readonly header: { readonly vni: number };
 
   /** iptunnel_xmit counts the inner packet from its network header: the frame less its Ethernet header. */
   protected override txLength(pkt: Packet): number {
@@ -88,7 +93,11 @@ export class Vxlan extends NetDevice {
   protected xmit(pkt: Packet): boolean {
     const dst = readMac(pkt.buf, pkt.start);
     const remote = this.remotes.get(dst);
-    const targets = remote !== undefined ? [remote] : this.defaultRemotes;
+    if (remote !== undefined) {
+      this.xmitOne(pkt, remote, this.sourcePort(pkt), this.innerEcn(pkt));
+      return true;
+    }
+    const targets = this.defaultRemotes;
     if (targets.length === 0) {
       // vxlan_xmit without a remote: counted as dropped, never as sent.
       this.stats.txDropped++;
@@ -97,24 +106,30 @@ export class Vxlan extends NetDevice {
     }
     const srcPort = this.sourcePort(pkt);
     const tos = this.innerEcn(pkt);
-    for (let i = 0; i < targets.length; i++) {
-      const copy = i === targets.length - 1 ? pkt : pkt.clone();
-      // The detail string only when someone traces: this runs for every encapsulated frame.
-      if (this.ctx.bus.wants.step)
-        this.step(copy, 'vxlan_xmit_one', `remote ${formatIpv4(targets[i]!)} vni ${this.config.vni}`);
-      copy.push(VXLAN_HEADER_LEN);
-      emitVxlan({ vni: this.config.vni }, VxlanView.unchecked(copy.buf, copy.start));
-      if (!this.underlay.sendEncapsulated(this, copy, targets[i]!, srcPort, tos)) {
-        this.stats.txErrors++;
-        this.drop(copy, 'IP_OUTNOROUTES');
-      }
-    }
+    for (let i = 0; i < targets.length; i++)
+      this.xmitOne(i === targets.length - 1 ? pkt : pkt.clone(), targets[i]!, srcPort, tos);
     return true;
+  }
+
+  /** vxlan_xmit_one: the VXLAN header into the headroom, then the underlay's UDP and IPv4. */
+  private xmitOne(pkt: Packet, remote: Ipv4Addr, srcPort: number, tos: number): void {
+    // The detail string only when someone traces: this runs for every encapsulated frame.
+    if (TRACING && this.ctx.bus.wants.step)
+      this.step(pkt, 'vxlan_xmit_one', `remote ${formatIpv4(remote)} vni ${this.config.vni}`);
+    pkt.push(VXLAN_HEADER_LEN);
+    emitVxlan(this.header, VxlanView.unchecked(pkt.buf, pkt.start));
+    if (!this.underlay.sendEncapsulated(this, pkt, remote, srcPort, tos)) {
+      this.stats.txErrors++;
+      this.drop(pkt, 'IP_OUTNOROUTES');
+    }
   }
 
   /** vxlan_rcv after the UDP socket: check the header and VNI, strip it, receive the inner frame here. */
   receiveEncapsulated(pkt: Packet, vxlanOffset: number): void {
-    const view = VxlanView.checked(pkt.buf.subarray(0, pkt.end), vxlanOffset);
+    const view = VxlanView.checked(
+      pkt.end === pkt.buf.length ? pkt.buf : pkt.buf.subarray(0, pkt.end),
+      vxlanOffset,
+    );
     if (!(view instanceof VxlanView)) {
       this.stats.rxErrors++;
       this.drop(pkt, 'VXLAN_INVALID_HDR');
@@ -136,7 +151,7 @@ export class Vxlan extends NetDevice {
     pkt.ctIndex = -1;
     pkt.ctReply = false;
     pkt.ctInfo = 0;
-    if (this.ctx.bus.wants.step) this.step(pkt, 'vxlan_rcv', `vni ${view.vni}`);
+    if (TRACING && this.ctx.bus.wants.step) this.step(pkt, 'vxlan_rcv', `vni ${view.vni}`);
     this.ctx.backlog.enqueue(this, pkt);
   }
 
@@ -146,8 +161,13 @@ export class Vxlan extends NetDevice {
    * ports differ from a real host's but stay stable per flow and per seed.
    */
   private sourcePort(pkt: Packet): number {
-    let [min, max] = [this.config.srcPortMin, this.config.srcPortMax];
-    if (min === 0 && max === 0) [min, max] = this.underlay.localPortRange();
+    let min = this.config.srcPortMin;
+    let max = this.config.srcPortMax;
+    if (min === 0 && max === 0) {
+      const range = this.underlay.localPortRange();
+      min = range[0];
+      max = range[1];
+    }
     const hash = this.flowHash(pkt);
     return Math.floor((hash * (max - min)) / 0x1_0000_0000) + min;
   }
@@ -157,22 +177,18 @@ export class Vxlan extends NetDevice {
     const buf = pkt.buf;
     const at = pkt.start;
     let h = this.hashSeed >>> 0;
-    const mix = (value: number): void => {
-      h = Math.imul(h ^ value, 0x9e3779b1) >>> 0;
-      h = (h ^ (h >>> 15)) >>> 0;
-    };
     if (pkt.length >= ETHERNET_HEADER_LEN + 20 && readU16(buf, at + 12) === ETHERTYPE_IPV4) {
       const ip = at + ETHERNET_HEADER_LEN;
       const protocol = buf[ip + 9]!;
-      mix(readIpv4(buf, ip + 12));
-      mix(readIpv4(buf, ip + 16));
-      mix(protocol);
+      h = mix(h, readIpv4(buf, ip + 12));
+      h = mix(h, readIpv4(buf, ip + 16));
+      h = mix(h, protocol);
       const l4 = ip + (buf[ip]! & 0xf) * 4;
       if ((protocol === 6 || protocol === 17) && l4 + 4 <= pkt.end)
-        mix((readU16(buf, l4) << 16) | readU16(buf, l4 + 2));
+        h = mix(h, (readU16(buf, l4) << 16) | readU16(buf, l4 + 2));
     } else {
-      mix(readMac(buf, at) % 0x1_0000_0000);
-      mix(readMac(buf, at + 6) % 0x1_0000_0000);
+      h = mix(h, readMac(buf, at) % 0x1_0000_0000);
+      h = mix(h, readMac(buf, at + 6) % 0x1_0000_0000);
     }
     return h;
   }
@@ -186,7 +202,7 @@ export class Vxlan extends NetDevice {
 
   private step(pkt: Packet, step: string, detail: string): void {
     const bus = this.ctx.bus;
-    if (bus.wants.step)
+    if (TRACING && bus.wants.step)
       bus.emit('step', {
         time: this.ctx.scheduler.now,
         netns: this.owner.name,
@@ -198,4 +214,10 @@ export class Vxlan extends NetDevice {
         mark: pkt.mark,
       });
   }
+}
+
+/** One round of the flow hash: multiply, then fold the high bits down. */
+function mix(h: number, value: number): number {
+  const m = Math.imul(h ^ value, 0x9e3779b1) >>> 0;
+  return (m ^ (m >>> 15)) >>> 0;
 }

@@ -3,6 +3,7 @@
 
 import { Packet } from '../core/packet.ts';
 import type { TimerId } from '../core/scheduler.ts';
+import { TRACING } from '../core/trace.ts';
 import type { NetDevice } from '../link/device.ts';
 import type { Ipv4Addr } from '../wire/address.ts';
 import { ETHERNET_HEADER_LEN } from '../wire/ethernet.ts';
@@ -50,7 +51,7 @@ export function fragmentAndSend(
     header.fragmentOffset = originalOffset + offset;
     header.moreFragments = offset + length < payloadLen || originalMore;
     header.fillChecksum();
-    if (stack.ctx.bus.wants.step)
+    if (TRACING && stack.ctx.bus.wants.step)
       stack.step(fragment, 'ip_fragment', undefined, `offset ${originalOffset + offset} len ${length}`);
     send(fragment);
     count++;

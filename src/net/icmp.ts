@@ -3,6 +3,7 @@
 // No timestamp or address-mask messages, no redirects.
 
 import { type Packet, SK_KERNEL } from '../core/packet.ts';
+import { TRACING } from '../core/trace.ts';
 import type { NetDevice } from '../link/device.ts';
 import type { Ipv4Addr } from '../wire/address.ts';
 import { readU16 } from '../wire/bytes.ts';
@@ -166,7 +167,7 @@ export class Icmp {
     view.fillChecksum();
     this.stats.outMsgs++;
     const tos = ((ip.dscp << 2) & 0x1e) | TOS_INTERNETCONTROL;
-    if (this.stack.ctx.bus.wants.step)
+    if (TRACING && this.stack.ctx.bus.wants.step)
       this.stack.step(orig, 'icmp_send', undefined, `type ${type} code ${code}`);
     this.stack.output(pkt, route, { protocol: IPPROTO_ICMP, tos, pmtudisc: 'dont' });
   }

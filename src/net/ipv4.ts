@@ -8,6 +8,7 @@
 import type { DropReason } from '../core/drop-reason.ts';
 import { Packet, PacketType } from '../core/packet.ts';
 import type { Rng } from '../core/rng.ts';
+import { TRACING } from '../core/trace.ts';
 import type { LinkContext, NetDevice } from '../link/device.ts';
 import type { Ipv4Addr, MacAddr } from '../wire/address.ts';
 import { writeMac } from '../wire/address.ts';
@@ -15,14 +16,14 @@ import { writeU16 } from '../wire/bytes.ts';
 import { updateChecksum16 } from '../wire/checksum.ts';
 import type { WireError } from '../wire/error.ts';
 import { ETHERNET_HEADER_LEN, ETHERTYPE_IPV4 } from '../wire/ethernet.ts';
-import { emitIpv4, IPPROTO_ICMP, IPV4_MIN_HEADER_LEN, Ipv4View } from '../wire/ipv4.ts';
+import { emitIpv4, IPPROTO_ICMP, IPV4_MIN_HEADER_LEN, type Ipv4Repr, Ipv4View } from '../wire/ipv4.ts';
 import { Arp } from './arp.ts';
 import type { Fib, InterfaceResolver } from './fib.ts';
 import { fragmentAndSend, Reassembler } from './fragment.ts';
 import { Icmp } from './icmp.ts';
 import { InterfaceAddresses } from './ifaddr.ts';
 import { NeighbourTable } from './neighbour.ts';
-import { type RouteErrno, type RouteOk, type RouteResult, Router } from './router.ts';
+import { type RouteErrno, type RouteOk, type RouteResult, Router, RouteScratch } from './router.ts';
 import type { Sysctls } from './sysctl.ts';
 
 /** What the IPv4 layer needs from the simulation: the link context plus the seeded rng. */
@@ -69,15 +70,26 @@ export type PmtuDisc = 'do' | 'dont' | 'want';
 
 export interface OutputOptions {
   readonly protocol: number;
-  readonly ttl?: number;
-  readonly tos?: number;
+  readonly ttl?: number | undefined;
+  readonly tos?: number | undefined;
   readonly pmtudisc: PmtuDisc;
   /** The IP id a connected socket chose (inet_id, ip_select_ident_segs); absent: __ip_select_ident's. */
-  readonly ident?: number;
+  readonly ident?: number | undefined;
 }
 
 export type SendError = 'ENETUNREACH' | 'EHOSTUNREACH' | 'EACCES' | 'EINVAL' | 'EMSGSIZE' | 'EPERM';
 export type SendResult = { ok: true } | { ok: false; error: SendError; mtu?: number };
+
+/** The results without a figure, shared: the send path allocates none. */
+const SENT: SendResult = Object.freeze({ ok: true });
+const SEND_ERRORS: Readonly<Record<SendError, SendResult>> = {
+  ENETUNREACH: Object.freeze({ ok: false, error: 'ENETUNREACH' }),
+  EHOSTUNREACH: Object.freeze({ ok: false, error: 'EHOSTUNREACH' }),
+  EACCES: Object.freeze({ ok: false, error: 'EACCES' }),
+  EINVAL: Object.freeze({ ok: false, error: 'EINVAL' }),
+  EMSGSIZE: Object.freeze({ ok: false, error: 'EMSGSIZE' }),
+  EPERM: Object.freeze({ ok: false, error: 'EPERM' }),
+};
 
 /** The IP MIB counters `nstat`/`netstat -s` show, the ones this model moves. */
 export class Ipv4Mib {
@@ -134,6 +146,23 @@ export class Ipv4Stack {
   private readonly reassembler: Reassembler;
   private readonly pmtu = new Map<Ipv4Addr, PmtuException>();
   private readonly identByDst = new Map<Ipv4Addr, number>();
+  /** The input route of the packet being received (ip_route_input fills the skb's dst; one packet at a time). */
+  private readonly inputRoute = new RouteScratch();
+  /** The header `output` writes, reused (emitIpv4 reads it during the call). */
+  private readonly header: MutableIpv4Repr = {
+    srcAddr: 0,
+    dstAddr: 0,
+    protocol: 0,
+    ttl: 0,
+    ident: 0,
+    dontFragment: false,
+    moreFragments: false,
+    fragmentOffset: 0,
+    dscp: 0,
+    ecn: 0,
+    payloadLen: 0,
+    options: NO_OPTIONS,
+  };
 
   constructor(
     readonly ctx: NetContext,
@@ -178,7 +207,7 @@ export class Ipv4Stack {
     if (pkt.ctIndex >= 0) this.netfilter?.release(pkt);
     const device = dev ?? this.interfaces.byIndex(pkt.iif);
     const bus = this.ctx.bus;
-    if (bus.wants.drop)
+    if (TRACING && bus.wants.drop)
       bus.emit('drop', {
         time: this.now,
         netns: this.interfaces.name,
@@ -193,7 +222,7 @@ export class Ipv4Stack {
   /** Emits a path step for the tracer (pwru style). */
   step(pkt: Packet, step: string, dev: NetDevice | undefined, detail: string): void {
     const bus = this.ctx.bus;
-    if (bus.wants.step)
+    if (TRACING && bus.wants.step)
       bus.emit('step', {
         time: this.now,
         netns: this.interfaces.name,
@@ -249,13 +278,13 @@ export class Ipv4Stack {
     const prerouted = pkt.brPrerouted;
     pkt.brPrerouted = false;
     if (!prerouted && this.hookDrops('PREROUTING', pkt, dev, undefined, dev)) return;
-    this.routeInput(dev, pkt);
+    // One view of the header for the rest of the path (hooks rewrite the bytes in place, not the buffer).
+    this.routeInput(dev, pkt, view.bytes === pkt.buf ? view : Ipv4View.unchecked(pkt.buf, pkt.network));
   }
 
-  /** ip_rcv_finish → ip_route_input_noref: local delivery, forwarding, or an error. */
-  private routeInput(dev: NetDevice, pkt: Packet): void {
-    const view = Ipv4View.unchecked(pkt.buf, pkt.network);
-    const route = this.router.input(view.dstAddr, view.srcAddr, dev.ifindex, pkt.mark);
+  /** ip_rcv_finish → ip_route_input_noref: local delivery, forwarding, or an error; `view` is the header over pkt.buf. */
+  private routeInput(dev: NetDevice, pkt: Packet, view: Ipv4View): void {
+    const route = this.router.input(view.dstAddr, view.srcAddr, dev.ifindex, pkt.mark, this.inputRoute);
     this.step(pkt, 'ip_route_input', dev, route.ok ? route.type : route.error);
     if (!route.ok) {
       this.inputError(dev, pkt, route.error);
@@ -264,11 +293,11 @@ export class Ipv4Stack {
     switch (route.type) {
       case 'local':
       case 'broadcast':
-        this.localDeliver(dev, pkt);
+        this.localDeliver(dev, pkt, view);
         return;
       case 'unicast':
         // Not forwarding on this device came back from the lookup as EHOSTUNREACH (ip_route_input_slow).
-        this.forward(dev, pkt, route);
+        this.forward(dev, pkt, route, view);
         return;
     }
   }
@@ -287,8 +316,8 @@ export class Ipv4Stack {
   }
 
   /** ip_local_deliver: reassemble, INPUT, then the protocol handler (ip_local_deliver_finish). */
-  private localDeliver(dev: NetDevice, pkt: Packet): void {
-    let view = Ipv4View.unchecked(pkt.buf, pkt.network);
+  private localDeliver(dev: NetDevice, pkt: Packet, header: Ipv4View): void {
+    let view = header;
     if (view.moreFragments || view.fragmentOffset !== 0) {
       const whole = this.reassembler.add(dev, pkt);
       if (whole === undefined) return;
@@ -315,8 +344,7 @@ export class Ipv4Stack {
   // ---- forward -----------------------------------------------------------------------
 
   /** ip_forward: TTL, then MTU with DF, then decrement TTL, FORWARD, and output. */
-  private forward(inDev: NetDevice, pkt: Packet, route: RouteOk): void {
-    const view = Ipv4View.unchecked(pkt.buf, pkt.network);
+  private forward(inDev: NetDevice, pkt: Packet, route: RouteOk, view: Ipv4View): void {
     if (pkt.pktType !== PacketType.Host) {
       this.drop(pkt, 'OTHERHOST', inDev);
       return;
@@ -345,10 +373,10 @@ export class Ipv4Stack {
     view.ttl = view.ttl - 1;
     view.checksum = updateChecksum16(view.checksum, ttlProtocolOld, (view.ttl << 8) | view.protocol);
     // The detail string only when someone traces: this runs for every forwarded packet.
-    if (this.ctx.bus.wants.step) this.step(pkt, 'ip_forward', outDev, `ttl ${view.ttl}`);
+    if (TRACING && this.ctx.bus.wants.step) this.step(pkt, 'ip_forward', outDev, `ttl ${view.ttl}`);
     if (this.hookDrops('FORWARD', pkt, inDev, outDev, inDev)) return;
     this.mib.forwDatagrams++;
-    this.postRouting(pkt, route, outDev);
+    this.postRouting(pkt, route, outDev, view);
   }
 
   // ---- output ------------------------------------------------------------------------
@@ -365,6 +393,11 @@ export class Ipv4Stack {
       options.mark ?? 0,
       options.anySrc ?? false,
     );
+  }
+
+  /** routeOutput into a result the caller owns (router.ts: RouteScratch), for the packet path: allocates no result. */
+  routeOutputInto(into: RouteScratch, dst: Ipv4Addr, src: Ipv4Addr, oif: number, mark: number): RouteResult {
+    return this.router.output(dst, src, oif, mark, false, into);
   }
 
   /** The MTU toward `dst` on `route`: a learned PMTU exception, the route's mtu metric, or the device MTU. */
@@ -397,10 +430,10 @@ export class Ipv4Stack {
   output(pkt: Packet, route: RouteResult, options: OutputOptions): SendResult {
     if (!route.ok) {
       this.mib.outNoRoutes++;
-      return { ok: false, error: route.error };
+      return SEND_ERRORS[route.error];
     }
     const outDev = this.interfaces.byIndex(route.ifindex);
-    if (outDev === undefined) return { ok: false, error: 'ENETUNREACH' };
+    if (outDev === undefined) return SEND_ERRORS.ENETUNREACH;
     const payloadLen = pkt.length;
     const totalLen = IPV4_MIN_HEADER_LEN + payloadLen;
     const mtu = this.pathMtu(route, route.dst, outDev);
@@ -408,35 +441,33 @@ export class Ipv4Stack {
     if (options.pmtudisc === 'do' && totalLen > mtu) return { ok: false, error: 'EMSGSIZE', mtu };
     pkt.push(IPV4_MIN_HEADER_LEN);
     pkt.network = pkt.start;
-    emitIpv4(
-      {
-        srcAddr: route.src,
-        dstAddr: route.dst,
-        protocol: options.protocol,
-        ttl: options.ttl ?? this.sysctls.int('net.ipv4.ip_default_ttl'),
-        ident: options.ident ?? this.selectIdent(route.dst, dontFragment),
-        dontFragment,
-        moreFragments: false,
-        fragmentOffset: 0,
-        dscp: (options.tos ?? 0) >>> 2,
-        ecn: (options.tos ?? 0) & 3,
-        payloadLen,
-        options: NO_OPTIONS,
-      },
-      Ipv4View.unchecked(pkt.buf, pkt.network),
-    );
+    const header = this.header;
+    header.srcAddr = route.src;
+    header.dstAddr = route.dst;
+    header.protocol = options.protocol;
+    header.ttl = options.ttl ?? this.sysctls.int('net.ipv4.ip_default_ttl');
+    header.ident = options.ident ?? this.selectIdent(route.dst, dontFragment);
+    header.dontFragment = dontFragment;
+    header.dscp = (options.tos ?? 0) >>> 2;
+    header.ecn = (options.tos ?? 0) & 3;
+    header.payloadLen = payloadLen;
+    const view = Ipv4View.unchecked(pkt.buf, pkt.network);
+    emitIpv4(header, view);
     this.mib.outRequests++;
-    return this.localOut(pkt, route, outDev);
+    return this.localOutWith(pkt, route, outDev, view);
   }
 
   /** __ip_local_out: OUTPUT hook, then ip_output. The header is already complete. */
   localOut(pkt: Packet, route: RouteOk, outDev: NetDevice): SendResult {
+    return this.localOutWith(pkt, route, outDev, Ipv4View.unchecked(pkt.buf, pkt.network));
+  }
+
+  private localOutWith(pkt: Packet, route: RouteOk, outDev: NetDevice, view: Ipv4View): SendResult {
     pkt.iif = 0;
     this.step(pkt, 'ip_local_out', outDev, '');
-    const view = Ipv4View.unchecked(pkt.buf, pkt.network);
     const dstBefore = view.dstAddr;
     const markBefore = pkt.mark;
-    if (this.hookDrops('OUTPUT', pkt, undefined, outDev, outDev)) return { ok: false, error: 'EPERM' };
+    if (this.hookDrops('OUTPUT', pkt, undefined, outDev, outDev)) return SEND_ERRORS.EPERM;
     if (view.dstAddr !== dstBefore || pkt.mark !== markBefore) {
       // ip_route_me_harder: DNAT or a new mark in OUTPUT may send the packet elsewhere.
       const rerouted = this.router.output(view.dstAddr, view.srcAddr, 0, pkt.mark);
@@ -444,13 +475,13 @@ export class Ipv4Stack {
       if (!rerouted.ok || newDev === undefined) {
         this.mib.outNoRoutes++;
         this.drop(pkt, 'IP_OUTNOROUTES', outDev);
-        return { ok: false, error: rerouted.ok ? 'ENETUNREACH' : rerouted.error };
+        return SEND_ERRORS[rerouted.ok ? 'ENETUNREACH' : rerouted.error];
       }
-      this.postRouting(pkt, rerouted, newDev);
-      return { ok: true };
+      this.postRouting(pkt, rerouted, newDev, view);
+      return SENT;
     }
-    this.postRouting(pkt, route, outDev);
-    return { ok: true };
+    this.postRouting(pkt, route, outDev, view);
+    return SENT;
   }
 
   /** Runs a Netfilter hook; true when it dropped the packet (counted and traced here, on `dev`). */
@@ -481,9 +512,10 @@ export class Ipv4Stack {
   }
 
   /** ip_output → POSTROUTING → ip_finish_output: fragment when needed, then the neighbour. */
-  private postRouting(pkt: Packet, route: RouteOk, outDev: NetDevice): void {
+  private postRouting(pkt: Packet, route: RouteOk, outDev: NetDevice, header: Ipv4View): void {
     if (this.hookDrops('POSTROUTING', pkt, undefined, outDev, outDev)) return;
-    const view = Ipv4View.unchecked(pkt.buf, pkt.network);
+    // TCPMSS may have grown the buffer in FORWARD, OUTPUT or here: then the header is read from the new one.
+    const view = header.bytes === pkt.buf ? header : Ipv4View.unchecked(pkt.buf, pkt.network);
     const mtu = this.pathMtu(route, view.dstAddr, outDev);
     const nextHop = route.gateway !== 0 ? route.gateway : view.dstAddr;
     if (view.totalLen > mtu) {
@@ -519,6 +551,9 @@ export class Ipv4Stack {
 }
 
 const NO_OPTIONS = new Uint8Array(0);
+
+/** Ipv4Repr with its fields writable: the one header record `output` fills. */
+type MutableIpv4Repr = { -readonly [K in keyof Ipv4Repr]: Ipv4Repr[K] };
 
 /** Where the IPv4 header sits in the packet's frame, for trace events (-1: not set, read it as Ethernet). */
 function networkOffsetOf(pkt: Packet): number {

@@ -7,6 +7,7 @@ import {
   addInterfaceAddressRoutes,
   type Fib,
   type InterfaceResolver,
+  type RouteDecision,
   routeInput,
   routeOutput,
 } from './fib.ts';
@@ -41,54 +42,112 @@ export interface RouteError {
 
 export type RouteResult = RouteOk | RouteError;
 
-function routeErrno(errno: Errno): RouteErrno {
-  return errno === 'EHOSTUNREACH' || errno === 'EACCES' || errno === 'EINVAL' ? errno : 'ENETUNREACH';
+/** The four failures, shared: a failed lookup allocates nothing. */
+const ROUTE_ERRORS: Readonly<Record<RouteErrno, RouteError>> = {
+  ENETUNREACH: Object.freeze({ ok: false, error: 'ENETUNREACH' }),
+  EHOSTUNREACH: Object.freeze({ ok: false, error: 'EHOSTUNREACH' }),
+  EACCES: Object.freeze({ ok: false, error: 'EACCES' }),
+  EINVAL: Object.freeze({ ok: false, error: 'EINVAL' }),
+};
+
+function routeError(errno: Errno): RouteError {
+  return ROUTE_ERRORS[
+    errno === 'EHOSTUNREACH' || errno === 'EACCES' || errno === 'EINVAL' ? errno : 'ENETUNREACH'
+  ];
+}
+
+/**
+ * A route result a hot caller owns and lookups fill in place (the packet path's one per lookup site), so a lookup
+ * allocates no result. The caller reads it before its next lookup into the same scratch; a result kept longer is
+ * copied (`copyRoute`).
+ */
+export class RouteScratch implements RouteOk {
+  readonly ok = true;
+  type: RouteOk['type'] = 'unicast';
+  ifindex = 0;
+  gateway: Ipv4Addr = 0;
+  src: Ipv4Addr = 0;
+  dst: Ipv4Addr = 0;
+  mtu = 0;
+  congctl: CongestionAlgorithm | undefined = undefined;
+}
+
+/** The lookup's key, one per router (fib.ts reads it during the call and keeps nothing). */
+interface MutableQuery {
+  dstAddr: Ipv4Addr;
+  srcAddr: Ipv4Addr;
+  iif: number;
+  oif: number;
+  mark: number;
+  tos: number;
+  anySrc: boolean;
+}
+
+function fill(into: RouteScratch, decision: RouteDecision, dst: Ipv4Addr): RouteScratch {
+  into.type = decision.type;
+  into.ifindex = decision.dev;
+  into.gateway = decision.gateway ?? 0;
+  into.src = decision.srcAddr;
+  into.dst = dst;
+  into.mtu = decision.route?.mtu ?? 0;
+  into.congctl = decision.route?.congctl;
+  return into;
 }
 
 export class Router {
+  private readonly query: MutableQuery = {
+    dstAddr: 0,
+    srcAddr: 0,
+    iif: 0,
+    oif: 0,
+    mark: 0,
+    tos: 0,
+    anySrc: false,
+  };
+
   constructor(
     readonly fib: Fib,
     private readonly interfaces: InterfaceResolver,
   ) {}
 
-  /** ip_route_input_slow: what to do with a packet received on `iif`. */
-  input(dst: Ipv4Addr, src: Ipv4Addr, iif: number, mark: number): RouteResult {
-    const decision = routeInput(
-      this.fib,
-      { dstAddr: dst, srcAddr: src, iif, oif: 0, mark, tos: 0 },
-      this.interfaces,
-    );
-    if (!decision.ok) return { ok: false, error: routeErrno(decision.errno) };
-    return {
-      ok: true,
-      type: decision.type,
-      ifindex: decision.dev,
-      gateway: decision.gateway ?? 0,
-      src: decision.srcAddr,
-      dst,
-      mtu: decision.route?.mtu ?? 0,
-      congctl: decision.route?.congctl,
-    };
+  /**
+   * ip_route_input_slow: what to do with a packet received on `iif`. With `into`, the result is written there (and
+   * returned) instead of into a new object.
+   */
+  input(dst: Ipv4Addr, src: Ipv4Addr, iif: number, mark: number, into?: RouteScratch): RouteResult {
+    const query = this.query;
+    query.dstAddr = dst;
+    query.srcAddr = src;
+    query.iif = iif;
+    query.oif = 0;
+    query.mark = mark;
+    query.tos = 0;
+    query.anySrc = false;
+    const decision = routeInput(this.fib, query, this.interfaces);
+    if (!decision.ok) return routeError(decision.errno);
+    return fill(into ?? new RouteScratch(), decision, dst);
   }
 
-  /** ip_route_output_key_hash_rcu: the path of a locally generated packet, with its source address. */
-  output(dst: Ipv4Addr, src: Ipv4Addr, oif: number, mark: number, anySrc = false): RouteResult {
-    const decision = routeOutput(
-      this.fib,
-      { dstAddr: dst, srcAddr: src, iif: 0, oif, mark, tos: 0, anySrc },
-      this.interfaces,
-    );
-    if (!decision.ok) return { ok: false, error: routeErrno(decision.errno) };
-    return {
-      ok: true,
-      type: decision.type,
-      ifindex: decision.dev,
-      gateway: decision.gateway ?? 0,
-      src: decision.srcAddr,
-      dst,
-      mtu: decision.route?.mtu ?? 0,
-      congctl: decision.route?.congctl,
-    };
+  /** ip_route_output_key_hash_rcu: the path of a locally generated packet, with its source address (see `input` for `into`). */
+  output(
+    dst: Ipv4Addr,
+    src: Ipv4Addr,
+    oif: number,
+    mark: number,
+    anySrc = false,
+    into?: RouteScratch,
+  ): RouteResult {
+    const query = this.query;
+    query.dstAddr = dst;
+    query.srcAddr = src;
+    query.iif = 0;
+    query.oif = oif;
+    query.mark = mark;
+    query.tos = 0;
+    query.anySrc = anySrc;
+    const decision = routeOutput(this.fib, query, this.interfaces);
+    if (!decision.ok) return routeError(decision.errno);
+    return fill(into ?? new RouteScratch(), decision, dst);
   }
 
   /** fib_add_ifaddr, when an address is added on an up device or its device comes up. */

@@ -326,7 +326,7 @@ export class Sysctls {
   }
 
   /** The stored text of a key (before any binding's read), undefined when there is no such key. */
-  private text(key: string): string | undefined {
+  private stored(key: string): string | undefined {
     const slot = this.schema.slots.get(key);
     if (slot !== undefined)
       return this.written.size === 0
@@ -358,15 +358,23 @@ export class Sysctls {
   }
 
   has(key: string): boolean {
-    return this.text(normalize(key)) !== undefined;
+    return this.stored(normalize(key)) !== undefined;
   }
 
   get(key: string): SysctlResult {
     const name = normalize(key);
-    const value = this.text(name);
+    const value = this.stored(name);
     if (value === undefined) return { ok: false, error: 'ENOENT' };
     const read = this.bindings.get(name)?.read;
     return { ok: true, value: read === undefined ? value : String(read()) };
+  }
+
+  /** The text of a key the stack reads by its exact dotted name (no result record, no name normalising); undefined when absent. */
+  text(key: string): string | undefined {
+    const value = this.stored(key);
+    if (value === undefined) return undefined;
+    const read = this.bindings.size === 0 ? undefined : this.bindings.get(key)?.read;
+    return read === undefined ? value : String(read());
   }
 
   /** The integer value of a key the stack reads; a programmer error when the key does not exist. */

@@ -22,7 +22,8 @@ export const BRIDGE_NF_CALL_IPTABLES = 'net.bridge.bridge-nf-call-iptables';
 function ipv4Of(pkt: Parameters<BridgeForwardHook>[1]): Ipv4View | 'not-ipv4' | 'bad' {
   if (pkt.length < ETHERNET_HEADER_LEN || readU16(pkt.buf, pkt.start + 12) !== ETHERTYPE_IPV4)
     return 'not-ipv4';
-  const view = Ipv4View.checked(pkt.buf.subarray(0, pkt.end), pkt.start + ETHERNET_HEADER_LEN);
+  const bytes = pkt.end === pkt.buf.length ? pkt.buf : pkt.buf.subarray(0, pkt.end);
+  const view = Ipv4View.checked(bytes, pkt.start + ETHERNET_HEADER_LEN);
   return view instanceof Ipv4View && view.verifyChecksum() ? view : 'bad';
 }
 
@@ -49,7 +50,7 @@ export function brNetfilterPreRouting(ns: Namespace): BridgePreRoutingHook {
     const daddr = view.dstAddr;
     if (daddr === daddrBefore) return 'continue';
     // A DNAT took place: where does the new destination go?
-    const route = ns.ipv4.router.input(daddr, view.srcAddr, bridge.ifindex, pkt.mark);
+    const route = ns.ipv4.router.input(daddr, view.srcAddr, bridge.ifindex, pkt.mark, ns.bridgeDnatRoute);
     if (route.ok && route.type === 'unicast' && route.ifindex === bridge.ifindex) {
       // br_nf_pre_routing_finish_bridge: stay bridged, to the neighbour's MAC. A resolved neighbour
       // (its header cached) is used at once; otherwise neigh->output resolves it and br_dev_xmit

@@ -18,6 +18,7 @@ import { Fib, newFlowKey } from '../net/fib.ts';
 import { type AddrScope, type IfAddr, SCOPE_VALUE } from '../net/ifaddr.ts';
 import { type Interfaces, Ipv4Stack, type NetContext } from '../net/ipv4.ts';
 import { LOOPBACK_IFINDEX } from '../net/route.ts';
+import { RouteScratch } from '../net/router.ts';
 import { Sysctls } from '../net/sysctl.ts';
 import { sendTcpReset } from '../net/tcp-reset.ts';
 import { defineConntrackSysctls } from '../netfilter/conntrack/sysctl.ts';
@@ -67,6 +68,31 @@ export class Namespace implements DeviceOwner, Interfaces {
    */
   listedInNetnsRun = true;
   private readonly devices = new Map<number, NetDevice>();
+  /** The same devices by name (device names are unique in a namespace and never change here). */
+  private readonly devicesByName = new Map<string, NetDevice>();
+  /** The VXLAN devices in ifindex order: the receive handler's candidates, kept so it scans no device list per packet. */
+  private vxlans: Vxlan[] = [];
+  /** The route br_netfilter looks up for a frame DNATed at bridge level (br_nf_pre_routing_finish), read at once. */
+  readonly bridgeDnatRoute = new RouteScratch();
+  /** The outer route of the VXLAN device being sent through (vxlan_xmit_one's rt; read before the next one). */
+  private readonly tunnelRoute = new RouteScratch();
+  /** The outer UDP header and its pseudo-header, filled per encapsulated frame. */
+  private readonly tunnelUdp = { srcPort: 0, dstPort: 0, payloadLen: 0 };
+  private readonly tunnelPseudo = { srcAddr: 0, dstAddr: 0 };
+  private readonly tunnelOutput: {
+    readonly protocol: number;
+    readonly pmtudisc: 'dont';
+    tos: number;
+    ttl: number | undefined;
+  } = {
+    protocol: IPPROTO_UDP,
+    pmtudisc: 'dont',
+    tos: 0,
+    ttl: undefined,
+  };
+  /** ip_local_port_range parsed, with the text it was parsed from (re-read when the sysctl changes). */
+  private portRangeText = '';
+  private portRange: readonly [number, number] = [32768, 60999];
   private nextIfindex = 2;
   /** The ids this namespace gave the other namespaces its veths reach (peernet2id_alloc), in first-use order. */
   private readonly peerNsids = new Map<Namespace, number>();
@@ -122,8 +148,7 @@ export class Namespace implements DeviceOwner, Interfaces {
   }
 
   byName(name: string): NetDevice | undefined {
-    for (const dev of this.devices.values()) if (dev.name === name) return dev;
-    return undefined;
+    return this.devicesByName.get(name);
   }
 
   all(): NetDevice[] {
@@ -265,7 +290,17 @@ export class Namespace implements DeviceOwner, Interfaces {
 
   private attach(dev: NetDevice): void {
     this.devices.set(dev.ifindex, dev);
+    this.devicesByName.set(dev.name, dev);
     this.sysctls.addDevice(dev.name);
+    if (dev instanceof Vxlan) this.vxlans = [...this.vxlans, dev].sort((a, b) => a.ifindex - b.ifindex);
+  }
+
+  /** Takes `dev` out of this namespace's tables (moved away or deleted). */
+  private detach(dev: NetDevice): void {
+    this.devices.delete(dev.ifindex);
+    this.devicesByName.delete(dev.name);
+    this.sysctls.removeDevice(dev.name);
+    if (dev instanceof Vxlan) this.vxlans = this.vxlans.filter((vxlan) => vxlan !== dev);
   }
 
   private nameTaken(name: string): boolean {
@@ -351,16 +386,34 @@ export class Namespace implements DeviceOwner, Interfaces {
   private bindVxlanPort(vxlan: Vxlan): void {
     const port = vxlan.config.dstPort;
     if (this.udp.isBound(port)) return;
-    this.udp.bind(0, port, (datagram) => {
-      const target = this.all().find(
-        (dev): dev is Vxlan => dev instanceof Vxlan && dev.config.dstPort === port && dev.adminUp,
-      );
+    // vxlan_sock_add → setup_udp_tunnel_sock: the socket's encap_rcv is vxlan_rcv.
+    const encapRcv = (pkt: Packet, payloadOffset: number): void => {
+      // The first device up on the port, in ifindex order: a plain loop over the VXLAN devices, no list built.
+      let target: Vxlan | undefined;
+      const vxlans = this.vxlans;
+      for (let i = 0; i < vxlans.length; i++) {
+        const dev = vxlans[i]!;
+        if (dev.config.dstPort === port && dev.adminUp) {
+          target = dev;
+          break;
+        }
+      }
       if (target === undefined) {
-        this.ipv4.drop(datagram.pkt, 'VXLAN_VNI_NOT_FOUND');
+        this.ipv4.drop(pkt, 'VXLAN_VNI_NOT_FOUND');
         return;
       }
-      target.receiveEncapsulated(datagram.pkt, datagram.payloadOffset);
-    });
+      target.receiveEncapsulated(pkt, payloadOffset);
+    };
+    this.udp.bind(
+      0,
+      port,
+      (datagram) => encapRcv(datagram.pkt, datagram.payloadOffset),
+      undefined,
+      undefined,
+      {
+        encapRcv,
+      },
+    );
   }
 
   private readonly bridgeNetfilter = brNetfilterHook(this);
@@ -376,46 +429,47 @@ export class Namespace implements DeviceOwner, Interfaces {
       // vxlan_xmit_one → udp_tunnel_dst_lookup: the outer route is looked up with the inner packet's mark
       // (flowi4_mark = skb->mark) and the remote's own ifindex as oif, which is 0 for an FDB entry added without
       // `via` (the only kind `bridge fdb` makes here): `dev eth0` does not pin the outer route.
-      const route = this.ipv4.routeOutput(remote, {
-        ...(config.local !== undefined ? { src: config.local } : {}),
-        mark: pkt.mark,
-      });
+      const route = this.ipv4.routeOutputInto(this.tunnelRoute, remote, config.local ?? 0, 0, pkt.mark);
       if (!route.ok) return false;
       // udp_tunnel_dst_lookup: a route back into the device itself is a circular route (-ELOOP): tx_errors and a
       // drop (the kernel also counts it in `collisions`, which packetlab does not keep).
       if (route.ifindex === vxlan.ifindex) return false;
       const payloadLen = pkt.length;
       pkt.push(UDP_HEADER_LEN);
-      emitUdp(
-        { srcPort, dstPort: config.dstPort, payloadLen },
-        UdpView.unchecked(pkt.buf, pkt.start),
-        config.udpChecksum ? { srcAddr: route.src, dstAddr: route.dst } : undefined,
-      );
+      const header = this.tunnelUdp;
+      header.srcPort = srcPort;
+      header.dstPort = config.dstPort;
+      header.payloadLen = payloadLen;
+      const pseudo = this.tunnelPseudo;
+      pseudo.srcAddr = route.src;
+      pseudo.dstAddr = route.dst;
+      emitUdp(header, UdpView.unchecked(pkt.buf, pkt.start), config.udpChecksum ? pseudo : undefined);
       // iptunnel_xmit → skb_scrub_packet(skb, xnet=false): the outer packet is a new one for conntrack
       // and tracing; the mark stays (it only goes when crossing namespaces).
       pkt.ctIndex = -1;
       pkt.ctReply = false;
       pkt.ctInfo = 0;
       pkt.nftrace = false;
-      const sent = this.ipv4.output(pkt, route, {
-        protocol: IPPROTO_UDP,
-        tos,
-        pmtudisc: 'dont',
-        ...(config.ttl !== 0 ? { ttl: config.ttl } : {}),
-      });
+      const output = this.tunnelOutput;
+      output.tos = tos;
+      output.ttl = config.ttl !== 0 ? config.ttl : undefined;
+      const sent = this.ipv4.output(pkt, route, output);
       return sent.ok;
     },
     localPortRange: () => {
-      const range = this.sysctls.get('net.ipv4.ip_local_port_range');
-      return parsePortRange(range.ok ? range.value : '');
+      const text = this.sysctls.text('net.ipv4.ip_local_port_range') ?? '';
+      if (text !== this.portRangeText) {
+        this.portRangeText = text;
+        this.portRange = parsePortRange(text);
+      }
+      return this.portRange;
     },
   };
 
   /** Moves a device to another namespace (`ip link set DEV netns OTHER`): it goes down and loses its addresses. */
   moveDevice(dev: NetDevice, target: Namespace): void {
     this.setDown(dev);
-    this.devices.delete(dev.ifindex);
-    this.sysctls.removeDevice(dev.name);
+    this.detach(dev);
     if (target.byIndex(dev.ifindex) !== undefined) dev.ifindex = target.allocateIfindex();
     dev.owner = target;
     target.attach(dev);
@@ -424,8 +478,7 @@ export class Namespace implements DeviceOwner, Interfaces {
   /** `ip link del DEV`: a veth takes its peer along. */
   deleteDevice(dev: NetDevice): void {
     this.setDown(dev);
-    this.devices.delete(dev.ifindex);
-    this.sysctls.removeDevice(dev.name);
+    this.detach(dev);
     if (dev instanceof Veth && dev.peer !== null) {
       const peer = dev.peer;
       dev.peer = null;

@@ -5,6 +5,7 @@
 import type { Packet } from '../core/packet.ts';
 import type { Rng } from '../core/rng.ts';
 import type { Ipv4Stack, PmtuDisc, SendResult } from '../net/ipv4.ts';
+import { RouteScratch } from '../net/router.ts';
 import type { Ipv4Addr } from '../wire/address.ts';
 import { IPPROTO_ICMP, type Ipv4View } from '../wire/ipv4.ts';
 import { emitUdp, IPPROTO_UDP, UDP_HEADER_LEN, UdpView } from '../wire/udp.ts';
@@ -29,6 +30,26 @@ export interface UdpDatagram {
   readonly payloadOffset: number;
 }
 
+/** The datagram a socket is handed: its payload view is made on first read (the VXLAN socket never reads it). */
+class ReceivedDatagram implements UdpDatagram {
+  private view: Uint8Array | undefined = undefined;
+
+  constructor(
+    readonly srcAddr: Ipv4Addr,
+    readonly srcPort: number,
+    readonly dstAddr: Ipv4Addr,
+    readonly dstPort: number,
+    readonly pkt: Packet,
+    readonly payloadOffset: number,
+    private readonly payloadEnd: number,
+  ) {}
+
+  get payload(): Uint8Array {
+    this.view ??= this.pkt.buf.subarray(this.payloadOffset, this.payloadEnd);
+    return this.view;
+  }
+}
+
 export type UdpHandler = (datagram: UdpDatagram) => void;
 export type UdpErrorHandler = (
   type: number,
@@ -49,7 +70,14 @@ export interface UdpSocket {
   readonly transparent: boolean;
   /** SO_MARK, which `-m socket --restore-skmark` reads. */
   readonly mark: number;
+  /**
+   * A tunnel's receive hook (udp_sk(sk)->encap_rcv, set by setup_udp_tunnel_sock): the packet and the offset of the
+   * UDP payload, instead of a datagram record; the VXLAN device's socket has one.
+   */
+  readonly encapRcv: UdpEncapReceive | undefined;
 }
+
+export type UdpEncapReceive = (pkt: Packet, payloadOffset: number) => void;
 
 export interface UdpSendOptions {
   readonly dst: Ipv4Addr;
@@ -73,6 +101,15 @@ export class UdpTable {
 
   private readonly rng: Rng;
   private readonly ports: LocalPorts;
+  private readonly route = new RouteScratch();
+  private readonly header = { srcPort: 0, dstPort: 0, payloadLen: 0 };
+  private readonly pseudo = { srcAddr: 0, dstAddr: 0 };
+  private readonly output: {
+    readonly protocol: number;
+    pmtudisc: PmtuDisc;
+    ttl: number | undefined;
+    tos: number | undefined;
+  } = { protocol: IPPROTO_UDP, pmtudisc: 'want', ttl: undefined, tos: undefined };
 
   constructor(private readonly stack: Ipv4Stack) {
     this.rng = stack.ctx.rng.fork('udp-ports');
@@ -93,7 +130,11 @@ export class UdpTable {
     onDatagram: UdpHandler,
     onError?: UdpErrorHandler,
     remote?: { readonly addr: Ipv4Addr; readonly port: number },
-    options: { readonly transparent?: boolean; readonly mark?: number } = {},
+    options: {
+      readonly transparent?: boolean;
+      readonly mark?: number;
+      readonly encapRcv?: UdpEncapReceive;
+    } = {},
   ): boolean {
     const bound = this.sockets.get(port) ?? [];
     if (bound.some((socket) => socket.addr === addr || socket.addr === 0 || addr === 0)) return false;
@@ -105,6 +146,7 @@ export class UdpTable {
       remote,
       transparent: options.transparent ?? false,
       mark: options.mark ?? 0,
+      encapRcv: options.encapRcv,
     });
     this.sockets.set(port, bound);
     return true;
@@ -210,7 +252,9 @@ export class UdpTable {
   /** udp_rcv → __udp4_lib_rcv: length, checksum, socket lookup, else port unreachable. */
   private receive(pkt: Packet, ip: Ipv4View): void {
     const end = ip.offset + ip.totalLen;
-    const udp = UdpView.checked(ip.bytes.subarray(0, end), ip.offset + ip.headerLen);
+    // The view is checked against the datagram's end: the buffer itself when it ends there (no view to allocate).
+    const bytes = end === ip.bytes.length ? ip.bytes : ip.bytes.subarray(0, end);
+    const udp = UdpView.checked(bytes, ip.offset + ip.headerLen);
     if (!(udp instanceof UdpView) || udp.offset + udp.length !== end) {
       this.stats.inErrors++;
       this.stack.drop(pkt, 'PKT_TOO_SMALL');
@@ -233,15 +277,22 @@ export class UdpTable {
       return;
     }
     this.stats.inDatagrams++;
-    socket.onDatagram({
-      srcAddr: ip.srcAddr,
-      srcPort: udp.srcPort,
-      dstAddr: ip.dstAddr,
-      dstPort: udp.dstPort,
-      payload: udp.payload(),
-      pkt,
-      payloadOffset: udp.offset + UDP_HEADER_LEN,
-    });
+    // udp_queue_rcv_one_skb: a tunnel socket's encap_rcv takes the packet itself.
+    if (socket.encapRcv !== undefined) {
+      socket.encapRcv(pkt, udp.offset + UDP_HEADER_LEN);
+      return;
+    }
+    socket.onDatagram(
+      new ReceivedDatagram(
+        ip.srcAddr,
+        udp.srcPort,
+        ip.dstAddr,
+        udp.dstPort,
+        pkt,
+        udp.offset + UDP_HEADER_LEN,
+        udp.offset + udp.length,
+      ),
+    );
   }
 
   /** __udp4_lib_err: an ICMP error about a datagram we sent reaches the socket that sent it. */
@@ -278,30 +329,31 @@ export class UdpTable {
     return wildcard;
   }
 
-  /** udp_sendmsg: route, build header and checksum, then the IP layer. */
+  /**
+   * udp_sendmsg: route, build header and checksum, then the IP layer. The route, header and output records are this
+   * table's own, filled per datagram (the IP layer reads them during the call): a send allocates only its packet.
+   */
   send(options: UdpSendOptions): SendResult {
-    const route = this.stack.routeOutput(options.dst, {
-      ...(options.src !== undefined ? { src: options.src } : {}),
-      ...(options.mark !== undefined ? { mark: options.mark } : {}),
-    });
+    const route = this.stack.routeOutputInto(this.route, options.dst, options.src ?? 0, 0, options.mark ?? 0);
     if (!route.ok) return { ok: false, error: route.error };
     const pkt = this.stack.allocatePacket(UDP_HEADER_LEN + options.payload.length);
     if (options.mark !== undefined) pkt.mark = options.mark;
     pkt.skUid = options.uid ?? 0;
     pkt.skGid = options.gid ?? 0;
     pkt.buf.set(options.payload, pkt.start + UDP_HEADER_LEN);
-    const pseudo = options.checksum === false ? undefined : { srcAddr: route.src, dstAddr: route.dst };
-    emitUdp(
-      { srcPort: options.srcPort, dstPort: options.dstPort, payloadLen: options.payload.length },
-      UdpView.unchecked(pkt.buf, pkt.start),
-      pseudo,
-    );
+    const header = this.header;
+    header.srcPort = options.srcPort;
+    header.dstPort = options.dstPort;
+    header.payloadLen = options.payload.length;
+    const pseudo = this.pseudo;
+    pseudo.srcAddr = route.src;
+    pseudo.dstAddr = route.dst;
+    emitUdp(header, UdpView.unchecked(pkt.buf, pkt.start), options.checksum === false ? undefined : pseudo);
     this.stats.outDatagrams++;
-    return this.stack.output(pkt, route, {
-      protocol: IPPROTO_UDP,
-      pmtudisc: options.pmtudisc ?? 'want',
-      ...(options.ttl !== undefined ? { ttl: options.ttl } : {}),
-      ...(options.tos !== undefined ? { tos: options.tos } : {}),
-    });
+    const output = this.output;
+    output.pmtudisc = options.pmtudisc ?? 'want';
+    output.ttl = options.ttl;
+    output.tos = options.tos;
+    return this.stack.output(pkt, route, output);
   }
 }
