@@ -9,6 +9,7 @@
 import type {
   Constant,
   Expr,
+  NamedObjectType,
   NamedSet,
   Rule,
   Ruleset,
@@ -19,6 +20,7 @@ import type {
   Verdict,
 } from '../ir.ts';
 import { formatClock } from './expr-time.ts';
+import { objectJson } from './objects.ts';
 import { sortedElements, visibleExprs } from './printer.ts';
 import {
   flagNames,
@@ -256,6 +258,8 @@ function exprJson(expr: Expr, rule: Rule): Json {
     }
     case 'counter':
       return { counter: { packets: rule.packets, bytes: rule.bytes } };
+    case 'objref':
+      return { [expr.type]: expr.name };
     case 'verdict':
       return verdictJson(expr.verdict);
     case 'meta-set':
@@ -325,6 +329,8 @@ function setJson(table: Table, set: NamedSet, now: number | undefined): Json {
 
 function tableJson(table: Table, now: number | undefined): Json[] {
   const out: Json[] = [{ table: { family: table.family, name: table.name, handle: table.handle } }];
+  // json.c: table_print_json_full lists the table's objects before its sets.
+  for (const object of table.objects ?? []) out.push(objectJson(table, object));
   for (const set of table.sets.values()) out.push(setJson(table, set, now));
   for (const chain of table.chains.values()) {
     const body: Record<string, Json> = {
@@ -374,5 +380,15 @@ export function printJsonRuleset(
     if (failure instanceof JsonUnsupported) return failure;
     throw failure;
   }
+  return `${stringifyJson({ nftables: items })}\n`;
+}
+
+/** `nft -j list counters|quotas|limits`: the objects of that type in `tables`, without their tables (json.c). */
+export function printJsonObjects(tables: readonly Table[], type: NamedObjectType): string {
+  const items: Json[] = [
+    { metainfo: { version: '1.0.6', release_name: 'Lester Gooch #5', json_schema_version: 1 } },
+  ];
+  for (const table of tables)
+    for (const object of table.objects ?? []) if (object.type === type) items.push(objectJson(table, object));
   return `${stringifyJson({ nftables: items })}\n`;
 }

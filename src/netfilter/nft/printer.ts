@@ -28,6 +28,7 @@ import { formatDevices, formatFamilyPriority } from './families.ts';
 import { hiddenFamilyDependency } from './family-rule.ts';
 import { flowtableText } from './flowtables.ts';
 import { namedInterfaces } from './ifindex.ts';
+import { objectText } from './objects.ts';
 import { elementCounterText } from './set-elements.ts';
 import { formatLimit, formatQuota } from './stmt-limit.ts';
 import { formatLog } from './stmt-log.ts';
@@ -738,6 +739,8 @@ function exprText(
       return `xt target ${expr.options.name}`;
     case 'flow-offload':
       return `flow add @${expr.flowtable}`;
+    case 'objref':
+      return `${expr.type} name "${expr.name}"`;
     case 'verdict':
       return verdictText(expr.verdict, ctx.iptables);
   }
@@ -884,6 +887,8 @@ function tableHeader(table: Table, options: PrintOptions, whole = false): string
 /** `nft list table`: the table with its comment, sets and maps, then chains, separated by blank lines. */
 export function printTable(table: Table, options: PrintOptions = {}): string {
   const items: string[] = [];
+  // rule.c: table_print lists the objects first, then the sets.
+  for (const object of table.objects ?? []) items.push(objectText(object, options));
   for (const set of table.sets.values()) items.push(setText(set, options));
   // rule.c: table_print lists the flowtables after the sets, before the chains.
   for (const flowtable of table.flowtables ?? []) items.push(flowtableText(flowtable, options));

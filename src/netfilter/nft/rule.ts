@@ -12,6 +12,7 @@ import type {
   Family,
   FamilyField,
   MetaKey,
+  NamedObjectType,
   NatFlags,
   NatMap,
   NatRange,
@@ -35,7 +36,7 @@ import { type InterfaceNames, resolveInterfaces } from './ifindex.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
 import { intervalKey, keyInterval, parseElementCounter } from './set-elements.ts';
-import { parseLimit, parseQuota } from './stmt-limit.ts';
+import { type ObjectName, parseLimit, parseObjectName, parseQuota } from './stmt-limit.ts';
 import { parseLog } from './stmt-log.ts';
 import { parseReject } from './stmt-reject.ts';
 import { dynsetOp, parseDynsetOptions } from './stmt-set.ts';
@@ -235,6 +236,7 @@ class RuleParser {
   })[] = [];
   private readonly natStatements: { type: 'snat' | 'dnat' | 'masquerade' | 'redirect' }[] = [];
   private readonly flowtableRefs: Named[] = [];
+  private readonly objectRefs: (Named & { type: NamedObjectType })[] = [];
   private rejects = 0;
 
   constructor(
@@ -296,6 +298,7 @@ class RuleParser {
       natStatements: this.natStatements,
       rejects: this.rejects,
       flowtableRefs: this.flowtableRefs,
+      objectRefs: this.objectRefs,
       loc: span(start, this.s.previous().loc),
     };
   }
@@ -327,10 +330,10 @@ class RuleParser {
           this.counterStatement();
           break;
         case 'limit':
-          this.exprs.push(parseLimit(this.s));
+          this.statefulStatement('limit', parseLimit(this.s));
           break;
         case 'quota':
-          this.exprs.push(parseQuota(this.s));
+          this.statefulStatement('quota', parseQuota(this.s));
           break;
         case 'log':
           this.exprs.push(parseLog(this.s));
@@ -469,12 +472,22 @@ class RuleParser {
     this.markTerminal(loc);
   }
 
+  /** A limit or quota statement, or its named object's reference (nft_objref). */
+  private statefulStatement(type: NamedObjectType, parsed: Expr | ObjectName): void {
+    if (parsed.kind !== 'object-name') {
+      this.exprs.push(parsed);
+      return;
+    }
+    this.objectRefs.push({ type, name: parsed.name, loc: parsed.loc });
+    this.exprs.push({ kind: 'objref', type, name: parsed.name });
+  }
+
   private counterStatement(): void {
     this.s.next();
     const name = this.s.acceptWord('name');
     if (name !== undefined) {
-      this.report(errorAt(name.loc, 'counter name is not supported by packetlab'));
-      this.s.next();
+      this.statefulStatement('counter', parseObjectName(this.s, name));
+      return;
     }
     // parser_bison.y: counter_args, `packets N` and `bytes N` in any order.
     for (;;) {

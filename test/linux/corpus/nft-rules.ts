@@ -578,6 +578,25 @@ function fibAndRtMatches(): string[] {
   ];
 }
 
+/**
+ * References to the named objects the corpus's tables hold (`counter cnt`, `quota q`, `limit lim`, nft-corpus.test.ts:
+ * SETUP): found, missing, of the wrong type, quoted, combined.
+ */
+function objectReferences(): string[] {
+  return [
+    ...product(
+      ['counter name', 'quota name', 'limit name'],
+      ['cnt', '"cnt"', 'q', '"q"', 'lim', 'nope', ''],
+      ['', 'accept', 'drop', 'counter'],
+    ),
+    'ip saddr 10.0.0.1 counter name cnt quota name q drop',
+    'tcp dport 22 limit name lim counter name cnt accept',
+    'counter name cnt counter name cnt',
+    'quota name q comment "named"',
+    'limit name "lim" log prefix "x "',
+  ];
+}
+
 /** The corpus: every line in both families, the filter lines in regular chain `c`, NAT in the nat chains. */
 export function nftCorpus(): NftCorpusRule[] {
   const filter = [
@@ -587,6 +606,7 @@ export function nftCorpus(): NftCorpusRule[] {
     ...statements(),
     ...combinations(),
     ...fibAndRtMatches(),
+    ...objectReferences(),
   ];
   const out: NftCorpusRule[] = [];
   for (const family of ['ip', 'inet'] as const) {
