@@ -131,7 +131,9 @@ export type CtKey =
   | 'proto-dst'
   | 'l3proto'
   | 'zone'
-  | 'id';
+  | 'id'
+  /** The connection's helper's name (nf_conn_help); packetlab has no helpers, so no connection has one. */
+  | 'helper';
 
 /** `fib daddr type`, `fib saddr . iif oif`... as nft_fib evaluates them. */
 export interface FibSelector {

@@ -54,6 +54,32 @@ describe('differential: named counters, quotas and limits on packets', () => {
   });
 });
 
+const CT_COUNT = `table ip count {
+  chain output {
+    type filter hook output priority filter; policy accept;
+    icmp type echo-request ct count 1 counter
+    icmp type echo-request ct count over 1 counter
+  }
+}
+`;
+
+describe('differential: ct count (nft_connlimit) on packets', () => {
+  it('counts the connections two ping runs make', async (ctx) => {
+    const scenario = twoHosts('nft-ct-count')
+      .nft('a', CT_COUNT)
+      .ping('a', '10.0.0.2', { count: 2, interval: 0.2 })
+      .ping('a', '10.0.0.2', { count: 3, interval: 0.2 })
+      .observe('a', 'nft', 'list', 'ruleset')
+      .build();
+    const result = await differential(ctx, scenario);
+    if (result === undefined) return;
+    const listing = outputOf(result.linux, 'a: nft list ruleset');
+    // The first run's echo id is one connection; the second run's makes two.
+    expect(listing).toContain('ct count 1 counter packets 2 bytes 168');
+    expect(listing).toContain('ct count over 1 counter packets 3 bytes 252');
+  });
+});
+
 /** Object commands after LOAD, each through the real nft and packetlab's, in one script on the real side. */
 const LOAD = `table ip t {
   counter c1 { packets 5 bytes 100 }

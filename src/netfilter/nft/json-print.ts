@@ -260,6 +260,13 @@ function exprJson(expr: Expr, rule: Rule): Json {
       return { counter: { packets: rule.packets, bytes: rule.bytes } };
     case 'objref':
       return { [expr.type]: expr.name };
+    case 'match': {
+      // json.c: connlimit_stmt_json, the count as a signed int.
+      const options = expr.options;
+      if (options.name !== 'connlimit' || options.nft !== true) return unsupported('xt matches');
+      const val = options.limit | 0;
+      return { 'ct count': options.above ? { val, inv: true } : { val } };
+    }
     case 'verdict':
       return verdictJson(expr.verdict);
     case 'meta-set':

@@ -30,6 +30,7 @@ import { flowtableText } from './flowtables.ts';
 import { namedInterfaces } from './ifindex.ts';
 import { objectText } from './objects.ts';
 import { elementCounterText } from './set-elements.ts';
+import { formatCtCount } from './stmt-ct-count.ts';
 import { formatLimit, formatQuota } from './stmt-limit.ts';
 import { formatLog } from './stmt-log.ts';
 import { formatReject } from './stmt-reject.ts';
@@ -488,6 +489,9 @@ function xtMatchText(options: XtMatchOptions): string {
       return `numgen inc mod ${options.every} ${options.invert ? '!= ' : ''}${options.packet}`;
     case 'comment':
       return '';
+    case 'connlimit':
+      if (options.nft === true) return formatCtCount(options.limit, options.above);
+      return `xt match ${options.name}`;
     default:
       return `xt match ${options.name}`;
   }

@@ -36,6 +36,7 @@ import { type InterfaceNames, resolveInterfaces } from './ifindex.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
 import { intervalKey, keyInterval, parseElementCounter } from './set-elements.ts';
+import { parseCtCount } from './stmt-ct-count.ts';
 import { type ObjectName, parseLimit, parseObjectName, parseQuota } from './stmt-limit.ts';
 import { parseLog } from './stmt-log.ts';
 import { parseReject } from './stmt-reject.ts';
@@ -106,7 +107,7 @@ const MODELLED_META = new Set([
 const UNMODELLED_META = new Set(META_KEYS_KNOWN.split(', ').filter((key) => !MODELLED_META.has(key)));
 
 /** ct keys nft 1.0.6 knows that packetlab does not read (no accounting, labels, helpers, events or connlimit). */
-const CT_UNMODELLED = new Set(['helper', 'bytes', 'packets', 'avgpkt', 'label', 'event', 'count', 'secmark']);
+const CT_UNMODELLED = new Set(['bytes', 'packets', 'avgpkt', 'label', 'event', 'secmark']);
 
 /** Meta keys the kernel reads but refuses to set. */
 const READ_ONLY_META = new Set([
@@ -313,7 +314,9 @@ class RuleParser {
         : this.options.inBlock
           ? 'newline or semicolon'
           : 'end of file or newline or semicolon';
-    if (start.kind === 'number' || start.kind === 'quoted') this.symbolStart(start);
+    if (start.kind === 'word' && start.text === 'ct' && this.s.isWord('count', 1))
+      this.exprs.push(parseCtCount(this.s));
+    else if (start.kind === 'number' || start.kind === 'quoted') this.symbolStart(start);
     else if (start.kind !== 'word') this.s.fail(start, expecting);
     else {
       switch (start.text) {
@@ -817,6 +820,7 @@ class RuleParser {
       case 'l3proto':
       case 'zone':
       case 'id':
+      case 'helper':
         return done({ kind: 'ct', key: key.text });
       case 'original':
       case 'reply': {
@@ -838,6 +842,8 @@ class RuleParser {
           case 'l3proto':
             return done({ kind: 'ct', key: sub.text });
           default:
+            // nft's scanner has `helper` as a keyword; ct_key_dir has no helper.
+            if (sub.text === 'helper') this.s.failAt(sub.loc, 'syntax error, unexpected helper');
             if (sub.kind === 'word' && CT_UNMODELLED.has(sub.text))
               this.s.failAt(span(first.loc, sub.loc), `ct ${dir} ${sub.text} is not supported by packetlab`);
             return this.s.fail(sub);

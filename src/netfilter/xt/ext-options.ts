@@ -66,6 +66,8 @@ export type ExtMatchOptions =
       readonly daddr: boolean;
       /** --connlimit-above (the count is over the limit), else --connlimit-upto. */
       readonly above: boolean;
+      /** nft's `ct count [over] N` (nft_connlimit: one list per rule, mask 0), listed in nft's words. */
+      readonly nft?: boolean;
     }
   | { readonly name: 'helper'; readonly helper: string; readonly invert: boolean }
   | {

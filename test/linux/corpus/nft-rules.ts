@@ -594,6 +594,24 @@ function objectReferences(): string[] {
     'counter name cnt counter name cnt',
     'quota name q comment "named"',
     'limit name "lim" log prefix "x "',
+    // ct count (nft_connlimit).
+    'ct count 2',
+    'ct count over 2',
+    'ct count 0',
+    'ct count over 4294967295',
+    'ct count 4294967296',
+    'ct count over 2 drop',
+    'tcp dport 22 ct count over 2 counter reject',
+    'ct count',
+    'ct count over',
+    'ct count foo',
+    'ct count -1',
+    // ct helper: no connection has a helper in packetlab.
+    'ct helper != "ftp" drop',
+    'ct helper { "ftp", "tftp" }',
+    'ct original helper "ftp"',
+    'ct helper "ftp" counter accept',
+    'ct helper "averyveryverylonghelpername"',
   ];
 }
 
