@@ -30,6 +30,14 @@ export interface U32Test {
 }
 
 export type ExtMatchOptions =
+  /** The dccp match (xt/dccp.ts): ports, a mask of packet types (bit N for type N), one option. */
+  | {
+      readonly name: 'dccp';
+      readonly sport: RangeTest | undefined;
+      readonly dport: RangeTest | undefined;
+      readonly types: { readonly mask: number; readonly invert: boolean } | undefined;
+      readonly option: { readonly value: number; readonly invert: boolean } | undefined;
+    }
   | {
       readonly name: 'sctp';
       readonly sport: RangeTest | undefined;
