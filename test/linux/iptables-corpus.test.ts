@@ -113,7 +113,7 @@ describe('differential: the iptables rule corpus', () => {
         `${listing} differs from line ${firstDiff + 1}:\n  linux:     ${linuxLines[firstDiff]}\n  packetlab: ${ourLines[firstDiff]}`,
       );
     }
-    // Measured 2026-12-02: 1741 rules, 1738 agree; what is left (CT --zone and --helper) is listed in
+    // Measured 2026-12-02: 1744 rules, 1742 agree; what is left (CT --zone) is listed in
     // docs/deviations.md.
     expect(rate).toBeGreaterThanOrEqual(0.985);
     // The listings differ only where those rules are missing on packetlab's side (all in the raw table).

@@ -419,7 +419,16 @@ function targets(): { table: CorpusRule['table']; rule: string }[] {
     filter(`-j LOG ${log}`.trim());
   raw('-j TRACE');
   filter('-j TRACE');
-  for (const ct of ['--notrack', '--zone 1', '', '--helper ftp']) raw(`-j CT ${ct}`.trim());
+  for (const ct of [
+    '--notrack',
+    '--zone 1',
+    '',
+    '--helper ftp',
+    '--helper ftp --notrack',
+    '--helper',
+    '--helper ftp --helper sip',
+  ])
+    raw(`-j CT ${ct}`.trim());
   raw('-j NOTRACK');
   return out;
 }
