@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Simulation } from '../../src/netns/simulation.ts';
 import { exec } from '../../src/tools/exec.ts';
 import { RealNamespaces, requireNetns, run } from '../support/netns.ts';
-import { requireTool } from '../support/tools.ts';
+import { requireTool, type SkippableTest } from '../support/tools.ts';
 import { differential, outputOf } from './harness.ts';
 import { twoHosts } from './topologies.ts';
 
@@ -160,33 +160,62 @@ const COMMANDS = [
   '-j list limits',
 ];
 
+const JSON_FORMS = `table ip j {
+  chain c {
+    type filter hook prerouting priority 0;
+    rt ip nexthop 10.0.0.1
+    rt classid 5
+    socket transparent 1
+    socket mark 0x1
+    socket wildcard 0
+    meta l4proto tcp tproxy to :8080
+    tcp dport 80 tproxy to 10.0.0.1:8080
+    tcp dport 80 tproxy ip to 10.0.0.1
+  }
+  chain p {
+    type nat hook prerouting priority dstnat;
+    dnat to ip saddr map { 10.0.0.1 : 10.0.0.2 }
+    tcp dport 80 dnat to numgen inc mod 2 map { 0 : 10.0.0.1, 1 : 10.0.0.2 }
+  }
+}
+`;
+
+/** Loads `load` and runs `commands` through the real nft (one script) and packetlab's; asserts the same output. */
+function compareCommands(ctx: SkippableTest, load: string, commands: readonly string[]): void {
+  if (!requireNetns(ctx) || !requireTool('nft', ctx)) return;
+  const real = new RealNamespaces();
+  let linux: string[];
+  try {
+    real.add('objects');
+    const file = join(tmpdir(), `${real.prefix}-objects.nft`);
+    writeFileSync(file, load);
+    const lines = ['#!/bin/sh', `nft -f ${file}`];
+    for (const command of commands) lines.push(`nft ${quoteWords(command)} 2>&1; echo "@@rc=$?"`);
+    const script = join(tmpdir(), `${real.prefix}-objects.sh`);
+    writeFileSync(script, `${lines.join('\n')}\n`);
+    const result = run('ip', ['netns', 'exec', real.name('objects'), 'sh', script]);
+    linux = [...result.stdout.matchAll(/([\s\S]*?)@@rc=(\d+)\n/g)].map((m) => `${m[1]}@@rc=${m[2]}`);
+  } finally {
+    real.cleanup();
+  }
+  const sim = new Simulation({ seed: 'nft-objects' });
+  sim.files.set('/tmp/objects.nft', new TextEncoder().encode(load));
+  const ns = sim.addNamespace('objects');
+  expect(exec(ns, 'nft -f /tmp/objects.nft').exitCode).toBe(0);
+  const ours = commands.map((command) => {
+    const result = exec(ns, `nft ${quoteWords(command)}`);
+    return `${result.stdout}${result.stderr}@@rc=${result.exitCode}`;
+  });
+  for (let i = 0; i < commands.length; i++) expect(ours[i], commands[i]).toBe(linux[i]);
+}
+
 describe('differential: nft object commands', () => {
   it('lists, resets, adds and refuses named objects as nft 1.0.6 does', (ctx) => {
-    if (!requireNetns(ctx) || !requireTool('nft', ctx)) return;
-    const real = new RealNamespaces();
-    let linux: string[];
-    try {
-      real.add('objects');
-      const load = join(tmpdir(), `${real.prefix}-objects.nft`);
-      writeFileSync(load, LOAD);
-      const lines = ['#!/bin/sh', `nft -f ${load}`];
-      for (const command of COMMANDS) lines.push(`nft ${quoteWords(command)} 2>&1; echo "@@rc=$?"`);
-      const script = join(tmpdir(), `${real.prefix}-objects.sh`);
-      writeFileSync(script, `${lines.join('\n')}\n`);
-      const result = run('ip', ['netns', 'exec', real.name('objects'), 'sh', script]);
-      linux = [...result.stdout.matchAll(/([\s\S]*?)@@rc=(\d+)\n/g)].map((m) => `${m[1]}@@rc=${m[2]}`);
-    } finally {
-      real.cleanup();
-    }
-    const sim = new Simulation({ seed: 'nft-objects' });
-    sim.files.set('/tmp/objects.nft', new TextEncoder().encode(LOAD));
-    const ns = sim.addNamespace('objects');
-    expect(exec(ns, 'nft -f /tmp/objects.nft').exitCode).toBe(0);
-    const ours = COMMANDS.map((command) => {
-      const result = exec(ns, `nft ${quoteWords(command)}`);
-      return `${result.stdout}${result.stderr}@@rc=${result.exitCode}`;
-    });
-    for (let i = 0; i < COMMANDS.length; i++) expect(ours[i], COMMANDS[i]).toBe(linux[i]);
+    compareCommands(ctx, LOAD, COMMANDS);
+  });
+
+  it('prints rt, socket, tproxy and NAT maps in JSON as libnftables does', (ctx) => {
+    compareCommands(ctx, JSON_FORMS, ['-j list ruleset']);
   });
 });
 

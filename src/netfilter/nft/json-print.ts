@@ -68,6 +68,9 @@ function numberJson(type: NftType, value: number): Json {
     case 'mark':
     case 'iface':
       return value >>> 0;
+    // A realm's name, or its number as a string (realm_type prints through the rt_realms table).
+    case 'realm':
+      return symbolName(type, value) ?? String(value >>> 0);
     // `"17:00"`, `"Monday"`, `"2024-01-01 00:00:00"`: the listing's text without its quotes.
     case 'date':
     case 'day':
@@ -132,6 +135,11 @@ function selectorJson(value: Value): Json {
       };
     case 'numgen':
       return { numgen: { mode: selector.mode, mod: selector.mod, offset: selector.offset } };
+    // json.c: rt_expr_json names the family of a next hop only; socket_expr_json its key.
+    case 'rt':
+      return { rt: selector.key === 'nexthop' ? { key: 'nexthop', family: 'ip' } : { key: selector.key } };
+    case 'socket':
+      return { socket: { key: selector.key } };
     default:
       return unsupported(`${selector.kind} expressions`);
   }
@@ -226,6 +234,22 @@ function natFlags(flags: Extract<Expr, { kind: 'nat' }>['flags']): string[] {
 function natJson(expr: Extract<Expr, { kind: 'nat' }>): Json {
   const { range, flags } = expr;
   const names = natFlags(flags);
+  if (expr.map !== undefined) {
+    // nat_stmt_json: `dnat to KEY map { K : ADDR }` keeps the map as the address.
+    if (expr.map.withPort || names.length > 0 || (expr.type !== 'dnat' && expr.type !== 'snat'))
+      unsupported('NAT maps with ports or flags');
+    const types = expr.map.key.map((value) => selectorType(value.selector));
+    const data =
+      expr.map.map.kind === 'named'
+        ? `@${expr.map.map.name}`
+        : {
+            set: expr.map.map.elements.map((element) => [
+              constantJson(types[0]!, element.key, types),
+              constantJson('ipv4_addr', element.data as Constant),
+            ]),
+          };
+    return { [expr.type]: { addr: { map: { key: leftJson(expr.map.key), data } } } };
+  }
   if (expr.type === 'masquerade') {
     if (range.portLow !== undefined) unsupported('masquerade ports');
     return { masquerade: names.length === 0 ? null : { flags: names.length === 1 ? names[0]! : names } };
@@ -238,7 +262,7 @@ function natJson(expr: Extract<Expr, { kind: 'nat' }>): Json {
   return { [expr.type]: range.portLow === undefined ? { addr } : { addr, port: range.portLow } };
 }
 
-function exprJson(expr: Expr, rule: Rule): Json {
+function exprJson(expr: Expr, rule: Rule, family: string): Json {
   switch (expr.kind) {
     case 'cmp':
       return matchJson(expr);
@@ -279,6 +303,15 @@ function exprJson(expr: Expr, rule: Rule): Json {
     }
     case 'nat':
       return natJson(expr);
+    case 'tproxy': {
+      // json.c: tproxy_stmt_json, the address and port when given (the family only outside ip tables).
+      if (expr.nft !== true) return unsupported('xt targets');
+      if (family !== 'ip') return unsupported('tproxy outside ip tables');
+      const body: Record<string, Json> = {};
+      if (expr.addr !== 0) body.addr = formatIpv4(expr.addr);
+      if (expr.port !== 0) body.port = expr.port;
+      return { tproxy: body };
+    }
     case 'set-update':
       if (expr.op === 'delete' || expr.timeout !== undefined || expr.counter === true)
         unsupported('set statements with options');
@@ -365,7 +398,7 @@ function tableJson(table: Table, now: number | undefined): Json[] {
         handle: rule.handle,
       };
       if (rule.comment !== undefined) body.comment = rule.comment;
-      body.expr = exprs.map((expr) => exprJson(expr, rule));
+      body.expr = exprs.map((expr) => exprJson(expr, rule, table.family));
       out.push({ rule: body });
     }
   return out;
