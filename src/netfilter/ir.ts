@@ -102,6 +102,8 @@ export type MetaKey =
   | 'iifgroup'
   | 'oifgroup'
   | 'cgroup'
+  /** skb->secmark: 0 in packetlab, which has no LSM labelling (nft refuses comparing it with a constant). */
+  | 'secmark'
   | 'random'
   | 'ipsec'
   | 'iifkind'

@@ -195,6 +195,9 @@ function meta(
     case 'skgid':
     case 'cgroup':
       return locallyGenerated(state) ? 0 : undefined;
+    case 'secmark':
+      return 0; // no LSM labels packets
+
     case 'random':
       return state.host.rng.u32();
     case 'ibrname':

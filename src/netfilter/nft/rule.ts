@@ -954,7 +954,22 @@ class RuleParser {
       this.priorityMatch(values);
       return;
     }
+    const valueToken = relationalOperator(this.s.peek()) !== undefined ? this.s.peek(1) : this.s.peek();
+    const errorsBefore = this.s.evalErrors.length;
     this.relation(values, types, binop, lhsLoc);
+    // evaluate.c: expr_evaluate_relational, a secmark key (an object's type) compared with a constant value.
+    if (
+      first.selector.kind === 'meta' &&
+      first.selector.key === 'secmark' &&
+      this.s.evalErrors.length === errorsBefore
+    )
+      this.report(
+        errorAt(
+          span(valueToken.loc, this.s.previous().loc),
+          'Cannot be used with right hand side constant value',
+          lhsLoc,
+        ),
+      );
     if (this.transportProto !== transportBefore) this.transportLoc ??= lhsLoc;
     if (first.selector.kind === 'meta' && first.selector.key === 'nfproto' && this.networkKnown)
       this.networkLoc ??= span(lhsLoc, this.s.previous().loc);
