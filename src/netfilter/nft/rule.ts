@@ -957,8 +957,10 @@ class RuleParser {
     const valueToken = relationalOperator(this.s.peek()) !== undefined ? this.s.peek(1) : this.s.peek();
     const errorsBefore = this.s.evalErrors.length;
     this.relation(values, types, binop, lhsLoc);
-    // evaluate.c: expr_evaluate_relational, a secmark key (an object's type) compared with a constant value.
+    // evaluate.c: expr_evaluate_relational, a secmark key (an object's type) compared with a constant value; a
+    // concatenation with it is taken.
     if (
+      left.length === 1 &&
       first.selector.kind === 'meta' &&
       first.selector.key === 'secmark' &&
       this.s.evalErrors.length === errorsBefore

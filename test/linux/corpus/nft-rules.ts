@@ -612,6 +612,8 @@ function objectReferences(): string[] {
     'ct original helper "ftp"',
     'ct helper "ftp" counter accept',
     'ct helper "averyveryverylonghelpername"',
+    'meta mark set meta secmark',
+    'meta secmark . ip saddr { 1 . 1.1.1.1 }',
   ];
 }
 
