@@ -186,6 +186,7 @@ function evalRule(
       case 'ipset-update':
       case 'limit':
       case 'quota':
+      case 'objref':
         if (!statements.run(state, expr, rule, table)) return undefined;
         break;
       default:

@@ -102,6 +102,8 @@ export type MetaKey =
   | 'iifgroup'
   | 'oifgroup'
   | 'cgroup'
+  /** skb->secmark: 0 in packetlab, which has no LSM labelling (nft refuses comparing it with a constant). */
+  | 'secmark'
   | 'random'
   | 'ipsec'
   | 'iifkind'
@@ -131,7 +133,9 @@ export type CtKey =
   | 'proto-dst'
   | 'l3proto'
   | 'zone'
-  | 'id';
+  | 'id'
+  /** The connection's helper's name (nf_conn_help); packetlab has no helpers, so no connection has one. */
+  | 'helper';
 
 /** `fib daddr type`, `fib saddr . iif oif`... as nft_fib evaluates them. */
 export interface FibSelector {
@@ -422,6 +426,8 @@ export type Expr =
     }
   | LimitExpr
   | QuotaExpr
+  /** `counter name c1`, `quota name q1`, `limit name l1` (nft_objref): the table's named object acts on the packet. */
+  | { readonly kind: 'objref'; readonly type: NamedObjectType; readonly name: string }
   | { readonly kind: 'verdict'; readonly verdict: Verdict }
   /** issue 12, ipt-b: the xt targets NFLOG, NFQUEUE, CHECKSUM, NETMAP, ECN, TOS, DSCP (xt/ext-targets.ts). */
   | { readonly kind: 'xt-target'; readonly options: ExtTargetOptions };
@@ -661,6 +667,36 @@ export interface Flowtable {
   readonly counter: boolean;
 }
 
+/** The stateful object types nft names (NFT_OBJECT_COUNTER, _QUOTA, _LIMIT). */
+export type NamedObjectType = 'counter' | 'quota' | 'limit';
+
+/**
+ * A named stateful object (`counter c1 { packets 0 bytes 0 }`, `quota q1 { 10 mbytes }`, `limit l1 { rate 10/second
+ * }`): its state is shared by every rule that names it, and by a transaction's copy of the table.
+ */
+export type NamedObject =
+  | {
+      readonly type: 'counter';
+      readonly name: string;
+      readonly handle: number;
+      readonly comment: string | undefined;
+      readonly counter: ElementCounter;
+    }
+  | {
+      readonly type: 'quota';
+      readonly name: string;
+      readonly handle: number;
+      readonly comment: string | undefined;
+      readonly quota: QuotaExpr;
+    }
+  | {
+      readonly type: 'limit';
+      readonly name: string;
+      readonly handle: number;
+      readonly comment: string | undefined;
+      readonly limit: LimitExpr;
+    };
+
 export interface Table {
   readonly family: Family;
   readonly name: string;
@@ -673,6 +709,8 @@ export interface Table {
   readonly comment?: string;
   /** The table's flowtables (replaced as a whole on change, so a transaction's copy never shares a change). */
   flowtables?: readonly Flowtable[];
+  /** The table's named counters, quotas and limits in the order they were added (replaced as a whole on change). */
+  objects?: readonly NamedObject[];
   /** The table's handle generator (nft_table's hgenerator): chains, rules and sets are numbered per table. */
   nextHandle: number;
 }

@@ -8,6 +8,7 @@ import { setUntracked } from './conntrack/conntrack.ts';
 import { updateSet } from './expr/compare.ts';
 import { limitMatches, quotaMatches } from './expr/limit.ts';
 import { natFromMap } from './expr/nat-map.ts';
+import { objrefMatches } from './expr/objref.ts';
 import { readValue } from './expr/selectors.ts';
 import type { NetfilterHost } from './host.ts';
 import { ipsetChange, ipsetTest, type PacketFields } from './ipset/match.ts';
@@ -113,6 +114,8 @@ export class Statements implements StatementRunner {
         return limitMatches(expr, this.host.now(), state.length);
       case 'quota':
         return quotaMatches(expr, state.length);
+      case 'objref':
+        return objrefMatches(table, expr.type, expr.name, this.host.now(), state.length);
       case 'set-update': {
         const set = table.sets.get(expr.set);
         return set === undefined ? false : updateSet(state, expr, set);

@@ -7,8 +7,9 @@
 import type { IncludeFiles } from '../netfilter/nft/define.ts';
 import { formatRulesetEvent, RulesetMonitor, runNft, TraceMonitor } from '../netfilter/nft/index.ts';
 import { JsonInputError, jsonToCommands } from '../netfilter/nft/json-parse.ts';
-import { JsonUnsupported, printJsonRuleset } from '../netfilter/nft/json-print.ts';
+import { JsonUnsupported, printJsonObjects, printJsonRuleset } from '../netfilter/nft/json-print.ts';
 import type { MonitorFilter } from '../netfilter/nft/monitor-ruleset.ts';
+import { OBJECT_LISTS } from '../netfilter/nft/objects.ts';
 import type { RulesetCommit } from '../netfilter/ruleset.ts';
 import type { Namespace } from '../netns/namespace.ts';
 import { type CommandResult, fail, unsupported } from './result.ts';
@@ -176,13 +177,37 @@ function jsonInput(ns: Namespace, options: NftOptions, file: string): CommandRes
 /** `nft -j list ruleset [FAMILY]` (json-print.ts) and `nft -j -f FILE`; other JSON commands are not modelled. */
 function jsonCommand(ns: Namespace, options: NftOptions): CommandResult {
   if (options.file !== undefined) return jsonInput(ns, options, options.file);
-  const words = options.words;
+  // nft joins its arguments into one command line.
+  const words = options.words
+    .join(' ')
+    .split(/\s+/)
+    .filter((word) => word !== '');
+  const objects = jsonObjectList(ns, words);
+  if (objects !== undefined) return objects;
   const listing =
     options.file === undefined && words[0] === 'list' && words[1] === 'ruleset' && words.length <= 3;
   if (!listing) return unsupported('nft', options.file === undefined ? `-j ${words.join(' ')}` : '-j -f');
   const printed = printJsonRuleset(ns.netfilter.store.ruleset, { family: words[2], now: ns.sim.now });
   if (printed instanceof JsonUnsupported) return unsupported('nft', `-j list ruleset with ${printed.what}`);
   return { stdout: printed, stderr: '', exitCode: 0 };
+}
+
+/** `nft -j list counters|quotas|limits [FAMILY | table FAMILY TABLE]` (json.c: do_list_obj_json); else undefined. */
+function jsonObjectList(ns: Namespace, words: readonly string[]): CommandResult | undefined {
+  const type = words[0] === 'list' ? OBJECT_LISTS[words[1] ?? ''] : undefined;
+  if (type === undefined) return undefined;
+  const rest = words.slice(2);
+  const inTable = rest[0] === 'table';
+  const family = inTable ? (rest.length === 3 ? rest[1] : 'ip') : rest[0];
+  const table = inTable ? rest[rest.length - 1] : undefined;
+  if (rest.length > (inTable ? 3 : 1)) return undefined;
+  const tables = ns.netfilter.store.ruleset.tables.filter(
+    (candidate) =>
+      (family === undefined || candidate.family === family) &&
+      (table === undefined || candidate.name === table),
+  );
+  if (table !== undefined && tables.length === 0) return undefined;
+  return { stdout: printJsonObjects(tables, type), stderr: '', exitCode: 0 };
 }
 
 /** `include` reads the simulation's files. */

@@ -19,6 +19,9 @@ const SETUP = ['ip', 'inet'].flatMap((family) => [
   `nft add chain ${family} t c2`,
   `nft 'add chain ${family} t pre { type nat hook prerouting priority dstnat; }'`,
   `nft 'add chain ${family} t post { type nat hook postrouting priority srcnat; }'`,
+  `nft add counter ${family} t cnt`,
+  `nft 'add quota ${family} t q { 100 bytes }'`,
+  `nft 'add limit ${family} t lim { rate 1/second }'`,
 ]);
 
 function commandLine(rule: NftCorpusRule): string {

@@ -1,6 +1,7 @@
 // DNS over UDP and TCP port 53 (and mDNS on 5353) as tcpdump prints it (print-domain.c's domain_print, ns_qprint, ns_rprint, fqdn_print): the header's id, flags and counts, the questions, the answers (with -vv the question, authority and additional sections), compressed names, and mDNS's class bits on port 5353; no EDNS0 options or bit labels, no DNSSEC record detail. Its own reader of the bytes: it needs no DNS wire module.
 
 import { formatIpv4 } from '../../wire/address.ts';
+import { formatIpv6Bytes } from '../../wire/ipv6-text.ts';
 import { type Dissector, printableChar, Truncated } from './netdissect.ts';
 
 const HEADER_LEN = 12;
@@ -454,7 +455,7 @@ function recordPrint(d: Dissector, start: number, bp: number, mdns: boolean): nu
       break;
     case T_AAAA:
       if (!d.has(cp, 16)) return CUT;
-      d.print(` ${formatIpv6(d.bytes, cp)}`);
+      d.print(` ${formatIpv6Bytes(d.bytes, cp)}`);
       break;
     case T_OPT:
       d.print(` UDPsize=${klass}`);
@@ -549,38 +550,4 @@ function badLabel(d: Dissector, i: number): boolean {
 /** labellen: a label's length, 0 for a compression pointer. */
 function labelLength(i: number): number {
   return (i & INDIR_MASK) === INDIR_MASK ? 0 : i;
-}
-
-/** An IPv6 address as inet_ntop writes it (RFC 5952: the longest run of two or more zero groups as `::`). */
-function formatIpv6(bytes: Uint8Array, at: number): string {
-  const groups: number[] = [];
-  for (let i = 0; i < 8; i++) groups.push((bytes[at + 2 * i]! << 8) | bytes[at + 2 * i + 1]!);
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen && j - i >= 2) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = (g: number) => g.toString(16);
-  if (bestStart < 0) return groups.map(hex).join(':');
-  const head = groups.slice(0, bestStart).map(hex).join(':');
-  const tail = groups
-    .slice(bestStart + bestLen)
-    .map(hex)
-    .join(':');
-  // An IPv4-mapped address (::ffff:a.b.c.d) prints its last 32 bits as IPv4, as inet_ntop does.
-  if (bestStart === 0 && (bestLen === 6 || (bestLen === 5 && groups[5] === 0xffff))) {
-    const v4 = `${bytes[at + 12]}.${bytes[at + 13]}.${bytes[at + 14]}.${bytes[at + 15]}`;
-    return bestLen === 6 ? `::${v4}` : `::ffff:${v4}`;
-  }
-  return `${head}::${tail}`;
 }

@@ -195,6 +195,9 @@ function meta(
     case 'skgid':
     case 'cgroup':
       return locallyGenerated(state) ? 0 : undefined;
+    case 'secmark':
+      return 0; // no LSM labels packets
+
     case 'random':
       return state.host.rng.u32();
     case 'ibrname':
@@ -247,6 +250,9 @@ function conntrack(state: PacketState, selector: Extract<Selector, { kind: 'ct' 
       return 0; // conntrack zones are not modelled: every entry is in zone 0
     case 'id':
       return ct.id(index);
+    case 'helper':
+      // nft_ct_get_eval: a connection without a helper breaks the rule (NFT_BREAK); no helper is modelled.
+      return undefined;
     case 'saddr':
     case 'daddr':
     case 'proto-src':

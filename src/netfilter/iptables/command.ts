@@ -434,6 +434,25 @@ export function runIptables(store: RulesetStore, argv: readonly string[]): Comma
 function runParsed(store: RulesetStore, argv: readonly string[]): CommandOutput {
   const cmd = parseCommand(argv, store.setExists === undefined ? {} : { setExists: store.setExists });
   if ('kind' in cmd) return failure(cmd);
+  const weird = weirdInterfaceWarnings(cmd.rule);
+  if (weird === '') return runCommand(store, cmd);
+  const output = runCommand(store, cmd);
+  return { ...output, stderr: `${weird}${output.stderr}` };
+}
+
+/**
+ * xtables_parse_interface: a name with `/` or a space is taken with a warning, printed as -i or -o is read (a
+ * command line that fails later in the parse prints it too on Linux; here only parsed commands do).
+ */
+function weirdInterfaceWarnings(rule: ParsedCommand['rule']): string {
+  let text = '';
+  for (const sel of [rule?.iif, rule?.oif])
+    if (sel !== undefined && (sel.name.includes('/') || sel.name.includes(' ')))
+      text += `Warning: weird character in interface \`${sel.name}' ('/' and ' ' are not allowed by the kernel).\n`;
+  return text;
+}
+
+function runCommand(store: RulesetStore, cmd: ParsedCommand): CommandOutput {
   switch (cmd.command) {
     case 'version':
       return { stdout: `iptables ${VERSION}\n`, stderr: '', exitCode: 0 };

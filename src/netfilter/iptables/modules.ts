@@ -6,6 +6,7 @@ import { commentMatch } from './match-comment.ts';
 // ---- issue 12, ipt-b: more IPv4 matches and targets ----
 import { connlimitMatch } from './match-connlimit.ts';
 import { conntrackMatch, stateMatch } from './match-conntrack.ts';
+import { dccpMatch } from './match-dccp.ts';
 import { dscpMatch } from './match-dscp.ts';
 import { ecnMatch } from './match-ecn.ts';
 import { hashlimitMatch } from './match-hashlimit.ts';
@@ -75,6 +76,7 @@ export const MATCHES: ReadonlyMap<string, MatchModule> = new Map(
     physdevMatch,
     // ---- issue 12, ipt-b ----
     sctpMatch,
+    dccpMatch,
     limitMatch,
     hashlimitMatch,
     connlimitMatch,

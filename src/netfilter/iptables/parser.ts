@@ -323,7 +323,11 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
     const module = protoName === undefined ? undefined : MATCHES.get(protoName);
     if (
       module === undefined ||
-      (protoName !== 'tcp' && protoName !== 'udp' && protoName !== 'icmp' && protoName !== 'sctp')
+      (protoName !== 'tcp' &&
+        protoName !== 'udp' &&
+        protoName !== 'icmp' &&
+        protoName !== 'sctp' &&
+        protoName !== 'dccp')
     )
       return false;
     const created = module.create();

@@ -197,7 +197,10 @@ export function ruleSpecOf(rule: Rule, table: string): RuleSpec | undefined {
   if (rule.iptables === undefined) return undefined;
   const cached = parsedRules.get(rule);
   if (cached !== undefined) return cached;
-  const words = tokenizeRestoreLine(rule.iptables.args.join(' '));
+  // Each saved word is read back on its own: an interface name may hold a space (`-o bad name`, saved bare).
+  const words = rule.iptables.args.flatMap((arg) =>
+    arg.includes(' ') && !arg.startsWith('"') ? [arg] : tokenizeRestoreLine(arg),
+  );
   const parsed = parseCommand(['-A', 'PLACEHOLDER', ...words], { restoreTable: table, reread: true });
   if ('kind' in parsed || parsed.rule === undefined) return undefined;
   parsedRules.set(rule, parsed.rule);

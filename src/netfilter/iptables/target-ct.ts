@@ -1,7 +1,8 @@
 // The CT target with --notrack, and NOTRACK, its alias (libxt_CT.c rev 2): the packet skips connection
 // tracking. Raw table only. `--zone`, `--zone-orig` and `--zone-reply` parse as iptables parses them, but a zone
-// other than 0 is refused as not modelled (packetlab's conntrack has one zone); helper, timeout and event
-// options are not supported.
+// other than 0 is refused as not modelled (packetlab's conntrack has one zone). `--helper NAME` parses and saves,
+// but packetlab has no conntrack helpers: the kernel's lookup fails (ENOENT, as on a kernel without the helper's
+// module) unless --notrack makes it skip the lookup. Timeout and event options are not supported.
 
 import { type IptError, notModelled, param } from './errors.ts';
 import {
@@ -24,6 +25,8 @@ export class CtTarget implements XtTarget {
   /** The zone id and whether it is taken from the mark (XT_CT_ZONE_MARK); 0 is the default zone. */
   zone = 0;
   zoneFromMark = false;
+  /** `--helper NAME`: the helper to attach (xt_ct_set_helper), which packetlab cannot find. */
+  helper: string | undefined;
   private readonly given = new Set<string>();
 
   constructor(readonly name: 'CT' | 'NOTRACK') {
@@ -32,6 +35,7 @@ export class CtTarget implements XtTarget {
       name === 'CT'
         ? [
             { name: 'notrack', arg: false, invert: false },
+            { name: 'helper', arg: true, invert: false },
             ...ZONE_OPTIONS.map((zone) => ({ name: zone, arg: true, invert: false })),
           ]
         : [];
@@ -42,6 +46,10 @@ export class CtTarget implements XtTarget {
     this.given.add(option);
     if (option === 'notrack') {
       this.notrack = true;
+      return undefined;
+    }
+    if (option === 'helper') {
+      this.helper = args[0]!;
       return undefined;
     }
     // ct_parse_zone_id: `mark` or a number up to 65535 (strtoul base 0).
@@ -65,12 +73,16 @@ export class CtTarget implements XtTarget {
   }
 
   save(): string[] {
-    return this.name === 'CT' && this.notrack ? ['--notrack'] : [];
+    if (this.name !== 'CT') return [];
+    return [
+      ...(this.notrack ? ['--notrack'] : []),
+      ...(this.helper === undefined ? [] : ['--helper', this.helper]),
+    ];
   }
 
   print(): string {
     if (this.name === 'NOTRACK') return ' NOTRACK';
-    return this.notrack ? ' CT notrack' : ' CT';
+    return `${this.notrack ? ' CT notrack' : ' CT'}${this.helper === undefined ? '' : ` helper ${this.helper}`}`;
   }
 
   compile(): Compiled {
@@ -84,6 +96,8 @@ export class CtTarget implements XtTarget {
   }
 
   usage(): Usage | undefined {
+    // xt_ct_tg_check: without --notrack the helper is looked up (nf_conntrack_helper_try_module_get): ENOENT.
+    if (this.helper !== undefined && !this.notrack) return { never: true, errno: 'ENOENT' };
     return { tables: ['raw'] };
   }
 }

@@ -4,6 +4,7 @@
 // kernel's errno strings ("Could not process rule: No such file or directory").
 
 import { strerror } from '../../core/errno.ts';
+import { findObject } from '../expr/objref.ts';
 import {
   clearElements,
   hasSetIndex,
@@ -12,7 +13,16 @@ import {
   setIndexOf,
   shareSetIndex,
 } from '../expr/set-index.ts';
-import type { Chain, Family, NamedSet, Rule, Ruleset, SetElement, Table } from '../ir.ts';
+import type {
+  Chain,
+  Family,
+  NamedObjectType,
+  NamedSet,
+  Rule,
+  Ruleset,
+  SetElement,
+  Table,
+} from '../ir.ts';
 import type { RulesetDraft, RulesetError, RulesetStore } from '../ruleset.ts';
 import type {
   ChainDef,
@@ -31,6 +41,14 @@ import { kernelRefusesHook } from './families.ts';
 import { familyHasFlowtables, flowtableOf, flowtableText, printFlowtables } from './flowtables.ts';
 import { type ErrorRecord, errorAt, type Location } from './location.ts';
 import { Misspell } from './misspell.ts';
+import {
+  type ObjectDef,
+  objectInUse,
+  objectOf,
+  printObjects,
+  resetObject,
+  updatedObject,
+} from './objects.ts';
 import {
   type PrintOptions,
   printChain,
@@ -102,7 +120,10 @@ export function applyCommands(
     },
     {
       readOnly: commands.every(
-        (command) => command.kind.startsWith('list-') || command.kind === 'get-element',
+        (command) =>
+          command.kind.startsWith('list-') ||
+          command.kind.startsWith('reset-') ||
+          command.kind === 'get-element',
       ),
     },
   );
@@ -248,6 +269,14 @@ class Runner {
       case 'delete-flowtable':
       case 'list-flowtable':
         return this.flowtableCommand(draft, command);
+      case 'add-object':
+      case 'delete-object':
+      case 'list-object':
+      case 'reset-object':
+        return this.objectCommand(draft, command);
+      case 'list-objects':
+      case 'reset-objects':
+        return this.objectsCommand(draft, command);
       case 'list-chains':
         this.stdout += printChains(draft.ruleset, { ...this.print, family: command.family });
         return undefined;
@@ -354,6 +383,17 @@ class Runner {
     );
   }
 
+  /**
+   * nf_tables_newrule numbers a rule before its expressions' init runs, and an aborted batch does not give the
+   * handle back: a committed table's generator moves on (a table this batch created goes with the batch).
+   */
+  private handleUsedUp(table: Table): void {
+    const committed = this.committed.tables.find(
+      (candidate) => candidate.family === table.family && candidate.name === table.name,
+    );
+    if (committed !== undefined) committed.nextHandle = Math.max(committed.nextHandle, table.nextHandle) + 1;
+  }
+
   // ---- tables and chains ------------------------------------------------------------------------------------
 
   /** A `table { }` block adds its chains first, then its sets, then the chains' rules (nft's command expansion). */
@@ -376,6 +416,11 @@ class Runner {
       const chain = this.addChain(draft, table, def, false, def.loc);
       if (isErrorRecord(chain)) return chain;
       chains.push(chain);
+    }
+    // nft_cmd_expand: the block's chains, then its objects, sets and flowtables, then the chains' rules.
+    for (const object of command.objects ?? []) {
+      const error = addObject(table, object, false);
+      if (error !== undefined) return error;
     }
     for (const set of command.sets) {
       const error = this.addSet(draft, table, set, false);
@@ -497,6 +542,12 @@ class Runner {
       if (!familyHasFlowtables(table.family) || (chain.base !== undefined && chain.base.hook !== 'forward'))
         return kernelError(loc, 'EOPNOTSUPP');
     }
+    // nft_objref_init: the named object must exist in the rule's table, with the statement's type (ENOENT).
+    for (const ref of rule.objectRefs ?? [])
+      if (findObject(table, ref.type, ref.name) === undefined) {
+        this.handleUsedUp(table);
+        return this.kernelEnoent(draft, table, chain, ref.loc);
+      }
     for (const ref of rule.chainRefs) {
       const target = table.chains.get(ref.name);
       if (target === undefined) {
@@ -676,6 +727,68 @@ class Runner {
     return undefined;
   }
 
+  /** `add|create|delete|list|reset counter|quota|limit [family] TABLE NAME`. */
+  private objectCommand(
+    draft: RulesetDraft,
+    command: Extract<Command, { kind: 'add-object' | 'delete-object' | 'list-object' | 'reset-object' }>,
+  ): ErrorRecord | undefined {
+    const table = this.table(draft, command.ref, command.kind === 'delete-object' ? 'kernel' : 'plain');
+    if (isErrorRecord(table)) return table;
+    if (command.kind === 'add-object') return addObject(table, command.object, command.exclusive);
+    const type = command.type;
+    const objects = table.objects ?? [];
+    const object = objects.find(
+      (candidate) =>
+        candidate.type === type &&
+        (command.kind === 'delete-object' && command.name === undefined
+          ? candidate.handle === command.handle?.value
+          : candidate.name === command.name?.name),
+    );
+    const where = command.name?.loc ?? (command.kind === 'delete-object' ? command.handle?.loc : undefined);
+    if (object === undefined)
+      return command.kind === 'delete-object'
+        ? kernelError(where ?? command.loc, 'ENOENT')
+        : errorAt(where ?? command.loc, strerror('ENOENT'));
+    switch (command.kind) {
+      case 'delete-object':
+        // nf_tables_delobj: EBUSY while a rule names it.
+        if (objectInUse(table, object)) return kernelError(where ?? command.loc, 'EBUSY');
+        table.objects = objects.filter((candidate) => candidate !== object);
+        return undefined;
+      case 'list-object':
+      case 'reset-object':
+        this.stdout += printObjects([table], type, object.name, {
+          ...this.print,
+          reset: command.kind === 'reset-object',
+        });
+        if (command.kind === 'reset-object') resetObjects(table, type, object.name);
+        return undefined;
+    }
+  }
+
+  /** `list|reset counters|quotas|limits [FAMILY | table [family] TABLE]`: the listing, then (reset) the zeroing. */
+  private objectsCommand(
+    draft: RulesetDraft,
+    command: Extract<Command, { kind: 'list-objects' | 'reset-objects' }>,
+  ): ErrorRecord | undefined {
+    let tables: Table[];
+    if (command.table !== undefined) {
+      const table = this.table(draft, command.table, 'plain');
+      if (isErrorRecord(table)) return table;
+      tables = [table];
+    } else
+      tables = draft.ruleset.tables.filter(
+        (table) => command.family === undefined || table.family === command.family,
+      );
+    this.stdout += printObjects(tables, command.type, undefined, {
+      ...this.print,
+      reset: command.kind === 'reset-objects',
+    });
+    if (command.kind === 'reset-objects')
+      for (const table of tables) resetObjects(table, command.type, undefined);
+    return undefined;
+  }
+
   private setCommand(
     draft: RulesetDraft,
     command: Extract<Command, { kind: 'delete-set' | 'flush-set' | 'list-set' }>,
@@ -761,6 +874,29 @@ function addFlowtable(
   }
   table.flowtables = [...existing, flowtableOf(def, table.nextHandle++)];
   return undefined;
+}
+
+/** nf_tables_newobj: a new object in the table's handle space; an existing one is updated, or EEXIST with create. */
+function addObject(table: Table, def: ObjectDef, exclusive: boolean): ErrorRecord | undefined {
+  const objects = table.objects ?? [];
+  const type = def.body.type;
+  const index = objects.findIndex((object) => object.type === type && object.name === def.name.name);
+  if (index >= 0) {
+    if (exclusive) return kernelError(def.name.loc, 'EEXIST');
+    const copy = [...objects];
+    copy[index] = updatedObject(objects[index]!, def);
+    table.objects = copy;
+    return undefined;
+  }
+  table.objects = [...objects, objectOf(def, table.nextHandle++)];
+  return undefined;
+}
+
+/** NFT_MSG_GETOBJ_RESET on the table's objects of that type (of that name when one is given). */
+function resetObjects(table: Table, type: NamedObjectType, name: string | undefined): void {
+  table.objects = (table.objects ?? []).map((object) =>
+    object.type === type && (name === undefined || object.name === name) ? resetObject(object) : object,
+  );
 }
 
 /** The declaration's options the kernel keeps (policy, gc-interval, counter) and nft's own (auto-merge, typeof). */

@@ -1,8 +1,9 @@
 // What the nft parser produces: commands with the locations errors point at, rules already compiled to IR
 // expressions, and set elements still as written (their types are known only once the set is found).
 
-import type { BaseChainSpec, ChainType, DataType, Expr, HookName, Verdict } from '../ir.ts';
+import type { BaseChainSpec, ChainType, DataType, Expr, HookName, NamedObjectType, Verdict } from '../ir.ts';
 import type { Location } from './location.ts';
+import type { ObjectDef } from './objects.ts';
 import type { NftType } from './types.ts';
 import type { RawValue } from './values.ts';
 
@@ -35,6 +36,8 @@ export interface ParsedRule {
   readonly rejects: number;
   /** Flowtables named by `flow add @ft`, which the kernel looks up in the rule's table (ENOENT). */
   readonly flowtableRefs?: readonly Named[];
+  /** Named counters, quotas and limits the rule names (`counter name c1`), looked up in its table (ENOENT). */
+  readonly objectRefs?: readonly (Named & { readonly type: NamedObjectType })[];
   readonly loc: Location;
 }
 
@@ -113,6 +116,39 @@ export type Command =
       readonly sets: readonly SetDef[];
       /** `flowtable NAME { ... }` items of the block. */
       readonly flowtables?: readonly FlowtableDef[];
+      /** `counter|quota|limit NAME { ... }` items of the block (objects.ts). */
+      readonly objects?: readonly ObjectDef[];
+      readonly loc: Location;
+    }
+  | {
+      readonly kind: 'add-object';
+      readonly exclusive: boolean;
+      readonly ref: TableRef;
+      readonly object: ObjectDef;
+      readonly loc: Location;
+    }
+  | {
+      readonly kind: 'delete-object';
+      readonly ref: TableRef;
+      readonly type: NamedObjectType;
+      /** The object by name, or by `handle N`. */
+      readonly name: Named | undefined;
+      readonly handle: { readonly value: number; readonly loc: Location } | undefined;
+      readonly loc: Location;
+    }
+  | {
+      readonly kind: 'list-object' | 'reset-object';
+      readonly ref: TableRef;
+      readonly type: NamedObjectType;
+      readonly name: Named;
+      readonly loc: Location;
+    }
+  | {
+      /** `list|reset counters|quotas|limits [FAMILY | table [FAMILY] T]`. */
+      readonly kind: 'list-objects' | 'reset-objects';
+      readonly type: NamedObjectType;
+      readonly family: NftFamily | undefined;
+      readonly table: TableRef | undefined;
       readonly loc: Location;
     }
   | {

@@ -1,7 +1,7 @@
 // nft 1.0.6's meta keys (meta.c: meta_templates) as packetlab models them: each key's datatype, width, whether it
 // may be written without `meta` (parser_bison.y: meta_key_unqualified), and what the kernel refuses for the ip and
 // inet families (nft_meta_get_validate: the bridge port names and VLAN keys), and the tc handles of `meta priority`.
-// The wall-clock keys' values are in expr-time.ts. Not supported: secmark, skuid/skgid names other than root.
+// The wall-clock keys' values are in expr-time.ts. Not supported: secmark compared with a constant (nft refuses it too), skuid/skgid names other than root.
 
 import type { MetaKey } from '../ir.ts';
 import type { NftType } from './types.ts';
@@ -25,6 +25,7 @@ export const META_KEYS: Readonly<Partial<Record<MetaKey, MetaKeyInfo>>> = {
   iifgroup: { type: 'devgroup', bits: 32 },
   oifgroup: { type: 'devgroup', bits: 32 },
   cgroup: { type: 'integer', bits: 32 },
+  secmark: { type: 'integer', bits: 32 },
   random: { type: 'integer', bits: 32 },
   ipsec: { type: 'boolean', bits: 1 },
   iifkind: { type: 'ifkind', bits: 128 },

@@ -9,6 +9,7 @@
 import type {
   Constant,
   Expr,
+  NamedObjectType,
   NamedSet,
   Rule,
   Ruleset,
@@ -19,6 +20,7 @@ import type {
   Verdict,
 } from '../ir.ts';
 import { formatClock } from './expr-time.ts';
+import { objectJson } from './objects.ts';
 import { sortedElements, visibleExprs } from './printer.ts';
 import {
   flagNames,
@@ -66,6 +68,9 @@ function numberJson(type: NftType, value: number): Json {
     case 'mark':
     case 'iface':
       return value >>> 0;
+    // A realm's name, or its number as a string (realm_type prints through the rt_realms table).
+    case 'realm':
+      return symbolName(type, value) ?? String(value >>> 0);
     // `"17:00"`, `"Monday"`, `"2024-01-01 00:00:00"`: the listing's text without its quotes.
     case 'date':
     case 'day':
@@ -130,6 +135,11 @@ function selectorJson(value: Value): Json {
       };
     case 'numgen':
       return { numgen: { mode: selector.mode, mod: selector.mod, offset: selector.offset } };
+    // json.c: rt_expr_json names the family of a next hop only; socket_expr_json its key.
+    case 'rt':
+      return { rt: selector.key === 'nexthop' ? { key: 'nexthop', family: 'ip' } : { key: selector.key } };
+    case 'socket':
+      return { socket: { key: selector.key } };
     default:
       return unsupported(`${selector.kind} expressions`);
   }
@@ -224,6 +234,22 @@ function natFlags(flags: Extract<Expr, { kind: 'nat' }>['flags']): string[] {
 function natJson(expr: Extract<Expr, { kind: 'nat' }>): Json {
   const { range, flags } = expr;
   const names = natFlags(flags);
+  if (expr.map !== undefined) {
+    // nat_stmt_json: `dnat to KEY map { K : ADDR }` keeps the map as the address.
+    if (expr.map.withPort || names.length > 0 || (expr.type !== 'dnat' && expr.type !== 'snat'))
+      unsupported('NAT maps with ports or flags');
+    const types = expr.map.key.map((value) => selectorType(value.selector));
+    const data =
+      expr.map.map.kind === 'named'
+        ? `@${expr.map.map.name}`
+        : {
+            set: expr.map.map.elements.map((element) => [
+              constantJson(types[0]!, element.key, types),
+              constantJson('ipv4_addr', element.data as Constant),
+            ]),
+          };
+    return { [expr.type]: { addr: { map: { key: leftJson(expr.map.key), data } } } };
+  }
   if (expr.type === 'masquerade') {
     if (range.portLow !== undefined) unsupported('masquerade ports');
     return { masquerade: names.length === 0 ? null : { flags: names.length === 1 ? names[0]! : names } };
@@ -236,7 +262,7 @@ function natJson(expr: Extract<Expr, { kind: 'nat' }>): Json {
   return { [expr.type]: range.portLow === undefined ? { addr } : { addr, port: range.portLow } };
 }
 
-function exprJson(expr: Expr, rule: Rule): Json {
+function exprJson(expr: Expr, rule: Rule, family: string): Json {
   switch (expr.kind) {
     case 'cmp':
       return matchJson(expr);
@@ -256,6 +282,15 @@ function exprJson(expr: Expr, rule: Rule): Json {
     }
     case 'counter':
       return { counter: { packets: rule.packets, bytes: rule.bytes } };
+    case 'objref':
+      return { [expr.type]: expr.name };
+    case 'match': {
+      // json.c: connlimit_stmt_json, the count as a signed int.
+      const options = expr.options;
+      if (options.name !== 'connlimit' || options.nft !== true) return unsupported('xt matches');
+      const val = options.limit | 0;
+      return { 'ct count': options.above ? { val, inv: true } : { val } };
+    }
     case 'verdict':
       return verdictJson(expr.verdict);
     case 'meta-set':
@@ -268,6 +303,15 @@ function exprJson(expr: Expr, rule: Rule): Json {
     }
     case 'nat':
       return natJson(expr);
+    case 'tproxy': {
+      // json.c: tproxy_stmt_json, the address and port when given (the family only outside ip tables).
+      if (expr.nft !== true) return unsupported('xt targets');
+      if (family !== 'ip') return unsupported('tproxy outside ip tables');
+      const body: Record<string, Json> = {};
+      if (expr.addr !== 0) body.addr = formatIpv4(expr.addr);
+      if (expr.port !== 0) body.port = expr.port;
+      return { tproxy: body };
+    }
     case 'set-update':
       if (expr.op === 'delete' || expr.timeout !== undefined || expr.counter === true)
         unsupported('set statements with options');
@@ -325,6 +369,8 @@ function setJson(table: Table, set: NamedSet, now: number | undefined): Json {
 
 function tableJson(table: Table, now: number | undefined): Json[] {
   const out: Json[] = [{ table: { family: table.family, name: table.name, handle: table.handle } }];
+  // json.c: table_print_json_full lists the table's objects before its sets.
+  for (const object of table.objects ?? []) out.push(objectJson(table, object));
   for (const set of table.sets.values()) out.push(setJson(table, set, now));
   for (const chain of table.chains.values()) {
     const body: Record<string, Json> = {
@@ -352,7 +398,7 @@ function tableJson(table: Table, now: number | undefined): Json[] {
         handle: rule.handle,
       };
       if (rule.comment !== undefined) body.comment = rule.comment;
-      body.expr = exprs.map((expr) => exprJson(expr, rule));
+      body.expr = exprs.map((expr) => exprJson(expr, rule, table.family));
       out.push({ rule: body });
     }
   return out;
@@ -374,5 +420,15 @@ export function printJsonRuleset(
     if (failure instanceof JsonUnsupported) return failure;
     throw failure;
   }
+  return `${stringifyJson({ nftables: items })}\n`;
+}
+
+/** `nft -j list counters|quotas|limits`: the objects of that type in `tables`, without their tables (json.c). */
+export function printJsonObjects(tables: readonly Table[], type: NamedObjectType): string {
+  const items: Json[] = [
+    { metainfo: { version: '1.0.6', release_name: 'Lester Gooch #5', json_schema_version: 1 } },
+  ];
+  for (const table of tables)
+    for (const object of table.objects ?? []) if (object.type === type) items.push(objectJson(table, object));
   return `${stringifyJson({ nftables: items })}\n`;
 }

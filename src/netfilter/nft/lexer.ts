@@ -2,7 +2,7 @@
 // addresses, `eth*` wildcards), decimal and 0x numbers, quoted strings, punctuation, newlines and `#` comments.
 // No IPv6 addresses, no `$variables` or `include`, no scanner scopes: every keyword is a keyword everywhere.
 
-import { parseIpv6 } from './ipv6-text.ts';
+import { parseIpv6 } from '../../wire/ipv6-text.ts';
 import type { Location } from './location.ts';
 
 export type TokenKind = 'word' | 'number' | 'quoted' | 'punct' | 'newline' | 'semicolon' | 'eof' | 'junk';

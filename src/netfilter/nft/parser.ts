@@ -1,9 +1,9 @@
 // Recursive-descent parser for nft command input (`nft -f FILE`, `nft 'CMD; CMD'`): commands, `table { }`
 // blocks with chains, sets and maps, chain specs with named priorities. A syntax error stops at the first
 // offending token, as bison does; evaluation errors are reported only when the whole input parsed.
-// Not supported: flowtables, objects (counters, quotas), IPv6.
+// Not supported: object types other than counter, quota and limit, IPv6 packets.
 
-import type { BaseChainSpec, ChainType, DataType, Family, HookName } from '../ir.ts';
+import type { BaseChainSpec, ChainType, DataType, Family, HookName, NamedObjectType } from '../ir.ts';
 import type {
   ChainDef,
   Command,
@@ -21,6 +21,7 @@ import { parseFlowtableBlock } from './flowtables.ts';
 import type { InterfaceNames } from './ifindex.ts';
 import { KEYWORDS, type Token, tokenize } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, type Source, span } from './location.ts';
+import { OBJECT_LISTS, type ObjectDef, parseObjectBody } from './objects.ts';
 import { parseElements, parseRule, parseTime } from './rule.ts';
 import { parseTypeof } from './set-typeof.ts';
 import { ParseFailure, TokenStream } from './stream.ts';
@@ -137,6 +138,9 @@ class CommandParser {
       case 'flush':
         this.s.next();
         return [this.flush(first)];
+      case 'reset':
+        this.s.next();
+        return [this.reset(first)];
       case 'list':
         this.s.next();
         return [this.list(first)];
@@ -224,6 +228,15 @@ class CommandParser {
         const ref = this.tableRef();
         const flowtable = parseFlowtableBlock(this.s, this.s.name());
         return { kind: 'add-flowtable', exclusive, ref, flowtable, loc: this.loc(first) };
+      }
+      case 'counter':
+      case 'quota':
+      case 'limit': {
+        this.s.next();
+        const ref = this.tableRef();
+        const name = this.s.name();
+        const def = parseObjectBody(this.s, object.text as NamedObjectType, name, first.loc);
+        return { kind: 'add-object', exclusive, ref, object: def, loc: this.loc(first) };
       }
       case 'element': {
         this.s.next();
@@ -317,9 +330,46 @@ class CommandParser {
         const ref = this.tableRef();
         return { kind: 'delete-flowtable', ref, flowtable: this.s.name(), loc: this.loc(first) };
       }
+      case 'counter':
+      case 'quota':
+      case 'limit': {
+        const ref = this.tableRef();
+        const type = object.text as NamedObjectType;
+        if (this.s.acceptWord('handle') !== undefined) {
+          const value = this.s.number();
+          const handle = { value: value.value, loc: value.loc };
+          return { kind: 'delete-object', ref, type, name: undefined, handle, loc: this.loc(first) };
+        }
+        const name = this.s.name();
+        return { kind: 'delete-object', ref, type, name, handle: undefined, loc: this.loc(first) };
+      }
       default:
         return this.s.fail(object);
     }
+  }
+
+  /** `reset counter|quota [family] TABLE NAME`, `reset counters|quotas [FAMILY | table [family] TABLE]`. */
+  private reset(first: Token): Command {
+    const object = this.s.peek();
+    const text = object.kind === 'word' ? object.text : '';
+    if (text === 'counter' || text === 'quota') {
+      this.s.next();
+      const ref = this.tableRef();
+      return { kind: 'reset-object', ref, type: text, name: this.s.name(), loc: this.loc(first) };
+    }
+    if (text === 'counters' || text === 'quotas') {
+      this.s.next();
+      return this.objectList(first, 'reset-objects', OBJECT_LISTS[text]!);
+    }
+    return this.s.fail(object, 'counter or counters or quotas or quota');
+  }
+
+  private objectList(first: Token, kind: 'list-objects' | 'reset-objects', type: NamedObjectType): Command {
+    if (this.s.acceptWord('table') !== undefined) {
+      const table = this.tableRef();
+      return { kind, type, family: table.family, table, loc: this.loc(first) };
+    }
+    return { kind, type, family: this.family().family, table: undefined, loc: this.loc(first) };
   }
 
   private flush(first: Token): Command {
@@ -362,6 +412,17 @@ class CommandParser {
         return { kind: `list-${object.text}`, family: this.family().family, loc: this.loc(first) };
       case 'table':
         return { kind: 'list-table', ref: this.tableRef(), loc: this.loc(first) };
+      case 'counters':
+      case 'quotas':
+      case 'limits':
+        return this.objectList(first, 'list-objects', OBJECT_LISTS[object.text]!);
+      case 'counter':
+      case 'quota':
+      case 'limit': {
+        const ref = this.tableRef();
+        const type = object.text as NamedObjectType;
+        return { kind: 'list-object', ref, type, name: this.s.name(), loc: this.loc(first) };
+      }
       case 'flowtable': {
         const ref = this.tableRef();
         return { kind: 'list-flowtable', ref, flowtable: this.s.name(), loc: this.loc(first) };
@@ -411,6 +472,7 @@ class CommandParser {
     const chains: ChainDef[] = [];
     const sets: SetDef[] = [];
     const flowtables: FlowtableDef[] = [];
+    const objects: ObjectDef[] = [];
     let comment: string | undefined;
     const family = this.irFamily(ref);
     this.block(
@@ -430,6 +492,11 @@ class CommandParser {
           case 'flowtable':
             flowtables.push(parseFlowtableBlock(this.s, this.s.name()));
             break;
+          case 'counter':
+          case 'quota':
+          case 'limit':
+            objects.push(parseObjectBody(this.s, token.text, this.s.name(), undefined));
+            break;
           case 'flags':
             this.s.next();
             this.s.report(errorAt(token.loc, 'table flags are not supported by packetlab'));
@@ -440,7 +507,17 @@ class CommandParser {
       },
       { closeAfterItem: false },
     );
-    return { kind: 'add-table', exclusive, ref, comment, chains, sets, flowtables, loc: this.loc(first) };
+    return {
+      kind: 'add-table',
+      exclusive,
+      ref,
+      comment,
+      chains,
+      sets,
+      flowtables,
+      objects,
+      loc: this.loc(first),
+    };
   }
 
   private quoted(): string {

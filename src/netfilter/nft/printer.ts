@@ -28,7 +28,9 @@ import { formatDevices, formatFamilyPriority } from './families.ts';
 import { hiddenFamilyDependency } from './family-rule.ts';
 import { flowtableText } from './flowtables.ts';
 import { namedInterfaces } from './ifindex.ts';
+import { objectText } from './objects.ts';
 import { elementCounterText } from './set-elements.ts';
+import { formatCtCount } from './stmt-ct-count.ts';
 import { formatLimit, formatQuota } from './stmt-limit.ts';
 import { formatLog } from './stmt-log.ts';
 import { formatReject } from './stmt-reject.ts';
@@ -487,6 +489,9 @@ function xtMatchText(options: XtMatchOptions): string {
       return `numgen inc mod ${options.every} ${options.invert ? '!= ' : ''}${options.packet}`;
     case 'comment':
       return '';
+    case 'connlimit':
+      if (options.nft === true) return formatCtCount(options.limit, options.above);
+      return `xt match ${options.name}`;
     default:
       return `xt match ${options.name}`;
   }
@@ -738,6 +743,8 @@ function exprText(
       return `xt target ${expr.options.name}`;
     case 'flow-offload':
       return `flow add @${expr.flowtable}`;
+    case 'objref':
+      return `${expr.type} name "${expr.name}"`;
     case 'verdict':
       return verdictText(expr.verdict, ctx.iptables);
   }
@@ -884,6 +891,8 @@ function tableHeader(table: Table, options: PrintOptions, whole = false): string
 /** `nft list table`: the table with its comment, sets and maps, then chains, separated by blank lines. */
 export function printTable(table: Table, options: PrintOptions = {}): string {
   const items: string[] = [];
+  // rule.c: table_print lists the objects first, then the sets.
+  for (const object of table.objects ?? []) items.push(objectText(object, options));
   for (const set of table.sets.values()) items.push(setText(set, options));
   // rule.c: table_print lists the flowtables after the sets, before the chains.
   for (const flowtable of table.flowtables ?? []) items.push(flowtableText(flowtable, options));

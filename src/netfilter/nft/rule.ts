@@ -12,6 +12,7 @@ import type {
   Family,
   FamilyField,
   MetaKey,
+  NamedObjectType,
   NatFlags,
   NatMap,
   NatRange,
@@ -35,7 +36,8 @@ import { type InterfaceNames, resolveInterfaces } from './ifindex.ts';
 import { KEYWORDS, type Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location, span } from './location.ts';
 import { intervalKey, keyInterval, parseElementCounter } from './set-elements.ts';
-import { parseLimit, parseQuota } from './stmt-limit.ts';
+import { parseCtCount } from './stmt-ct-count.ts';
+import { type ObjectName, parseLimit, parseObjectName, parseQuota } from './stmt-limit.ts';
 import { parseLog } from './stmt-log.ts';
 import { parseReject } from './stmt-reject.ts';
 import { dynsetOp, parseDynsetOptions } from './stmt-set.ts';
@@ -105,7 +107,7 @@ const MODELLED_META = new Set([
 const UNMODELLED_META = new Set(META_KEYS_KNOWN.split(', ').filter((key) => !MODELLED_META.has(key)));
 
 /** ct keys nft 1.0.6 knows that packetlab does not read (no accounting, labels, helpers, events or connlimit). */
-const CT_UNMODELLED = new Set(['helper', 'bytes', 'packets', 'avgpkt', 'label', 'event', 'count', 'secmark']);
+const CT_UNMODELLED = new Set(['bytes', 'packets', 'avgpkt', 'label', 'event', 'secmark']);
 
 /** Meta keys the kernel reads but refuses to set. */
 const READ_ONLY_META = new Set([
@@ -235,6 +237,7 @@ class RuleParser {
   })[] = [];
   private readonly natStatements: { type: 'snat' | 'dnat' | 'masquerade' | 'redirect' }[] = [];
   private readonly flowtableRefs: Named[] = [];
+  private readonly objectRefs: (Named & { type: NamedObjectType })[] = [];
   private rejects = 0;
 
   constructor(
@@ -296,6 +299,7 @@ class RuleParser {
       natStatements: this.natStatements,
       rejects: this.rejects,
       flowtableRefs: this.flowtableRefs,
+      objectRefs: this.objectRefs,
       loc: span(start, this.s.previous().loc),
     };
   }
@@ -310,7 +314,9 @@ class RuleParser {
         : this.options.inBlock
           ? 'newline or semicolon'
           : 'end of file or newline or semicolon';
-    if (start.kind === 'number' || start.kind === 'quoted') this.symbolStart(start);
+    if (start.kind === 'word' && start.text === 'ct' && this.s.isWord('count', 1))
+      this.exprs.push(parseCtCount(this.s));
+    else if (start.kind === 'number' || start.kind === 'quoted') this.symbolStart(start);
     else if (start.kind !== 'word') this.s.fail(start, expecting);
     else {
       switch (start.text) {
@@ -327,10 +333,10 @@ class RuleParser {
           this.counterStatement();
           break;
         case 'limit':
-          this.exprs.push(parseLimit(this.s));
+          this.statefulStatement('limit', parseLimit(this.s));
           break;
         case 'quota':
-          this.exprs.push(parseQuota(this.s));
+          this.statefulStatement('quota', parseQuota(this.s));
           break;
         case 'log':
           this.exprs.push(parseLog(this.s));
@@ -469,12 +475,22 @@ class RuleParser {
     this.markTerminal(loc);
   }
 
+  /** A limit or quota statement, or its named object's reference (nft_objref). */
+  private statefulStatement(type: NamedObjectType, parsed: Expr | ObjectName): void {
+    if (parsed.kind !== 'object-name') {
+      this.exprs.push(parsed);
+      return;
+    }
+    this.objectRefs.push({ type, name: parsed.name, loc: parsed.loc });
+    this.exprs.push({ kind: 'objref', type, name: parsed.name });
+  }
+
   private counterStatement(): void {
     this.s.next();
     const name = this.s.acceptWord('name');
     if (name !== undefined) {
-      this.report(errorAt(name.loc, 'counter name is not supported by packetlab'));
-      this.s.next();
+      this.statefulStatement('counter', parseObjectName(this.s, name));
+      return;
     }
     // parser_bison.y: counter_args, `packets N` and `bytes N` in any order.
     for (;;) {
@@ -804,6 +820,7 @@ class RuleParser {
       case 'l3proto':
       case 'zone':
       case 'id':
+      case 'helper':
         return done({ kind: 'ct', key: key.text });
       case 'original':
       case 'reply': {
@@ -825,6 +842,8 @@ class RuleParser {
           case 'l3proto':
             return done({ kind: 'ct', key: sub.text });
           default:
+            // nft's scanner has `helper` as a keyword; ct_key_dir has no helper.
+            if (sub.text === 'helper') this.s.failAt(sub.loc, 'syntax error, unexpected helper');
             if (sub.kind === 'word' && CT_UNMODELLED.has(sub.text))
               this.s.failAt(span(first.loc, sub.loc), `ct ${dir} ${sub.text} is not supported by packetlab`);
             return this.s.fail(sub);
@@ -935,7 +954,24 @@ class RuleParser {
       this.priorityMatch(values);
       return;
     }
+    const valueToken = relationalOperator(this.s.peek()) !== undefined ? this.s.peek(1) : this.s.peek();
+    const errorsBefore = this.s.evalErrors.length;
     this.relation(values, types, binop, lhsLoc);
+    // evaluate.c: expr_evaluate_relational, a secmark key (an object's type) compared with a constant value; a
+    // concatenation with it is taken.
+    if (
+      left.length === 1 &&
+      first.selector.kind === 'meta' &&
+      first.selector.key === 'secmark' &&
+      this.s.evalErrors.length === errorsBefore
+    )
+      this.report(
+        errorAt(
+          span(valueToken.loc, this.s.previous().loc),
+          'Cannot be used with right hand side constant value',
+          lhsLoc,
+        ),
+      );
     if (this.transportProto !== transportBefore) this.transportLoc ??= lhsLoc;
     if (first.selector.kind === 'meta' && first.selector.key === 'nfproto' && this.networkKnown)
       this.networkLoc ??= span(lhsLoc, this.s.previous().loc);

@@ -1,7 +1,8 @@
 // The limit and quota statements of nft 1.0.6 (parser_bison.y: limit_stmt, quota_stmt; statement.c:
 // limit_stmt_print, quota_stmt_print): `limit rate [over|until] 10/second [burst 5 packets]`, `limit rate 1
 // mbytes/second [burst 10 kbytes]`, `quota [over|until] 10 mbytes [used 1 mbytes]`, with the kernel's range checks
-// (nft_limit_init). Not supported: named limits and quotas (`limit name`, `quota name`).
+// (nft_limit_init), and the same configurations in named limit and quota objects (objects.ts). Not supported: maps
+// of object names (`quota name ip saddr map { ... }`).
 
 import type { LimitExpr, QuotaExpr } from '../ir.ts';
 import { describeToken, KEYWORDS, type Token } from './lexer.ts';
@@ -78,18 +79,40 @@ function timeUnit(s: TokenStream): number {
   return unit;
 }
 
-/** `limit rate ...`; the `limit` word is next. Range errors are reported as the kernel's, on the whole statement. */
-export function parseLimit(s: TokenStream): LimitExpr {
+/**
+ * `limit rate ...` or `limit name NAME` (a named limit, nft_objref); the `limit` word is next. Range errors are
+ * reported as the kernel's, on the whole statement.
+ */
+export function parseLimit(s: TokenStream): LimitExpr | ObjectName {
   const start = s.next();
   const rateWord = s.peek();
   if (!(rateWord.kind === 'word' && (rateWord.text === 'rate' || rateWord.text === 'name')))
     failScoped(s, rateWord, 'name or rate');
   s.next();
-  if (rateWord.text === 'name') {
-    s.report(errorAt(span(start.loc, rateWord.loc), 'limit name is not supported by packetlab'));
+  if (rateWord.text === 'name') return parseObjectName(s, rateWord);
+  return parseLimitConfig(s, start.loc);
+}
+
+/** A named object's reference: `name NAME` (a string; a map of names is not modelled). */
+export interface ObjectName {
+  readonly kind: 'object-name';
+  readonly name: string;
+  readonly loc: Location;
+}
+
+/** The name after `counter name`, `quota name`, `limit name`. */
+export function parseObjectName(s: TokenStream, nameWord: Token): ObjectName {
+  const token = s.peek();
+  if ((token.kind === 'word' && !KEYWORDS.has(token.text)) || token.kind === 'quoted') {
     s.next();
-    return newLimit('packets', 1, 1, 0, false);
+    return { kind: 'object-name', name: token.text, loc: token.loc };
   }
+  s.report(errorAt(nameWord.loc, 'a map of object names is not supported by packetlab'));
+  return { kind: 'object-name', name: '', loc: token.loc };
+}
+
+/** limit_config after `rate`: `[over|until] N/UNIT [burst N packets]` or bytes; errors span from `start` on. */
+export function parseLimitConfig(s: TokenStream, startLoc: Location): LimitExpr {
   let invert = false;
   const mode = s.peek();
   if (mode.kind === 'word' && (mode.text === 'over' || mode.text === 'until')) {
@@ -135,7 +158,7 @@ export function parseLimit(s: TokenStream): LimitExpr {
       if (burst === 0n) s.failAt(span(burstWord.loc, s.previous().loc), 'packet limit burst must be > 0');
     }
   }
-  const loc = span(start.loc, s.previous().loc);
+  const loc = span(startLoc, s.previous().loc);
   const error = limitInitError(bytes, rate, unit, burst);
   if (error !== undefined) s.report(errorAt(loc, `Could not process rule: ${error}`));
   return newLimit(bytes ? 'bytes' : 'packets', Number(rate), unit, Number(burst), invert);
@@ -163,33 +186,37 @@ function newLimit(
   return { kind: 'limit', mode, rate, unit, burst, invert, bucket: { tokens: 0, last: -1 } };
 }
 
-/** `quota ...`; the `quota` word is next. */
-export function parseQuota(s: TokenStream): QuotaExpr {
+/** `quota ...` or `quota name NAME`; the `quota` word is next. */
+export function parseQuota(s: TokenStream): QuotaExpr | ObjectName {
   const start = s.next();
   const first = s.peek();
   if (first.kind === 'word' && first.text === 'name') {
     s.next();
-    s.report(errorAt(span(start.loc, first.loc), 'quota name is not supported by packetlab'));
-    s.next();
-    return { kind: 'quota', bytes: 0, invert: false, consumed: { bytes: 0 } };
+    return parseObjectName(s, first);
   }
+  return parseQuotaConfig(s, start.loc);
+}
+
+/** quota_config: `[over|until] N UNIT [used N UNIT]`; a wrong unit is reported from `startLoc`. */
+export function parseQuotaConfig(s: TokenStream, startLoc: Location): QuotaExpr {
+  const first = s.peek();
   let invert = false;
   if (first.kind === 'word' && (first.text === 'over' || first.text === 'until')) {
     s.next();
     invert = first.text === 'over';
   }
-  const bytes = bytesAmount(s, start.loc);
+  const bytes = bytesAmount(s, startLoc);
   let used = 0n;
   const usedWord = s.peek();
   if (usedWord.kind === 'word' && usedWord.text === 'used') {
     s.next();
-    used = bytesAmount(s, start.loc);
+    used = bytesAmount(s, startLoc);
   }
   return { kind: 'quota', bytes: Number(bytes), invert, consumed: { bytes: Number(used) } };
 }
 
 /** statement.c: get_rate — the largest of bytes, kbytes, mbytes that divides the amount. */
-function withDataUnit(amount: number): string {
+export function withDataUnit(amount: number): string {
   let value = amount;
   let unit = 0;
   const names = ['bytes', 'kbytes', 'mbytes'];
@@ -201,19 +228,29 @@ function withDataUnit(amount: number): string {
 }
 
 export function formatLimit(limit: LimitExpr): string {
+  return `limit ${formatLimitConfig(limit)}`;
+}
+
+/** What a limit object's block lists (rule.c: obj_print_data), the statement without its `limit` word. */
+export function formatLimitConfig(limit: LimitExpr): string {
   const over = limit.invert ? 'over ' : '';
   const per = UNIT_NAMES[limit.unit] ?? 'second';
   if (limit.mode === 'packets') {
     const burst = limit.burst !== 0 && limit.burst !== 5 ? ` burst ${limit.burst} packets` : '';
-    return `limit rate ${over}${limit.rate}/${per}${burst}`;
+    return `rate ${over}${limit.rate}/${per}${burst}`;
   }
   const burst = limit.burst !== 0 ? ` burst ${withDataUnit(limit.burst)}` : '';
-  return `limit rate ${over}${withDataUnit(limit.rate)}/${per}${burst}`;
+  return `rate ${over}${withDataUnit(limit.rate)}/${per}${burst}`;
 }
 
 /** The kernel dumps what a quota consumed capped at the quota (nft_quota_do_dump). */
 export function formatQuota(quota: QuotaExpr): string {
+  return `quota ${formatQuotaConfig(quota, false)}`;
+}
+
+/** A quota without its `quota` word (a quota object's block); `stateless` (`nft -s`) leaves out what it used. */
+export function formatQuotaConfig(quota: QuotaExpr, stateless: boolean): string {
   const consumed = Math.min(quota.consumed.bytes, quota.bytes);
-  const used = consumed !== 0 ? ` used ${withDataUnit(consumed)}` : '';
-  return `quota ${quota.invert ? 'over ' : ''}${withDataUnit(quota.bytes)}${used}`;
+  const used = consumed !== 0 && !stateless ? ` used ${withDataUnit(consumed)}` : '';
+  return `${quota.invert ? 'over ' : ''}${withDataUnit(quota.bytes)}${used}`;
 }

@@ -424,6 +424,7 @@ export function selectorBits(selector: Selector): number {
       return selector.key === 'mark' ? 32 : 1;
     case 'ct':
       if (selector.key === 'zone') return 16;
+      if (selector.key === 'helper') return 128;
       return selector.key === 'direction' || selector.key === 'protocol' || selector.key === 'l3proto'
         ? 8
         : selector.key.startsWith('proto-')
@@ -513,6 +514,9 @@ export function selectorType(selector: Selector): NftType {
           return 'time';
         case 'l3proto':
           return 'nfproto';
+        case 'helper':
+          // nft's string_type, as the interface kinds read it (16 bytes, NF_CT_HELPER_NAME_LEN).
+          return 'ifkind';
         default:
           return 'integer';
       }

@@ -1,9 +1,9 @@
 // Constants as written (`10.0.0.0/8`, `tcp . 80`, `established,related`) and their resolution into IR constants
 // once the type they are compared with is known, with nft's messages for values that do not fit the type.
 
+import { formatIpv6, maskIpv6, parseIpv6 } from '../../wire/ipv6-text.ts';
 import type { Constant } from '../ir.ts';
 import { isClockType, parseClock } from './expr-time.ts';
-import { formatIpv6, maskIpv6, parseIpv6 } from './ipv6-text.ts';
 import type { Token } from './lexer.ts';
 import { type ErrorRecord, errorAt, type Location } from './location.ts';
 import { isBitmask, type NftType, symbolValue, typeBits } from './types.ts';

@@ -8,6 +8,7 @@ import { civilFromDays } from '../../core/civil-date.ts';
 import type { Tuple } from '../conntrack/tuple.ts';
 import type { Rule } from '../ir.ts';
 import type { PacketState } from '../packet-state.ts';
+import { dccpMatches } from './dccp.ts';
 import type { ExtMatchOptions, RangeTest, U32Test } from './ext-options.ts';
 
 type Options<N extends ExtMatchOptions['name']> = Extract<ExtMatchOptions, { name: N }>;
@@ -50,6 +51,8 @@ export class ExtMatches {
     switch (options.name) {
       case 'sctp':
         return this.sctp(state, options);
+      case 'dccp':
+        return dccpMatches(state.pkt.buf, state.pkt.network, state.pkt.end, options);
       case 'hashlimit':
         return this.hashlimit(state, options);
       case 'connlimit':

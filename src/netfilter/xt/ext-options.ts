@@ -30,6 +30,14 @@ export interface U32Test {
 }
 
 export type ExtMatchOptions =
+  /** The dccp match (xt/dccp.ts): ports, a mask of packet types (bit N for type N), one option. */
+  | {
+      readonly name: 'dccp';
+      readonly sport: RangeTest | undefined;
+      readonly dport: RangeTest | undefined;
+      readonly types: { readonly mask: number; readonly invert: boolean } | undefined;
+      readonly option: { readonly value: number; readonly invert: boolean } | undefined;
+    }
   | {
       readonly name: 'sctp';
       readonly sport: RangeTest | undefined;
@@ -66,6 +74,8 @@ export type ExtMatchOptions =
       readonly daddr: boolean;
       /** --connlimit-above (the count is over the limit), else --connlimit-upto. */
       readonly above: boolean;
+      /** nft's `ct count [over] N` (nft_connlimit: one list per rule, mask 0), listed in nft's words. */
+      readonly nft?: boolean;
     }
   | { readonly name: 'helper'; readonly helper: string; readonly invert: boolean }
   | {

@@ -307,7 +307,14 @@ function moreForms(): string[] {
   for (const proto of ['icmp', 'udplite', 'sctp', 'dccp', 'ah', 'esp', 'igmp', 'ipv6-icmp', '255', '-1'])
     rules.push(`-p ${proto} -j ACCEPT`);
   rules.push('-p sctp --dport 80', '-p dccp --dport 80', '-p udplite --dport 80', '-p icmp --dport 80');
-  rules.push('-i eth0 -o eth1', '-i eth+ -o lo', '! -i eth0 ! -o eth1 -j DROP', '-o "bad name"');
+  rules.push(
+    '-i eth0 -o eth1',
+    '-i eth+ -o lo',
+    '! -i eth0 ! -o eth1 -j DROP',
+    '-o "bad name"',
+    '-i a/b',
+    '! -i "x y" -o c/d -j DROP',
+  );
   rules.push('-m conntrack --ctstate NEW -m mark --mark 0x1 -j ACCEPT', '-m mark --mark 1 -m mark --mark 2');
   rules.push(
     '-p tcp -m tcp -m tcp --dport 80',
@@ -412,7 +419,16 @@ function targets(): { table: CorpusRule['table']; rule: string }[] {
     filter(`-j LOG ${log}`.trim());
   raw('-j TRACE');
   filter('-j TRACE');
-  for (const ct of ['--notrack', '--zone 1', '', '--helper ftp']) raw(`-j CT ${ct}`.trim());
+  for (const ct of [
+    '--notrack',
+    '--zone 1',
+    '',
+    '--helper ftp',
+    '--helper ftp --notrack',
+    '--helper',
+    '--helper ftp --helper sip',
+  ])
+    raw(`-j CT ${ct}`.trim());
   raw('-j NOTRACK');
   return out;
 }
@@ -587,6 +603,37 @@ const RATES = [
   '10/sec',
   '10/mi',
 ];
+
+/** The dccp match: ports (names, ranges, 16-bit wrap), packet types with INVALID, options, repeats, inversions. */
+function dccpMatches(): string[] {
+  const rules: string[] = [];
+  for (const port of ['80', 'http', '1:1024', '5:1', ':5', '7:', '70000', 'foo', '-1'])
+    rules.push(`-p dccp --dport ${port}`, `-p dccp ! --sport ${port} -j ACCEPT`);
+  for (const types of [
+    'REQUEST,RESPONSE',
+    'DATA',
+    'request',
+    'INVALID',
+    'INVALID,REQUEST',
+    'REQUEST,RESPONSE,DATA,ACK,DATAACK,CLOSEREQ,CLOSE,RESET,SYNC,SYNCACK,INVALID',
+    'FOO',
+    '! DATA',
+  ])
+    rules.push(`-p dccp --dccp-types ${types}`, `-p dccp ! --dccp-types ${types}`);
+  for (const option of ['2', '0', '255', '256', '0x10', 'x'])
+    rules.push(`-p dccp --dccp-option ${option}`, `-p dccp ! --dccp-option ${option} -j DROP`);
+  rules.push(
+    '-p dccp --dport 80 --sport 90 --dccp-types INVALID',
+    '-p dccp -m dccp --dport 80 --dccp-option 3',
+    '-p dccp --dccp-types DATA --dccp-types ACK',
+    '-p dccp --dport 1 --dport 2',
+    '-p tcp --dccp-types REQUEST',
+    '-p 33 --dport 80',
+    '-m dccp --dport 80',
+    '-p dccp -m dccp',
+  );
+  return rules;
+}
 
 function sctpMatches(): string[] {
   const rules: string[] = [];
@@ -1246,6 +1293,7 @@ export function iptBCorpus(): { table: CorpusRule['table']; rule: string }[] {
   return [
     ...[
       ...sctpMatches(),
+      ...dccpMatches(),
       ...rateMatches(),
       ...connlimitHelperPolicy(),
       ...payloadMatches(),

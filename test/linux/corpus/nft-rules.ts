@@ -136,7 +136,7 @@ const META_KEYS: readonly (readonly [string, readonly string[]])[] = [
   ['time', ['"2026-01-01 00:00:00"', '"2026-01-01"', '< "2026-01-01 00:00:00"', '1700000000', 'foo']],
   ['day', ['"Monday"', 'Monday', '"Sunday"', '{ "Monday", "Friday" }', '1', '7', 'foo']],
   ['hour', ['"17:00"', '"17:00:30"', '"17:00"-"19:00"', '"25:00"', '17']],
-  ['secmark', ['1', '0-10']],
+  ['secmark', ['1', '0-10', '!= 0', '{ 1, 2 }', 'foo', '4294967296']],
   ['sdif', ['"lo"', '1']],
   ['sdifname', ['"vrf0"', 'vrf0']],
   ['broute', ['1', '0']],
@@ -578,6 +578,45 @@ function fibAndRtMatches(): string[] {
   ];
 }
 
+/**
+ * References to the named objects the corpus's tables hold (`counter cnt`, `quota q`, `limit lim`, nft-corpus.test.ts:
+ * SETUP): found, missing, of the wrong type, quoted, combined.
+ */
+function objectReferences(): string[] {
+  return [
+    ...product(
+      ['counter name', 'quota name', 'limit name'],
+      ['cnt', '"cnt"', 'q', '"q"', 'lim', 'nope', ''],
+      ['', 'accept', 'drop', 'counter'],
+    ),
+    'ip saddr 10.0.0.1 counter name cnt quota name q drop',
+    'tcp dport 22 limit name lim counter name cnt accept',
+    'counter name cnt counter name cnt',
+    'quota name q comment "named"',
+    'limit name "lim" log prefix "x "',
+    // ct count (nft_connlimit).
+    'ct count 2',
+    'ct count over 2',
+    'ct count 0',
+    'ct count over 4294967295',
+    'ct count 4294967296',
+    'ct count over 2 drop',
+    'tcp dport 22 ct count over 2 counter reject',
+    'ct count',
+    'ct count over',
+    'ct count foo',
+    'ct count -1',
+    // ct helper: no connection has a helper in packetlab.
+    'ct helper != "ftp" drop',
+    'ct helper { "ftp", "tftp" }',
+    'ct original helper "ftp"',
+    'ct helper "ftp" counter accept',
+    'ct helper "averyveryverylonghelpername"',
+    'meta mark set meta secmark',
+    'meta secmark . ip saddr { 1 . 1.1.1.1 }',
+  ];
+}
+
 /** The corpus: every line in both families, the filter lines in regular chain `c`, NAT in the nat chains. */
 export function nftCorpus(): NftCorpusRule[] {
   const filter = [
@@ -587,6 +626,7 @@ export function nftCorpus(): NftCorpusRule[] {
     ...statements(),
     ...combinations(),
     ...fibAndRtMatches(),
+    ...objectReferences(),
   ];
   const out: NftCorpusRule[] = [];
   for (const family of ['ip', 'inet'] as const) {

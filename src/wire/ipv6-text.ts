@@ -1,6 +1,7 @@
-// IPv6 addresses as nft reads and prints them: inet_pton's forms (`2001:db8::1`, `::ffff:10.0.0.1`) to eight
-// 16-bit groups, and inet_ntop's RFC 5952 text (the longest run of two or more zero groups as `::`, lower-case
-// hex, an IPv4-mapped tail in dotted form). packetlab keeps ip6 constants as this text: it has no IPv6 packets.
+// IPv6 addresses as text, for every tool that reads or prints one (nft's ip6 constants, tcpdump's AAAA records):
+// inet_pton's forms (`2001:db8::1`, `::ffff:10.0.0.1`) to eight 16-bit groups, and glibc inet_ntop's text (RFC 5952:
+// the longest run of two or more zero groups as `::`, lower-case hex, an IPv4-mapped or -compatible tail dotted).
+// No scope ids (`fe80::1%eth0`); packetlab has no IPv6 packets.
 
 const GROUP = /^[0-9a-fA-F]{1,4}$/;
 
@@ -40,10 +41,8 @@ export function parseIpv6(text: string): number[] | undefined {
   return [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail];
 }
 
-/** inet_ntop(AF_INET6): RFC 5952 text. */
+/** inet_ntop(AF_INET6) as glibc's inet_ntop6 writes it (RFC 5952), from eight 16-bit groups. */
 export function formatIpv6(groups: readonly number[]): string {
-  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
-  if (mapped) return `::ffff:${groups[6]! >>> 8}.${groups[6]! & 255}.${groups[7]! >>> 8}.${groups[7]! & 255}`;
   let bestStart = -1;
   let bestLength = 1;
   for (let i = 0; i < 8; ) {
@@ -59,6 +58,11 @@ export function formatIpv6(groups: readonly number[]): string {
     }
     i = j;
   }
+  // inet_ntop6: after a leading run of six zero groups, or of five and 0xffff, the last 32 bits print as IPv4.
+  if (bestStart === 0 && (bestLength === 6 || (bestLength === 5 && groups[5] === 0xffff))) {
+    const v4 = `${groups[6]! >>> 8}.${groups[6]! & 255}.${groups[7]! >>> 8}.${groups[7]! & 255}`;
+    return bestLength === 6 ? `::${v4}` : `::ffff:${v4}`;
+  }
   const hex = (from: number, to: number): string =>
     groups
       .slice(from, to)
@@ -66,6 +70,13 @@ export function formatIpv6(groups: readonly number[]): string {
       .join(':');
   if (bestStart < 0) return hex(0, 8);
   return `${hex(0, bestStart)}::${hex(bestStart + bestLength, 8)}`;
+}
+
+/** The text of the 16-byte address at `at` of `bytes` (network order), as formatIpv6 writes it. */
+export function formatIpv6Bytes(bytes: Uint8Array, at: number): string {
+  const groups: number[] = [];
+  for (let i = 0; i < 8; i++) groups.push((bytes[at + 2 * i]! << 8) | bytes[at + 2 * i + 1]!);
+  return formatIpv6(groups);
 }
 
 /** The groups of `groups` with all bits past `len` cleared (a prefix's network address). */
