@@ -1,7 +1,9 @@
 // A chain's rules compiled once into a fixed-shape program: the side-effect-free comparisons each rule opens with
 // (protocol, addresses and prefixes, ports, marks, and `-m comment`) as typed-array columns, tested against packet
-// fields read once per chain run; the rest of the rule still runs expression by expression (chain.ts). Does not
-// compile strings (interface names), concatenations, ordered comparisons or anything with a side effect.
+// fields read once per chain run; the rest of the rule still runs expression by expression (chain.ts). Programs are
+// shared by content: every namespace whose chain holds the same expressions (kube-proxy's ruleset on every node)
+// uses one program, while counters stay in each namespace's own rule records. Does not compile strings (interface
+// names), concatenations, ordered comparisons or anything with a side effect.
 //
 // Exactly nft_do_chain's semantics: the columns hold only leading expressions whose outcome depends on the packet
 // alone, tested in the rule's own order; a failing one breaks the rule (NFT_BREAK) as its cmp would. A field reads
@@ -159,14 +161,50 @@ function rangeOf(constant: Constant): { mask: number; low: number; high: number 
   }
 }
 
+/** Each rule list's program (a namespace's own lists; the programs themselves are shared by content). */
 const programs = new WeakMap<readonly Rule[], ChainProgram>();
 
-/** The program of a rule list, compiled on first use (a list a transaction changes is a new list). */
-export function programOf(rules: readonly Rule[]): ChainProgram {
-  let program = programs.get(rules);
-  if (program === undefined || program.exprs.length !== rules.length) {
-    program = new ChainProgram(rules);
-    programs.set(rules, program);
+/** A number for each expression list, for the content keys (the restore line cache shares the lists themselves). */
+const exprIds = new WeakMap<readonly Expr[], number>();
+let nextExprId = 1;
+
+/**
+ * Programs by content: namespaces whose chains hold the same expressions in the same order (every node loading
+ * kube-proxy's ruleset) share one program. Held weakly: a program no chain uses any more goes with its key.
+ */
+const byContent = new Map<string, WeakRef<ChainProgram>>();
+const forget = new FinalizationRegistry<string>((key) => {
+  if (byContent.get(key)?.deref() === undefined) byContent.delete(key);
+});
+
+function contentKey(rules: readonly Rule[]): string {
+  let key = '';
+  for (const rule of rules) {
+    let id = exprIds.get(rule.exprs);
+    if (id === undefined) {
+      id = nextExprId++;
+      exprIds.set(rule.exprs, id);
+    }
+    key += `${id.toString(36)},`;
   }
+  return key;
+}
+
+/**
+ * The program of a rule list: compiled on first use, or the one another chain with the same expressions compiled (a
+ * list a transaction changes is a new list, hence copy-on-write: the other chains keep theirs). The program holds no
+ * counters or state: the rules (each namespace's own records) count.
+ */
+export function programOf(rules: readonly Rule[]): ChainProgram {
+  const known = programs.get(rules);
+  if (known !== undefined && known.exprs.length === rules.length) return known;
+  const key = contentKey(rules);
+  let program = byContent.get(key)?.deref();
+  if (program === undefined) {
+    program = new ChainProgram(rules);
+    byContent.set(key, new WeakRef(program));
+    forget.register(program, key);
+  }
+  programs.set(rules, program);
   return program;
 }
