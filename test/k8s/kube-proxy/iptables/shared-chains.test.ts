@@ -13,7 +13,8 @@ import { Simulation } from '../../../../src/netns/simulation.ts';
 import { exec, runArgv } from '../../../../src/tools/exec.ts';
 
 const NODES = 200;
-const SERVICES = 1000;
+// 200 x 1k (the issue's example) takes about 30 s of CPU: 300 Services keep the same structure for CI.
+const SERVICES = 300;
 
 function chainsOf(ns: Namespace): Map<string, Chain> {
   const chains = new Map<string, Chain>();
@@ -40,27 +41,33 @@ describe(`kube-proxy's iptables ruleset on ${NODES} nodes x ${SERVICES} Services
   it('compiles identical chains once: one program object per chain content for every node', () => {
     const first = chainsOf(nodes[0]!);
     expect(first.get('nat KUBE-SERVICES')!.rules.length).toBeGreaterThan(SERVICES);
+    // Node 0's programs: one per distinct content (its empty chains, for one, share the empty program).
+    const own = new Set([...first.values()].map((chain) => programOf(chain.rules)));
     const programs = new Set<ChainProgram>();
+    // Plain checks collected per node (millions of expect calls would take minutes): what differs, by chain.
+    const wrong: string[] = [];
     for (const ns of nodes) {
       const chains = chainsOf(ns);
       expect([...chains.keys()]).toEqual([...first.keys()]);
       for (const [name, chain] of chains) {
-        const own = first.get(name)!;
+        const twin = first.get(name)!;
         // Each node's own chain and rule records (its handles and counters)...
         if (ns !== nodes[0]) {
-          expect(chain).not.toBe(own);
-          expect(chain.rules).not.toBe(own.rules);
-          if (chain.rules.length > 0) expect(chain.rules[0]).not.toBe(own.rules[0]);
+          if (chain === twin || chain.rules === twin.rules) wrong.push(`${ns.name} ${name}: the same chain`);
+          if (chain.rules.length > 0 && chain.rules[0] === twin.rules[0])
+            wrong.push(`${ns.name} ${name}: the same rule`);
         }
         // ...over the same expressions and the same compiled program.
-        const apart = chain.rules.filter((rule, i) => rule.exprs !== own.rules[i]!.exprs);
-        expect(apart, name).toEqual([]);
+        if (chain.rules.some((rule, i) => rule.exprs !== twin.rules[i]?.exprs))
+          wrong.push(`${ns.name} ${name}: other expressions`);
         const program = programOf(chain.rules);
-        expect(program).toBe(programOf(own.rules));
+        if (program !== programOf(twin.rules)) wrong.push(`${ns.name} ${name}: another program`);
         programs.add(program);
       }
     }
-    expect(programs.size).toBe(first.size);
+    expect(wrong).toEqual([]);
+    expect(programs.size).toBe(own.size);
+    expect(own.size).toBeGreaterThan(first.size / 2);
   });
 
   it("keeps each node's counters and changes its own (copy-on-write)", () => {
