@@ -1,6 +1,7 @@
 // Runs a base chain over a packet as nft_do_chain does: rules in order, expressions left to right, jump/goto with a
 // stack of at most 16, return, policy at the end, rule counters, and trace events for packets with nftrace set.
 
+import { forgetReads, programOf } from './chain-program.ts';
 import { evalCmp, lookupElement } from './expr/compare.ts';
 import { natFromMap } from './expr/nat-map.ts';
 import type { Chain, ElementCounter, Expr, Rule, Table, Verdict } from './ir.ts';
@@ -58,12 +59,21 @@ export function runBaseChain(
     dumped = true;
   };
 
+  forgetReads();
   for (;;) {
     let verdict: Verdict = CONTINUE;
     let decided = false;
-    for (; index < chain.rules.length; index++) {
-      const rule = chain.rules[index]!;
-      const result = evalRule(state, rule, table, statements);
+    const rules = chain.rules;
+    const program = programOf(rules);
+    for (; index < rules.length; index++) {
+      // The rule's leading comparisons, as columns (chain-program.ts); a failing one is NFT_BREAK. The rule record
+      // itself is read only past them: at 10k Services, touching every rule object costs a cache miss per rule.
+      if (!program.passes(state, index)) continue;
+      const rule = rules[index]!;
+      const compiled = program.exprs[index] === rule.exprs;
+      const result = evalRule(state, rule, table, statements, compiled ? program.resume[index]! : 0);
+      // The rest of the rule may have changed the packet: its fields are read again.
+      forgetReads();
       if (result === undefined) continue; // NFT_BREAK: a match failed
       if (result.kind === 'continue') {
         emit('rule', rule, CONTINUE, chain);
@@ -121,8 +131,11 @@ function evalRule(
   rule: Rule,
   table: Table,
   statements: StatementRunner,
+  from: number,
 ): Verdict | undefined {
-  for (const expr of rule.exprs) {
+  const exprs = rule.exprs;
+  for (let at = from; at < exprs.length; at++) {
+    const expr = exprs[at]!;
     switch (expr.kind) {
       case 'cmp':
         if (!evalCmp(state, expr.left, expr.op, expr.right)) return undefined;

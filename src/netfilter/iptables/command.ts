@@ -18,6 +18,7 @@ import {
   VERSION,
 } from './errors.ts';
 import type { Usage } from './extension.ts';
+import { restoreLineCache } from './line-cache.ts';
 import { chainOrder, type ListFormat, listChains, ruleLine } from './listing.ts';
 import { type ParsedCommand, parseCommand, type RuleSpec } from './parser.ts';
 import { type CompiledRule, compileRule, ruleSpecOf } from './rule.ts';
@@ -431,8 +432,23 @@ export function runIptables(store: RulesetStore, argv: readonly string[]): Comma
     : output;
 }
 
-function runParsed(store: RulesetStore, argv: readonly string[]): CommandOutput {
+/**
+ * The parsed command of `argv`, from the process's line cache when another namespace ran the same words (kube-proxy's
+ * jump rules on every node), so their rules share one compiled form and their chains one program. Words naming an
+ * ipset are parsed each time: whether the set exists is the namespace's.
+ */
+function parsedCommand(store: RulesetStore, argv: readonly string[]): ParsedCommand | IptError {
+  const cacheable = !argv.some((word) => word === 'set' || word === 'SET' || word.startsWith('--match-set'));
+  const key = cacheable ? restoreLineCache.key('\0iptables', argv.join('\0')) : undefined;
+  const known = key === undefined ? undefined : restoreLineCache.get(key);
+  if (known !== undefined) return known;
   const cmd = parseCommand(argv, store.setExists === undefined ? {} : { setExists: store.setExists });
+  if (key !== undefined && !('kind' in cmd)) restoreLineCache.set(key, cmd);
+  return cmd;
+}
+
+function runParsed(store: RulesetStore, argv: readonly string[]): CommandOutput {
+  const cmd = parsedCommand(store, argv);
   if ('kind' in cmd) return failure(cmd);
   const weird = weirdInterfaceWarnings(cmd.rule);
   if (weird === '') return runCommand(store, cmd);

@@ -9,6 +9,7 @@ import { TcpUdpMatch } from './match-tcp.ts';
 import { formatAddrMask, maskLength, protocolName } from './names.ts';
 import { type AddrSel, type IfaceSel, parseCommand, type RuleSpec } from './parser.ts';
 import { tokenizeRestoreLine } from './tokenize.ts';
+import { internWord } from './words.ts';
 
 export interface CompiledRule {
   readonly exprs: readonly Expr[];
@@ -125,9 +126,13 @@ export function compileRule(spec: RuleSpec, table: string): CompiledRule {
       }
     }
   }
+  // The words the rule keeps, flat and shared (words.ts).
+  const args = savedArgs(spec).map(internWord);
   const iptables: IptablesSpec =
-    spans.length > 0 ? { args: savedArgs(spec), nft: spans } : { args: savedArgs(spec) };
-  return { exprs, comment, iptables };
+    spans.length > 0
+      ? { args, nft: spans.map((span) => ({ ...span, text: internWord(span.text) })) }
+      : { args };
+  return { exprs, comment: comment === undefined ? undefined : internWord(comment), iptables };
 }
 
 /** iptables-save's words for `spec` (without `-A CHAIN`), as read back from the kernel. */
