@@ -17,7 +17,6 @@
 // per rule in evalCmp/readValue (string switches per expression, per rule, megamorphic expression objects); chain-program.ts compiles each chain's
 // leading comparisons into typed-array columns read against fields cached once per chain run.
 
-import { setFlagsFromString } from 'node:v8';
 import { retainedBytes, timeOnce } from '../../src/cli/bench/measure.ts';
 import { type BenchCase, type BenchGoal, type BenchMetric, defineSuite } from '../../src/cli/bench/suite.ts';
 import { Packet } from '../../src/core/packet.ts';
@@ -246,8 +245,6 @@ export default defineSuite({
   name: 'rules-iptables',
   title: "kube-proxy's iptables mode: first and established packet, iptables-restore load, heap per ruleset",
   build(options) {
-    // retainedBytes collects garbage: in-process runs (the smoke test) have no --expose-gc of their own.
-    if ((globalThis as { gc?: unknown }).gc === undefined) setFlagsFromString('--expose-gc');
     const sizes =
       options.args.services !== undefined
         ? options.args.services.split(',').map(Number)

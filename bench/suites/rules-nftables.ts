@@ -184,13 +184,6 @@ function sender(node: Node): (dst: number, srcPort: number) => void {
   };
 }
 
-async function ensureGc(): Promise<void> {
-  if (typeof (globalThis as { gc?: unknown }).gc === 'function') return;
-  // Under vitest (no --expose-gc): V8 gives a new context a gc() once the flag is set (measure.ts asks one).
-  const v8 = await import('node:v8');
-  v8.setFlagsFromString('--expose-gc');
-}
-
 function rulesetCases(count: number, warmUp: number, cases: BenchCase[], metrics: BenchMetric[]): void {
   const size = label(count);
   const view = serviceView(count);
@@ -291,7 +284,6 @@ export default defineSuite({
   name: 'rules-nftables',
   title: "kube-proxy's nftables mode: first and established packet, nft -f load, heap, set lookups",
   async build(options) {
-    await ensureGc();
     const sizes = options.quick
       ? [100]
       : (options.args.services ?? '100,1000,5000,10000').split(',').map((text) => Number(text));

@@ -21,7 +21,9 @@ describe('bench suite rules-iptables', () => {
   it('compares each size with the smallest in the same run and evaluates the goals', async () => {
     const result = await runSuite(suite, { quick: true, args: { services: '50,100' } });
     expectWellFormed(result);
-    expect(result.results.find((row) => row.name === 'first packet 100')?.baseline?.name).toBe('first packet 50');
+    expect(result.results.find((row) => row.name === 'first packet 100')?.baseline?.name).toBe(
+      'first packet 50',
+    );
     expect(result.goals.map((goal) => goal.name)).toEqual([
       'first packet 100/50 <= 2.4x (cost per rule constant)',
       'established packet 100/50 <= 1.5x (flat)',

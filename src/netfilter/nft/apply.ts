@@ -13,16 +13,7 @@ import {
   setIndexOf,
   shareSetIndex,
 } from '../expr/set-index.ts';
-import type {
-  Chain,
-  Family,
-  NamedObjectType,
-  NamedSet,
-  Rule,
-  Ruleset,
-  SetElement,
-  Table,
-} from '../ir.ts';
+import type { Chain, Family, NamedObjectType, NamedSet, Rule, Ruleset, SetElement, Table } from '../ir.ts';
 import type { RulesetDraft, RulesetError, RulesetStore } from '../ruleset.ts';
 import type {
   ChainDef,
