@@ -3,6 +3,7 @@
 // only where their tables and hooks allow, no jump to a base chain, no loop. Output text for -L and -S.
 
 import type { Chain, Rule, Table } from '../ir.ts';
+import { withOwnState } from '../rule-state.ts';
 import { makeRule, type RulesetDraft, type RulesetError, type RulesetStore } from '../ruleset.ts';
 import {
   BAD_RULE,
@@ -172,7 +173,7 @@ export function applyCommand(
         tableNow,
         chain,
         {
-          exprs: compiled.exprs,
+          exprs: withOwnState(compiled.exprs),
           comment: compiled.comment,
           iptables: compiled.iptables,
           packets: restoredCounters?.packets ?? spec.counters?.packets ?? 0,

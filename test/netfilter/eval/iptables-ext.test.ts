@@ -110,6 +110,24 @@ describe('issue-12 iptables matches on packets', () => {
     });
   });
 
+  it('limit: every namespace that loads the same rule gets its own bucket (rules share parsed lines, not state)', () => {
+    // The iptables line cache hands every namespace the same compiled rule; the kernel gives each rule its own
+    // xt_rateinfo. A second lab with the same rule starts with a full bucket, whatever the first one spent.
+    for (const name of ['limit, first namespace', 'limit, second namespace'])
+      checkRuleCase({
+        name,
+        rules: [
+          'iptables -A FORWARD -p udp -m limit --limit 1/hour --limit-burst 1 -j ACCEPT',
+          'iptables -A FORWARD -p udp -j DROP',
+        ],
+        steps: [
+          [ab(), 'passed'],
+          [ab(), 'dropped'],
+        ],
+        packets: [1, 1],
+      });
+  });
+
   it('hashlimit: one bucket per source address', () => {
     checkRuleCase({
       name: 'hashlimit',
