@@ -28,8 +28,9 @@ import type { Namespace } from '../../src/netns/namespace.ts';
 import { Simulation } from '../../src/netns/simulation.ts';
 import { exec, runArgv } from '../../src/tools/exec.ts';
 import { parseIpv4 } from '../../src/wire/address.ts';
-import { emitIpv4, IPPROTO_TCP, Ipv4View } from '../../src/wire/ipv4.ts';
-import { emitTcp, type TcpFlags, TcpView } from '../../src/wire/tcp.ts';
+import { IPPROTO_TCP } from '../../src/wire/ipv4.ts';
+import { emitTcp, NO_TCP_FLAGS, type TcpFlags, TcpView } from '../../src/wire/tcp.ts';
+import { ipv4 } from '../support/frames.ts';
 import { buildView } from '../support/kube-view.ts';
 
 const FULL_SIZES = [100, 1_000, 5_000, 10_000];
@@ -39,17 +40,6 @@ const CLIENT = '10.244.255.5';
 const CLIENT_PORT = 40000;
 
 const label = (services: number): string => (services >= 1000 ? `${services / 1000}k` : String(services));
-
-const FLAGS: TcpFlags = {
-  fin: false,
-  syn: false,
-  rst: false,
-  psh: false,
-  ack: false,
-  urg: false,
-  ece: false,
-  cwr: false,
-};
 
 /** An IPv4/TCP segment without payload. */
 function segment(
@@ -68,7 +58,7 @@ function segment(
       dstPort,
       seqNumber: seq,
       ackNumber: ack,
-      flags: { ...FLAGS, ...flags },
+      flags: { ...NO_TCP_FLAGS, ...flags },
       window: 64240,
       urgentPointer: 0,
       options: [],
@@ -79,23 +69,7 @@ function segment(
   );
   const packet = new Uint8Array(40);
   packet.set(tcp, 20);
-  emitIpv4(
-    {
-      srcAddr: src,
-      dstAddr: dst,
-      protocol: IPPROTO_TCP,
-      ttl: 64,
-      ident: 0,
-      dontFragment: true,
-      moreFragments: false,
-      fragmentOffset: 0,
-      dscp: 0,
-      ecn: 0,
-      payloadLen: 20,
-      options: new Uint8Array(0),
-    },
-    Ipv4View.unchecked(packet),
-  );
+  ipv4(packet, src, dst, IPPROTO_TCP, 20);
   return packet;
 }
 

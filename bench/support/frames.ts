@@ -8,7 +8,14 @@ import { emitUdp, IPPROTO_UDP, UdpView } from '../../src/wire/udp.ts';
 const IPPROTO_TCP = 6;
 const SYN = { ...NO_TCP_FLAGS, syn: true };
 
-function ipv4(bytes: Uint8Array, src: number, dst: number, protocol: number, payloadLen: number): void {
+/** An IPv4 header of `payloadLen` bytes of `protocol` at the start of `bytes` (TTL 64, DF, checksummed). */
+export function ipv4(
+  bytes: Uint8Array,
+  src: number,
+  dst: number,
+  protocol: number,
+  payloadLen: number,
+): void {
   emitIpv4(
     {
       srcAddr: src,

@@ -16,6 +16,7 @@ import { nodeCommand, snapshotCommand, traceCommand } from './snapshot.ts';
 import { SWEEP_USAGE, sweepCommand } from './sweep/command.ts';
 import { isUserFile, loadUserScenario } from './user-file.ts';
 import { VERIFY_USAGE, verify } from './verify/verify.ts';
+import { splitWords } from './words.ts';
 
 /** A scenario the command can run (scenarios/index.ts's entries have this shape). */
 export interface CommandScenario {
@@ -96,22 +97,9 @@ const VALUED = ['--seed', '--pcap', '--metrics', '--lang'] as const;
 
 /** Parses `NAME [ARGS...] [options]`, or returns the one-line error. */
 function parseRun(words: readonly string[]): RunRequest | { readonly error: string } {
-  const positional: string[] = [];
-  const values = new Map<string, string>();
-  const flags = new Set<string>();
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i]!;
-    const valued = VALUED.find((option) => word === option || word.startsWith(`${option}=`));
-    if (valued !== undefined) {
-      const value = word === valued ? words[++i] : word.slice(valued.length + 1);
-      if (value === undefined || value === '')
-        return { error: `packetlab: option '${valued}' needs a value` };
-      values.set(valued, value);
-    } else if (word === '--json' || word === '--trace' || word === '--mermaid' || word === '--debug')
-      flags.add(word);
-    else if (word.startsWith('-')) return { error: `packetlab: unknown option '${word}'` };
-    else positional.push(word);
-  }
+  const split = splitWords(words, VALUED, ['--json', '--trace', '--mermaid', '--debug'] as const);
+  if ('error' in split) return split;
+  const { positional, values, flags } = split;
   const [name, ...args] = positional;
   if (name === undefined)
     return { error: 'packetlab: run needs a scenario name (packetlab list shows them)' };

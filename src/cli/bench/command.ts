@@ -4,6 +4,7 @@
 // a missing or bad file, a bad mix line) exit 2 with one line naming what is wrong; a suite that fails to run, 1.
 
 import { readFileSync, writeFileSync } from 'node:fs';
+import { splitWords } from '../words.ts';
 import { type MixFlow, parseMix } from './mix.ts';
 import { formatSuite } from './report.ts';
 import { runSuite, type Suite } from './suite.ts';
@@ -69,21 +70,10 @@ interface BenchRequest {
 }
 
 function parseBench(words: readonly string[]): BenchRequest | Failure {
-  const positional: string[] = [];
-  const values = new Map<Valued, string>();
-  let quick = false;
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i]!;
-    const valued = VALUED.find((option) => word === option || word.startsWith(`${option}=`));
-    if (valued !== undefined) {
-      const value = word === valued ? words[++i] : word.slice(valued.length + 1);
-      if (value === undefined || value === '')
-        return { error: `packetlab: option '${valued}' needs a value` };
-      values.set(valued, value);
-    } else if (word === '--quick') quick = true;
-    else if (word.startsWith('-')) return { error: `packetlab: unknown option '${word}'` };
-    else positional.push(word);
-  }
+  const split = splitWords(words, VALUED, ['--quick'] as const);
+  if ('error' in split) return split;
+  const { positional, values } = split;
+  const quick = split.flags.has('--quick');
   const [name, ...extra] = positional;
   if (name === undefined) return { error: `packetlab: bench needs a suite: ${SUITES.join(', ')}` };
   if (!SUITES.includes(name as SuiteName))

@@ -11,6 +11,7 @@ import { Piscina } from 'piscina';
 import { stringify } from 'yaml';
 import type { CommandScenario } from '../main.ts';
 import { isUserFile, loadUserScenario } from '../user-file.ts';
+import { splitWords } from '../words.ts';
 import { indexedJob, jobName } from './k8s-job.ts';
 import { runSeed, type SeedLine, type SeedUsage } from './seed-run.ts';
 import { formatSeedRange, parseSeedRange, type SeedRange, seedCount, shardOf } from './seeds.ts';
@@ -56,31 +57,11 @@ function count(option: Valued, text: string, least: number): Parsed<number> {
   return Number(text);
 }
 
-function parseWords(
-  words: readonly string[],
-): Parsed<{ positional: string[]; values: Map<Valued, string>; k8sJob: boolean }> {
-  const positional: string[] = [];
-  const values = new Map<Valued, string>();
-  let k8sJob = false;
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i]!;
-    const valued = VALUED.find((option) => word === option || word.startsWith(`${option}=`));
-    if (valued !== undefined) {
-      const value = word === valued ? words[++i] : word.slice(valued.length + 1);
-      if (value === undefined || value === '')
-        return { error: `packetlab: option '${valued}' needs a value` };
-      values.set(valued, value);
-    } else if (word === '--k8s-job') k8sJob = true;
-    else if (word.startsWith('-')) return { error: `packetlab: unknown option '${word}'` };
-    else positional.push(word);
-  }
-  return { positional, values, k8sJob };
-}
-
 function parseSweep(words: readonly string[], env: NodeJS.ProcessEnv): Parsed<SweepRequest> {
-  const parsed = parseWords(words);
+  const parsed = splitWords(words, VALUED, ['--k8s-job'] as const);
   if ('error' in parsed) return parsed;
-  const { positional, values, k8sJob } = parsed;
+  const { positional, values } = parsed;
+  const k8sJob = parsed.flags.has('--k8s-job');
   const [target, ...args] = positional;
   if (target === undefined)
     return { error: 'packetlab: sweep needs a scenario name or file (packetlab list shows them)' };
@@ -336,13 +317,13 @@ function isSeedLine(value: unknown): value is SeedLine {
 
 /** `sweep merge FILES... [--out FILE]`: the shards' lines in seed order, then the summary of them all. */
 async function merge(words: readonly string[]): Promise<number> {
-  const parsed = parseWords(words);
+  const parsed = splitWords(words, VALUED, ['--k8s-job'] as const);
   if ('error' in parsed) {
     process.stderr.write(`${parsed.error}\n${SWEEP_USAGE}\n`);
     return 2;
   }
   const other = [...parsed.values.keys()].find((option) => option !== '--out');
-  if (other !== undefined || parsed.k8sJob) {
+  if (other !== undefined || parsed.flags.has('--k8s-job')) {
     process.stderr.write(
       `packetlab: option '${other ?? '--k8s-job'}' does not apply to sweep merge\n${SWEEP_USAGE}\n`,
     );
