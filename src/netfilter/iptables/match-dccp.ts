@@ -6,6 +6,7 @@ import { type IptError, param } from './errors.ts';
 import type { Compiled, MatchModule, OptionDef, ParseContext, Usage, XtMatch } from './extension.ts';
 import { onlyOnce } from './extension.ts';
 import { parsePortRangeX6, parseUnsigned } from './names.ts';
+import { type PortRange, portRangeText, printPortRanges, savePortRanges } from './port-ranges.ts';
 
 /** dccp_pkt_types: the type names by number; INVALID stands for every type from 10 on (bits 10-15). */
 const TYPES = [
@@ -22,12 +23,6 @@ const TYPES = [
 ];
 const INVALID_BITS = 0xfc00;
 
-interface Range {
-  readonly low: number;
-  readonly high: number;
-  readonly invert: boolean;
-}
-
 export class DccpMatch implements XtMatch {
   readonly kind = 'match';
   readonly name = 'dccp';
@@ -39,8 +34,8 @@ export class DccpMatch implements XtMatch {
     { name: 'dccp-types', arg: true, invert: true },
     { name: 'dccp-option', arg: true, invert: true },
   ];
-  sport: Range | undefined;
-  dport: Range | undefined;
+  sport: PortRange | undefined;
+  dport: PortRange | undefined;
   types: { readonly mask: number; readonly invert: boolean } | undefined;
   option: { readonly value: number; readonly invert: boolean } | undefined;
 
@@ -91,10 +86,6 @@ export class DccpMatch implements XtMatch {
     return undefined;
   }
 
-  private static ports(range: Range, sep: string): string {
-    return range.low === range.high ? `${range.low}` : `${range.low}${sep}${range.high}`;
-  }
-
   /** print_types: the set bits in order, by name (INVALID once for bits 10-15) or by number. */
   private typeWords(numeric: boolean): string {
     const mask = this.types?.mask ?? 0;
@@ -109,15 +100,7 @@ export class DccpMatch implements XtMatch {
   }
 
   save(): string[] {
-    const words: string[] = [];
-    for (const [flag, range] of [
-      ['--sport', this.sport],
-      ['--dport', this.dport],
-    ] as const) {
-      if (range === undefined) continue;
-      if (range.invert) words.push('!');
-      words.push(flag, DccpMatch.ports(range, ':'));
-    }
+    const words = savePortRanges(this.sport, this.dport);
     if (this.types !== undefined) {
       if (this.types.invert) words.push('!');
       words.push('--dccp-types', this.typeWords(false));
@@ -130,15 +113,7 @@ export class DccpMatch implements XtMatch {
   }
 
   print(numeric: boolean): string {
-    let text = ' dccp';
-    for (const [label, range] of [
-      ['spt', this.sport],
-      ['dpt', this.dport],
-    ] as const) {
-      if (range === undefined) continue;
-      const plural = range.low === range.high ? '' : 's';
-      text += ` ${label}${plural}:${range.invert ? '!' : ''}${DccpMatch.ports(range, ':')}`;
-    }
+    let text = ` dccp${printPortRanges(this.sport, this.dport)}`;
     if (this.types !== undefined) text += `${this.types.invert ? ' !' : ''} ${this.typeWords(numeric)}`;
     if (this.option !== undefined) text += ` option=${this.option.invert ? '!' : ''}${this.option.value}`;
     return text;
@@ -153,7 +128,7 @@ export class DccpMatch implements XtMatch {
       ['dport', this.dport],
     ] as const) {
       if (range === undefined) continue;
-      parts.push(`dccp ${label}${range.invert ? ' !=' : ''} ${DccpMatch.ports(range, '-')}`);
+      parts.push(`dccp ${label}${range.invert ? ' !=' : ''} ${portRangeText(range, '-')}`);
     }
     if (this.types !== undefined && this.types.mask !== 0) {
       const names: string[] = [];

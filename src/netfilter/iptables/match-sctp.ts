@@ -5,6 +5,7 @@ import type { RangeTest, SctpFlagTest } from '../xt/ext-options.ts';
 import { type IptError, param } from './errors.ts';
 import type { Compiled, MatchModule, OptionDef, ParseContext, Usage, XtMatch } from './extension.ts';
 import { parseDecimal } from './names.ts';
+import { portRangeText, printPortRanges, savePortRanges } from './port-ranges.ts';
 
 /** sctp_chunk_names: iptables' names, chunk types and the flag letters each takes (high bit first). */
 const CHUNKS: readonly (readonly [string, number, string])[] = [
@@ -183,20 +184,8 @@ export class SctpMatch implements XtMatch {
       .join(',');
   }
 
-  private static ports(range: RangeTest, sep: string): string {
-    return range.low === range.high ? `${range.low}` : `${range.low}${sep}${range.high}`;
-  }
-
   save(): string[] {
-    const words: string[] = [];
-    for (const [flag, range] of [
-      ['--sport', this.sport],
-      ['--dport', this.dport],
-    ] as const) {
-      if (range === undefined) continue;
-      if (range.invert) words.push('!');
-      words.push(flag, SctpMatch.ports(range, ':'));
-    }
+    const words = savePortRanges(this.sport, this.dport);
     if (this.chunkMatch !== undefined) {
       if (this.chunkInvert) words.push('!');
       words.push('--chunk-types', this.chunkMatch, this.chunkWords(false));
@@ -205,15 +194,7 @@ export class SctpMatch implements XtMatch {
   }
 
   print(numeric: boolean): string {
-    let text = ' sctp';
-    for (const [label, range] of [
-      ['spt', this.sport],
-      ['dpt', this.dport],
-    ] as const) {
-      if (range === undefined) continue;
-      const plural = range.low === range.high ? '' : 's';
-      text += ` ${label}${plural}:${range.invert ? '!' : ''}${SctpMatch.ports(range, ':')}`;
-    }
+    let text = ` sctp${printPortRanges(this.sport, this.dport)}`;
     if (this.chunkMatch !== undefined)
       text += `${this.chunkInvert ? ' !' : ''} ${this.chunkMatch} ${this.chunkWords(numeric)}`;
     return text;
@@ -229,7 +210,7 @@ export class SctpMatch implements XtMatch {
       ['dport', this.dport],
     ] as const) {
       if (range === undefined) continue;
-      parts.push(`sctp ${label}${range.invert ? ' !=' : ''} ${SctpMatch.ports(range, '-')}`);
+      parts.push(`sctp ${label}${range.invert ? ' !=' : ''} ${portRangeText(range, '-')}`);
     }
     if (this.chunkMatch !== undefined) {
       if (this.chunkMatch === 'any' || this.chunkInvert) return undefined;
