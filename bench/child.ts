@@ -1,15 +1,10 @@
 // One suite run in this process (the bundle bench/run.ts builds calls it): reads `--quick` and `--KEY VALUE` from the command line, shows progress on a TTY, prints the result as one JSON document on stdout.
 
 import { runSuite, type Suite } from '../src/cli/bench/suite.ts';
+import { parseBenchArgs } from './support/argv.ts';
 
 export async function runChild(suite: Suite): Promise<void> {
-  const argv = process.argv.slice(2);
-  const args: Record<string, string> = {};
-  let quick = false;
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--quick') quick = true;
-    else if (argv[i]!.startsWith('--')) args[argv[i]!.slice(2)] = argv[++i] ?? '';
-  }
+  const { quick, args } = parseBenchArgs(process.argv.slice(2));
   const progress = process.stderr.isTTY
     ? (line: string) => process.stderr.write(`\r\x1b[K${line}`)
     : undefined;

@@ -14,36 +14,11 @@ import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { formatSuite } from '../src/cli/bench/report.ts';
 import type { SuiteResult } from '../src/cli/bench/suite.ts';
+import { type BenchArgs, parseBenchArgs, suiteWords } from './support/argv.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
 const suitesDir = join(here, 'suites');
-
-interface Invocation {
-  readonly names: string[];
-  readonly quick: boolean;
-  readonly json: string | undefined;
-  readonly args: Record<string, string>;
-}
-
-function parse(argv: readonly string[]): Invocation {
-  const invocation: Invocation = { names: [], quick: false, json: undefined, args: {} };
-  const mutable = invocation as { -readonly [K in keyof Invocation]: Invocation[K] };
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
-    if (word === '--quick') mutable.quick = true;
-    else if (word === '--json') mutable.json = argv[++i];
-    else if (word.startsWith('--')) mutable.args[word.slice(2)] = argv[++i] ?? '';
-    else mutable.names.push(word);
-  }
-  return invocation;
-}
-
-function passOn(invocation: Invocation): string[] {
-  const words = invocation.quick ? ['--quick'] : [];
-  for (const [key, value] of Object.entries(invocation.args)) words.push(`--${key}`, value);
-  return words;
-}
 
 /** One file that runs one suite (bench/child.ts over it), built into tmp/bench/. */
 function bundle(file: string): string {
@@ -70,7 +45,7 @@ function bundle(file: string): string {
   return outfile;
 }
 
-function runAll(invocation: Invocation): void {
+function runAll(invocation: BenchArgs): void {
   const files = readdirSync(suitesDir)
     .filter((file) => file.endsWith('.ts'))
     .filter((file) => invocation.names.length === 0 || invocation.names.some((name) => file.startsWith(name)))
@@ -82,7 +57,7 @@ function runAll(invocation: Invocation): void {
   }
   const results: SuiteResult[] = [];
   for (const file of files) {
-    const child = spawnSync(process.execPath, ['--expose-gc', bundle(file), ...passOn(invocation)], {
+    const child = spawnSync(process.execPath, ['--expose-gc', bundle(file), ...suiteWords(invocation)], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'inherit'],
       maxBuffer: 64 * 2 ** 20,
@@ -99,4 +74,4 @@ function runAll(invocation: Invocation): void {
   if (invocation.json !== undefined) writeFileSync(invocation.json, `${JSON.stringify(results, null, 2)}\n`);
 }
 
-runAll(parse(process.argv.slice(2)));
+runAll(parseBenchArgs(process.argv.slice(2)));

@@ -7,7 +7,7 @@
 // the goals compare the shipped scheduler's own rate with the issue's targets (events/s), the only absolute goals,
 // so read them against the machine line (measured on 2 shared cores).
 
-import { defineSuite } from '../../src/cli/bench/suite.ts';
+import { defineSuite, type SuiteResults } from '../../src/cli/bench/suite.ts';
 import { Scheduler } from '../../src/core/scheduler.ts';
 import { xorshift32 } from '../support/xorshift.ts';
 
@@ -103,8 +103,7 @@ export default defineSuite({
       const target = pending <= 1_000 ? 8e6 : 4e6;
       goals.push({
         name: `scheduler >= ${target / 1e6} M events/s with ${label} pending`,
-        value: (results: { result(name: string): { hz: number } }) =>
-          results.result(`scheduler ${label} pending`).hz,
+        value: (results: SuiteResults) => results.result(`scheduler ${label} pending`).hz,
         op: '>=' as const,
         target,
       });

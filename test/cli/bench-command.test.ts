@@ -8,15 +8,17 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { SCENARIOS } from '../../scenarios/index.ts';
 import { parseMix, schedule } from '../../src/cli/bench/mix.ts';
 import type { SuiteResult } from '../../src/cli/bench/suite.ts';
 import { splitCaseName } from '../../src/cli/bench/svg.ts';
-import { main } from '../../src/cli/main.ts';
 import { expectWellFormed } from '../support/bench.ts';
-import { packetlabScript } from '../support/packetlab-cli.ts';
+import { mainInProcess, runPacketlab } from '../support/packetlab-cli.ts';
 import { requireTool } from '../support/tools.ts';
+
+const packetlab = (args: readonly string[]) => runPacketlab(args);
+const inProcess = (args: readonly string[]) => mainInProcess(args, SCENARIOS);
 
 const dir = mkdtempSync(join(tmpdir(), 'packetlab-bench-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,28 +26,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const IPTABLES = 'test/fixtures/bench/kube-proxy.iptables';
 const NFT = 'test/fixtures/bench/kube-proxy.nft';
 const MIX = 'test/fixtures/bench/mix.txt';
-
-function packetlab(args: readonly string[]) {
-  const run = spawnSync(process.execPath, [packetlabScript(), ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  return { stdout: run.stdout, stderr: run.stderr, status: run.status };
-}
-
-async function inProcess(args: readonly string[]) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => stdout.push(String(chunk)) > 0);
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => stderr.push(String(chunk)) > 0);
-  try {
-    const status = await main(args, SCENARIOS);
-    return { stdout: stdout.join(''), stderr: stderr.join(''), status };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
 
 /** The SVG's elements as Python's XML parser reads them: it fails on any document that is not well-formed XML. */
 function parseSvg(file: string): { root: string; polylines: number; circles: number; texts: string[] } {

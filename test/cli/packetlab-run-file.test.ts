@@ -9,11 +9,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Ajv } from 'ajv';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { main } from '../../src/cli/main.ts';
-import { packetlabScript } from '../support/packetlab-cli.ts';
+import { mainInProcess, packetlabScript, runPacketlab } from '../support/packetlab-cli.ts';
 import { requireTool } from '../support/tools.ts';
+
+const packetlab = (...args: string[]) => runPacketlab(args);
+/** main() in this process, its output captured: for the errors, which need no cluster and no second tsx start. */
+const inProcess = (...args: string[]) => mainInProcess(args, []);
 
 const dir = mkdtempSync(join(tmpdir(), 'packetlab-run-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,29 +27,6 @@ const validateStory = new Ajv({ allErrors: true }).compile(
 const validateLab = new Ajv({ allErrors: true }).compile(
   JSON.parse(readFileSync('docs/scenario-file.schema.json', 'utf8')),
 );
-
-function packetlab(...args: string[]) {
-  const run = spawnSync(process.execPath, [packetlabScript(), ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  return { stdout: run.stdout, stderr: run.stderr, status: run.status };
-}
-
-/** main() in this process, its output captured: for the errors, which need no cluster and no second tsx start. */
-async function inProcess(...args: string[]) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => stdout.push(String(chunk)) > 0);
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => stderr.push(String(chunk)) > 0);
-  try {
-    const status = await main(args, []);
-    return { stdout: stdout.join(''), stderr: stderr.join(''), status };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
 
 function file(name: string, text: string): string {
   const path = join(dir, name);

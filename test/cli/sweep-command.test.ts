@@ -5,16 +5,18 @@
 // Job schema (test/fixtures/k8s-job/README.md) and a misspelt or mistyped field does not. A metric's distribution
 // from a built-in scenario; bad command lines exit 2 with one line saying why.
 
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SCENARIOS } from '../../scenarios/index.ts';
-import { main } from '../../src/cli/main.ts';
-import { packetlabScript } from '../support/packetlab-cli.ts';
+import { mainInProcess, runPacketlab } from '../support/packetlab-cli.ts';
+
+const packetlab = runPacketlab;
+/** main() in this process, its output captured: for errors found before any seed runs. */
+const inProcess = (args: readonly string[]) => mainInProcess(args, SCENARIOS);
 
 const dir = mkdtempSync(join(tmpdir(), 'packetlab-sweep-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,29 +25,6 @@ const FIXTURE = 'test/fixtures/sweep/mac-order.ts';
 const validateJob = new Ajv({ allErrors: true }).compile(
   JSON.parse(readFileSync('test/fixtures/k8s-job/job.schema.json', 'utf8')),
 );
-
-function packetlab(args: readonly string[], env: Record<string, string> = {}) {
-  const run = spawnSync(process.execPath, [packetlabScript(), ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', ...env },
-  });
-  return { stdout: run.stdout, stderr: run.stderr, status: run.status };
-}
-
-/** main() in this process, its output captured: for errors found before any seed runs. */
-async function inProcess(args: readonly string[]) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => stdout.push(String(chunk)) > 0);
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => stderr.push(String(chunk)) > 0);
-  try {
-    const status = await main(args, SCENARIOS);
-    return { stdout: stdout.join(''), stderr: stderr.join(''), status };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
 
 interface Line {
   readonly seed: number;
